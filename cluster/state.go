@@ -1,0 +1,442 @@
+package cluster
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/rmsidecar/rmsidecar/events"
+)
+
+// DefaultHistoryLen is how many heartbeat samples a node keeps.
+const DefaultHistoryLen = 64
+
+// View is the read-only face of the cluster state that policies see.
+// Pointers it returns are shared with the State: never mutate them.
+type View interface {
+	// Now is the newest event time applied (epoch ms).
+	Now() int64
+	Node(id string) *Node
+	// Nodes returns every known node in order of first sight.
+	Nodes() []*Node
+	// RackNodes returns the nodes of a rack in order of first sight.
+	RackNodes(rack string) []*Node
+	// Racks returns the rack names, sorted.
+	Racks() []string
+	App(id string) *App
+	// Apps returns every known app in order of first sight.
+	Apps() []*App
+	Attempt(id string) *Attempt
+}
+
+// State is the mutable cluster model. It is not safe for concurrent use:
+// the engine serializes Apply and policy calls.
+type State struct {
+	historyLen int
+	now        int64
+
+	nodes    map[string]*Node
+	nodeList []*Node
+	racks    map[string][]*Node
+	rackList []string
+
+	apps     map[string]*App
+	appList  []*App
+	attempts map[string]*Attempt
+}
+
+var _ View = (*State)(nil)
+
+// Option configures a State.
+type Option func(*State)
+
+// WithHistoryLen sets how many heartbeat samples each node keeps.
+func WithHistoryLen(n int) Option {
+	return func(s *State) {
+		if n > 0 {
+			s.historyLen = n
+		}
+	}
+}
+
+// New returns an empty State.
+func New(opts ...Option) *State {
+	s := &State{
+		historyLen: DefaultHistoryLen,
+		nodes:      make(map[string]*Node),
+		racks:      make(map[string][]*Node),
+		apps:       make(map[string]*App),
+		attempts:   make(map[string]*Attempt),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Now implements View.
+func (s *State) Now() int64 { return s.now }
+
+// Node implements View.
+func (s *State) Node(id string) *Node { return s.nodes[id] }
+
+// Nodes implements View.
+func (s *State) Nodes() []*Node { return s.nodeList }
+
+// RackNodes implements View.
+func (s *State) RackNodes(rack string) []*Node { return s.racks[rack] }
+
+// Racks implements View.
+func (s *State) Racks() []string { return s.rackList }
+
+// App implements View.
+func (s *State) App(id string) *App { return s.apps[id] }
+
+// Apps implements View.
+func (s *State) Apps() []*App { return s.appList }
+
+// Attempt implements View.
+func (s *State) Attempt(id string) *Attempt { return s.attempts[id] }
+
+// Apply folds one event into the state and reports whether anything changed.
+// It is idempotent: applying an event again, or an event older than what an
+// entity already holds, changes nothing.
+func (s *State) Apply(ev *events.Event) bool {
+	if ev.TS > s.now {
+		s.now = ev.TS
+	}
+	switch ev.Type {
+	case events.NodeRegistered:
+		return s.nodeRegistered(ev)
+	case events.NodeHeartbeat:
+		return s.nodeHeartbeat(ev)
+	case events.NodeLost:
+		return s.nodeLost(ev)
+	case events.AppSubmitted:
+		return s.appSubmitted(ev)
+	case events.AppFinished:
+		return s.appFinished(ev)
+	case events.TaskPending:
+		return s.taskPending(ev)
+	case events.ContainerAllocated:
+		return s.containerAllocated(ev)
+	case events.TaskProgress:
+		return s.taskProgress(ev)
+	case events.TaskFinished:
+		return s.taskFinished(ev)
+	case events.MapOutput:
+		return s.mapOutput(ev)
+	}
+	return false
+}
+
+func (s *State) node(id string) *Node {
+	n := s.nodes[id]
+	if n == nil {
+		n = &Node{ID: id}
+		s.nodes[id] = n
+		s.nodeList = append(s.nodeList, n)
+	}
+	return n
+}
+
+func (s *State) setRack(n *Node, rack string) {
+	if n.Rack == rack {
+		return
+	}
+	if n.Rack != "" {
+		s.racks[n.Rack] = slices.DeleteFunc(s.racks[n.Rack], func(x *Node) bool { return x == n })
+		if len(s.racks[n.Rack]) == 0 {
+			delete(s.racks, n.Rack)
+		}
+	}
+	n.Rack = rack
+	s.racks[rack] = append(s.racks[rack], n)
+	s.rackList = s.rackList[:0]
+	for r := range s.racks {
+		s.rackList = append(s.rackList, r)
+	}
+	sort.Strings(s.rackList)
+}
+
+// nodeRegistered and nodeLost share the lifecycle stamp: the newer decides.
+func (s *State) nodeRegistered(ev *events.Event) bool {
+	n := s.node(ev.Node)
+	if !n.regStamp.before(ev.TS, ev.ID) {
+		return false
+	}
+	n.regStamp = stamp{ev.TS, ev.ID}
+	s.setRack(n, ev.Rack)
+	n.State = NodeRunning
+	n.LostReason = ""
+	n.VCores, n.MemoryMB, n.CPUMHz = ev.VCores, ev.MemoryMB, ev.CPUMHz
+	n.PowerIdleW, n.PowerMaxW = ev.PowerIdleW, ev.PowerMaxW
+	n.Labels = ev.Labels
+	return true
+}
+
+func (s *State) nodeLost(ev *events.Event) bool {
+	n := s.node(ev.Node)
+	if !n.regStamp.before(ev.TS, ev.ID) {
+		return false
+	}
+	n.regStamp = stamp{ev.TS, ev.ID}
+	n.State = NodeLost
+	n.LostReason = ev.Reason
+	return true
+}
+
+func (s *State) nodeHeartbeat(ev *events.Event) bool {
+	n := s.node(ev.Node)
+	changed := s.addSample(n, LoadSample{TS: ev.TS, Load1: ev.Load1, CPUUtil: ev.CPUUtil})
+	if !n.hbStamp.before(ev.TS, ev.ID) {
+		return changed
+	}
+	n.hbStamp = stamp{ev.TS, ev.ID}
+	n.HeartbeatTS = ev.TS
+	n.UsedVCores, n.UsedMemoryMB = ev.UsedVCores, ev.UsedMemoryMB
+	n.Load1, n.CPUUtil = ev.Load1, ev.CPUUtil
+	n.DiskReadBps, n.DiskWriteBps = ev.DiskReadBps, ev.DiskWriteBps
+	n.NetRxBps, n.NetTxBps = ev.NetRxBps, ev.NetTxBps
+	if ev.RunningContainers != nil {
+		n.ReportedContainers = *ev.RunningContainers
+	}
+	return true
+}
+
+// addSample keeps the newest historyLen samples sorted by time, one per ts.
+func (s *State) addSample(n *Node, smp LoadSample) bool {
+	h := n.History
+	if k := len(h); k == 0 || h[k-1].TS < smp.TS {
+		h = append(h, smp)
+	} else {
+		i := sort.Search(len(h), func(i int) bool { return h[i].TS >= smp.TS })
+		if h[i].TS == smp.TS {
+			return false
+		}
+		if len(h) >= s.historyLen && i == 0 {
+			return false // older than everything kept
+		}
+		h = slices.Insert(h, i, smp)
+	}
+	if len(h) > s.historyLen {
+		h = h[len(h)-s.historyLen:]
+	}
+	n.History = h
+	return true
+}
+
+func (s *State) app(id string) *App {
+	a := s.apps[id]
+	if a == nil {
+		a = &App{ID: id, taskIndex: make(map[string]*Task), Count: map[events.TaskKind]*TaskCounts{
+			events.Map: {}, events.Reduce: {},
+		}}
+		s.apps[id] = a
+		s.appList = append(s.appList, a)
+	}
+	return a
+}
+
+func (s *State) appSubmitted(ev *events.Event) bool {
+	a := s.app(ev.App)
+	if !a.subStamp.before(ev.TS, ev.ID) {
+		return false
+	}
+	a.subStamp = stamp{ev.TS, ev.ID}
+	a.submitted = true
+	a.Name, a.Queue, a.User, a.JobType = ev.Name, ev.Queue, ev.User, ev.JobType
+	a.Maps, a.Reduces, a.InputPaths = ev.Maps, ev.Reduces, ev.InputPaths
+	a.Priority = 0
+	if ev.Priority != nil {
+		a.Priority = *ev.Priority
+	}
+	a.Features, a.Utility = ev.Features, ev.Utility
+	a.SubmitTS = ev.TS
+	if a.finStamp == (stamp{}) {
+		a.State = AppRunning
+	}
+	return true
+}
+
+func (s *State) appFinished(ev *events.Event) bool {
+	a := s.app(ev.App)
+	if !a.finStamp.before(ev.TS, ev.ID) {
+		return false
+	}
+	a.finStamp = stamp{ev.TS, ev.ID}
+	a.State = AppState(ev.State)
+	a.FinishTS = ev.TS
+	return true
+}
+
+func (s *State) task(a *App, id string, kind events.TaskKind) *Task {
+	t := a.taskIndex[id]
+	if t == nil {
+		t = &Task{ID: id, App: a, Kind: kind, Partition: -1, State: TaskPending}
+		if t.Kind == "" {
+			t.Kind = kindFromID(id)
+		}
+		a.taskIndex[id] = t
+		a.Tasks = append(a.Tasks, t)
+		a.Count[t.Kind].Pending++
+	}
+	return t
+}
+
+// kindFromID infers the kind of a task first seen without a task.pending
+// event from the Hadoop naming scheme (task_..._m_000001 / _r_).
+func kindFromID(id string) events.TaskKind {
+	for i := len(id) - 1; i >= 2; i-- {
+		if id[i] == '_' && id[i-2] == '_' {
+			if id[i-1] == 'r' {
+				return events.Reduce
+			}
+			return events.Map
+		}
+	}
+	return events.Map
+}
+
+func (s *State) taskPending(ev *events.Event) bool {
+	a := s.app(ev.App)
+	t := s.task(a, ev.Task, ev.Kind)
+	if !t.pendStamp.before(ev.TS, ev.ID) {
+		return false
+	}
+	t.pendStamp = stamp{ev.TS, ev.ID}
+	t.pending = true
+	if t.Kind != ev.Kind {
+		s.setTaskState(t, t.State, ev.Kind)
+	}
+	t.Splits = ev.Splits
+	t.Partition = -1
+	if ev.Partition != nil {
+		t.Partition = *ev.Partition
+	}
+	t.PendingTS = ev.TS
+	return true
+}
+
+func (s *State) attempt(ev *events.Event) *Attempt {
+	at := s.attempts[ev.Attempt]
+	if at == nil {
+		a := s.app(ev.App)
+		t := s.task(a, ev.Task, "")
+		at = &Attempt{ID: ev.Attempt, Task: t}
+		s.attempts[ev.Attempt] = at
+		t.Attempts = append(t.Attempts, at)
+	}
+	return at
+}
+
+func (s *State) containerAllocated(ev *events.Event) bool {
+	at := s.attempt(ev)
+	if !at.allocStamp.before(ev.TS, ev.ID) {
+		return false
+	}
+	at.allocStamp = stamp{ev.TS, ev.ID}
+	at.allocated = true
+	at.Container, at.Node = ev.Container, ev.Node
+	at.Speculative, at.Locality = ev.Speculative, ev.Locality
+	at.VCores, at.MemoryMB = ev.VCores, ev.MemoryMB
+	at.StartTS = ev.TS
+	s.node(ev.Node)
+	s.attemptChanged(at)
+	return true
+}
+
+func (s *State) taskProgress(ev *events.Event) bool {
+	at := s.attempt(ev)
+	if !at.progStamp.before(ev.TS, ev.ID) {
+		return false
+	}
+	at.progStamp = stamp{ev.TS, ev.ID}
+	at.Progress, at.Phase, at.ProgressTS = ev.Progress, ev.Phase, ev.TS
+	at.PhaseProgress = 0
+	if ev.PhaseProgress != nil {
+		at.PhaseProgress = *ev.PhaseProgress
+	}
+	at.RecordsDone, at.RecordsTotal, at.BytesRead = ev.RecordsDone, ev.RecordsTotal, ev.BytesRead
+	at.MapsFetched, at.MapsTotal = ev.MapsFetched, ev.MapsTotal
+	return true
+}
+
+func (s *State) taskFinished(ev *events.Event) bool {
+	at := s.attempt(ev)
+	if !at.finStamp.before(ev.TS, ev.ID) {
+		return false
+	}
+	at.finStamp = stamp{ev.TS, ev.ID}
+	at.State, at.FinishTS, at.PhaseMS = ev.State, ev.TS, ev.PhaseMS
+	s.attemptChanged(at)
+	return true
+}
+
+func (s *State) mapOutput(ev *events.Event) bool {
+	at := s.attempt(ev)
+	if !at.outStamp.before(ev.TS, ev.ID) {
+		return false
+	}
+	at.outStamp = stamp{ev.TS, ev.ID}
+	at.Output = ev.Partitions
+	if at.Node == "" {
+		at.Node = ev.Node
+	}
+	return true
+}
+
+// attemptChanged re-derives what depends on an attempt: the node's running
+// list and the task's state.
+func (s *State) attemptChanged(at *Attempt) {
+	want := ""
+	if at.Running() {
+		want = at.Node
+	}
+	if at.onNode != want {
+		if at.onNode != "" {
+			old := s.nodes[at.onNode]
+			old.Running = slices.DeleteFunc(old.Running, func(x *Attempt) bool { return x == at })
+		}
+		if want != "" {
+			n := s.node(want)
+			n.Running = append(n.Running, at)
+		}
+		at.onNode = want
+	}
+	t := at.Task
+	state, finish := TaskPending, int64(0)
+	for _, a := range t.Attempts {
+		switch {
+		case a.State == events.StateSucceeded:
+			if state != TaskSucceeded || a.FinishTS < finish {
+				finish = a.FinishTS
+			}
+			state = TaskSucceeded
+		case a.Running() && state == TaskPending:
+			state = TaskRunning
+		}
+	}
+	t.FinishTS = finish
+	s.setTaskState(t, state, t.Kind)
+}
+
+func (s *State) setTaskState(t *Task, state TaskState, kind events.TaskKind) {
+	if t.State == state && t.Kind == kind {
+		return
+	}
+	counts := t.App.Count
+	counts[t.Kind].add(t.State, -1)
+	counts[kind].add(state, 1)
+	t.State, t.Kind = state, kind
+}
+
+func (c *TaskCounts) add(st TaskState, d int) {
+	switch st {
+	case TaskPending:
+		c.Pending += d
+	case TaskRunning:
+		c.Running += d
+	case TaskSucceeded:
+		c.Succeeded += d
+	}
+}

@@ -1,0 +1,194 @@
+package cluster
+
+import "github.com/rmsidecar/rmsidecar/events"
+
+// stamp orders writes to one field group: (ts, id) compared lexicographically.
+type stamp struct {
+	ts int64
+	id string
+}
+
+func (s stamp) before(ts int64, id string) bool {
+	return s.ts < ts || (s.ts == ts && s.id < id)
+}
+
+// NodeState is the lifecycle state of a node.
+type NodeState string
+
+// Node states.
+const (
+	NodeUnknown NodeState = "" // seen in a heartbeat before registration
+	NodeRunning NodeState = "RUNNING"
+	NodeLost    NodeState = "LOST"
+)
+
+// LoadSample is one heartbeat's load reading.
+type LoadSample struct {
+	TS      int64   `json:"ts"`
+	Load1   float64 `json:"load1"`
+	CPUUtil float64 `json:"cpu_util"`
+}
+
+// Node is one NodeManager host.
+type Node struct {
+	ID         string    `json:"id"`
+	Rack       string    `json:"rack"`
+	State      NodeState `json:"state"`
+	LostReason string    `json:"lost_reason,omitempty"`
+	VCores     int       `json:"vcores"`
+	MemoryMB   int       `json:"memory_mb"`
+	CPUMHz     int       `json:"cpu_mhz,omitempty"`
+	PowerIdleW float64   `json:"power_idle_w,omitempty"`
+	PowerMaxW  float64   `json:"power_max_w,omitempty"`
+	Labels     []string  `json:"labels,omitempty"`
+
+	// Latest heartbeat.
+	HeartbeatTS        int64   `json:"heartbeat_ts"`
+	UsedVCores         int     `json:"used_vcores"`
+	UsedMemoryMB       int     `json:"used_memory_mb"`
+	Load1              float64 `json:"load1"`
+	CPUUtil            float64 `json:"cpu_util"`
+	DiskReadBps        float64 `json:"disk_read_bps,omitempty"`
+	DiskWriteBps       float64 `json:"disk_write_bps,omitempty"`
+	NetRxBps           float64 `json:"net_rx_bps,omitempty"`
+	NetTxBps           float64 `json:"net_tx_bps,omitempty"`
+	ReportedContainers int     `json:"reported_containers"`
+
+	// History holds the newest heartbeat samples, oldest first.
+	History []LoadSample `json:"history,omitempty"`
+
+	// Running lists the attempts currently running on this node (order of arrival).
+	Running []*Attempt `json:"-"`
+
+	regStamp, hbStamp stamp
+}
+
+// FreeVCores is the capacity not used according to the latest heartbeat.
+func (n *Node) FreeVCores() int { return max(0, n.VCores-n.UsedVCores) }
+
+// FreeMemoryMB is the memory not used according to the latest heartbeat.
+func (n *Node) FreeMemoryMB() int { return max(0, n.MemoryMB-n.UsedMemoryMB) }
+
+// AppState is the lifecycle state of an application.
+type AppState string
+
+// App states; finished apps carry the state of their app.finished event.
+const (
+	AppRunning AppState = "RUNNING"
+)
+
+// App is one MapReduce application (job).
+type App struct {
+	ID         string           `json:"id"`
+	Name       string           `json:"name"`
+	Queue      string           `json:"queue"`
+	User       string           `json:"user"`
+	JobType    string           `json:"job_type"`
+	Maps       int              `json:"maps"`
+	Reduces    int              `json:"reduces"`
+	InputPaths []string         `json:"input_paths,omitempty"`
+	Priority   int              `json:"priority"`
+	Features   *events.Features `json:"features,omitempty"`
+	Utility    string           `json:"utility,omitempty"`
+	SubmitTS   int64            `json:"submit_ts"`
+	State      AppState         `json:"state"`
+	FinishTS   int64            `json:"finish_ts,omitempty"`
+
+	// Tasks in order of first sight.
+	Tasks []*Task `json:"-"`
+	// Counts of tasks by kind and state, kept in step with Tasks.
+	Count map[events.TaskKind]*TaskCounts `json:"-"`
+
+	subStamp, finStamp stamp
+	submitted          bool
+	taskIndex          map[string]*Task
+}
+
+// TaskCounts counts an app's tasks of one kind by state.
+type TaskCounts struct {
+	Pending, Running, Succeeded int
+}
+
+// Finished reports whether the app has ended.
+func (a *App) Finished() bool { return a.State != AppRunning && a.State != "" }
+
+// Task returns the app's task with the given id.
+func (a *App) Task(id string) *Task { return a.taskIndex[id] }
+
+// TaskState is the derived state of a task.
+type TaskState string
+
+// Task states, derived from the task's attempts.
+const (
+	TaskPending   TaskState = "PENDING"
+	TaskRunning   TaskState = "RUNNING"
+	TaskSucceeded TaskState = "SUCCEEDED"
+)
+
+// Task is one map or reduce task of an app.
+type Task struct {
+	ID        string          `json:"id"`
+	App       *App            `json:"-"`
+	Kind      events.TaskKind `json:"kind"`
+	Splits    []events.Split  `json:"splits,omitempty"`
+	Partition int             `json:"partition"` // -1 unless a reduce with a known partition
+	PendingTS int64           `json:"pending_ts"`
+	State     TaskState       `json:"state"`
+	FinishTS  int64           `json:"finish_ts,omitempty"`
+	// Attempts in order of first sight.
+	Attempts []*Attempt `json:"attempts"`
+
+	pendStamp stamp
+	pending   bool // a task.pending event was seen
+}
+
+// Running returns the attempts of t that are running.
+func (t *Task) Running() []*Attempt {
+	var out []*Attempt
+	for _, a := range t.Attempts {
+		if a.Running() {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Attempt is one execution of a task in one container.
+type Attempt struct {
+	ID          string          `json:"id"`
+	Task        *Task           `json:"-"`
+	Container   string          `json:"container,omitempty"`
+	Node        string          `json:"node,omitempty"`
+	Speculative bool            `json:"speculative,omitempty"`
+	Locality    events.Locality `json:"locality,omitempty"`
+	VCores      int             `json:"vcores,omitempty"`
+	MemoryMB    int             `json:"memory_mb,omitempty"`
+	StartTS     int64           `json:"start_ts"`
+
+	Progress      float64 `json:"progress"`
+	Phase         string  `json:"phase,omitempty"`
+	PhaseProgress float64 `json:"phase_progress,omitempty"`
+	ProgressTS    int64   `json:"progress_ts,omitempty"`
+	RecordsDone   int64   `json:"records_done,omitempty"`
+	RecordsTotal  int64   `json:"records_total,omitempty"`
+	BytesRead     int64   `json:"bytes_read,omitempty"`
+	MapsFetched   int     `json:"maps_fetched,omitempty"`
+	MapsTotal     int     `json:"maps_total,omitempty"`
+
+	// State is empty while running, else SUCCEEDED, FAILED or KILLED.
+	State    string                 `json:"state,omitempty"`
+	FinishTS int64                  `json:"finish_ts,omitempty"`
+	PhaseMS  *events.PhaseDurations `json:"phase_ms,omitempty"`
+	// Output is the map output per reduce partition, once reported.
+	Output []events.PartitionSize `json:"output,omitempty"`
+
+	allocStamp, progStamp, finStamp, outStamp stamp
+	allocated                                 bool
+	onNode                                    string // node whose Running list holds this attempt
+}
+
+// Running reports whether the attempt holds a container and has not finished.
+func (a *Attempt) Running() bool { return a.allocated && a.State == "" }
+
+// Finished reports whether the attempt has a final state.
+func (a *Attempt) Finished() bool { return a.State != "" }

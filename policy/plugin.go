@@ -1,0 +1,91 @@
+package policy
+
+import (
+	"context"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+)
+
+// Plugin is what every policy is. It implements one or more of the
+// extension points below; the stack finds them by type assertion.
+type Plugin interface {
+	Name() string
+}
+
+// Observer learns from each event after the engine has applied it to the
+// state (stage durations, node capabilities, classifier feedback).
+type Observer interface {
+	Plugin
+	Observe(ctx context.Context, ev *events.Event, v cluster.View)
+}
+
+// Speculator proposes speculative copies, kills and node classes on each tick.
+type Speculator interface {
+	Plugin
+	Speculate(ctx context.Context, v cluster.View) ([]Hint, *Status)
+}
+
+// SpeculationGate sees what the speculators before it proposed and returns
+// the hints to keep, plus any deny-speculation hints for what it vetoes.
+type SpeculationGate interface {
+	Plugin
+	Gate(ctx context.Context, v cluster.View, proposed []Hint) ([]Hint, *Status)
+}
+
+// Placer ranks nodes for a pending task when it becomes pending.
+type Placer interface {
+	Plugin
+	Place(ctx context.Context, v cluster.View, task *cluster.Task) ([]NodeScore, *Status)
+}
+
+// Assigner picks pending tasks for a node's free capacity at its heartbeat
+// and returns place hints naming that node.
+type Assigner interface {
+	Plugin
+	Assign(ctx context.Context, v cluster.View, node *cluster.Node) ([]Hint, *Status)
+}
+
+// Shaper sets capacity on each tick: ratio, node-capacity and priority hints.
+type Shaper interface {
+	Plugin
+	Shape(ctx context.Context, v cluster.View) ([]Hint, *Status)
+}
+
+// Binder binds reduce partitions to nodes on each tick (reduce-binding hints).
+type Binder interface {
+	Plugin
+	Bind(ctx context.Context, v cluster.View) ([]Hint, *Status)
+}
+
+// Flusher is implemented by plugins that persist learned state; the engine
+// calls Flush at checkpoints and on shutdown.
+type Flusher interface {
+	Plugin
+	Flush(ctx context.Context) error
+}
+
+// ProfileStore is where policies keep what they learn (package profiles
+// implements it; tests and the simulator may use an in-memory one).
+type ProfileStore interface {
+	Get(ctx context.Context, ns, key string, v any) (bool, error)
+	Put(ctx context.Context, ns, key string, v any) error
+}
+
+// Args gives a policy its configuration section.
+type Args interface {
+	// Decode fills into from the settings of the named policy; absent keys
+	// keep the values already in into (the paper defaults).
+	Decode(policy string, into any) error
+}
+
+// Handle is what a factory gets to build a plugin.
+type Handle struct {
+	Args     Args
+	Profiles ProfileStore
+	Log      zerolog.Logger
+	// Seed makes any randomness of the plugin reproducible.
+	Seed uint64
+}

@@ -1,0 +1,23 @@
+// Package plugins builds the registry of every policy rmsidecar ships.
+package plugins
+
+import (
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/none"
+)
+
+// NewRegistry returns a registry with every built-in policy.
+func NewRegistry() policy.Registry {
+	r := policy.Registry{}
+	for _, e := range []struct {
+		name string
+		f    policy.Factory
+	}{
+		{none.Name, none.New},
+	} {
+		if err := r.Register(e.name, e.f); err != nil {
+			panic(err) // built-in names are constants: a clash is a programming error
+		}
+	}
+	return r
+}
