@@ -1,0 +1,351 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+// DefaultTickMS is the default event-time interval between policy ticks.
+const DefaultTickMS = 1000
+
+// DefaultTTL is how long a hint stays in force, per kind, unless configured.
+var defaultTTL = map[policy.HintKind]int64{
+	policy.KindSpeculate:       30_000,
+	policy.KindDenySpeculation: 30_000,
+	policy.KindKill:            60_000,
+	policy.KindNodeClass:       300_000,
+	policy.KindPlace:           60_000,
+	policy.KindReduceBinding:   600_000,
+	policy.KindRatio:           60_000,
+	policy.KindNodeCapacity:    300_000,
+	policy.KindPriority:        600_000,
+}
+
+// Options configure an Engine.
+type Options struct {
+	// TickMS is the event-time interval between ticks (0: DefaultTickMS).
+	TickMS int64
+	// TTL overrides the time a hint of a kind stays in force (ms).
+	TTL map[policy.HintKind]int64
+	// IDPrefix starts every hint id, so instances and runs do not collide.
+	IDPrefix string
+	Log      zerolog.Logger
+	// State is the state to start from (nil: empty).
+	State *cluster.State
+}
+
+// Stats counts what the engine has done.
+type Stats struct {
+	Events     uint64                 // events applied
+	Unchanged  uint64                 // events that changed nothing (duplicates, stale)
+	Ticks      uint64                 // policy ticks run
+	Hints      map[string]uint64      // by "policy/kind"
+	Suppressed uint64                 // repeats of hints still in force
+	Panics     map[string]uint64      // by policy
+	Errors     map[string]uint64      // Error statuses by policy
+	Invalid    map[string]uint64      // hints failing validation, by policy
+	ByType     map[events.Type]uint64 // events applied, by type
+	_          struct{}
+}
+
+// Engine is the event -> state -> policies -> hints pipeline.
+type Engine struct {
+	state    *cluster.State
+	stack    *policy.Stack
+	tickMS   int64
+	ttl      map[policy.HintKind]int64
+	idPrefix string
+	log      zerolog.Logger
+
+	nextTick int64
+	seq      uint64
+	active   map[string]active
+	stats    Stats
+	out      []policy.Hint
+}
+
+type active struct {
+	content string
+	expires int64
+}
+
+// New returns an engine running stack.
+func New(stack *policy.Stack, opts Options) *Engine {
+	e := &Engine{
+		state:    opts.State,
+		stack:    stack,
+		tickMS:   opts.TickMS,
+		ttl:      make(map[policy.HintKind]int64, len(defaultTTL)),
+		idPrefix: opts.IDPrefix,
+		log:      opts.Log,
+		active:   make(map[string]active),
+		stats: Stats{Hints: map[string]uint64{}, Panics: map[string]uint64{}, Errors: map[string]uint64{},
+			Invalid: map[string]uint64{}, ByType: map[events.Type]uint64{}},
+	}
+	if e.state == nil {
+		e.state = cluster.New()
+	}
+	if e.tickMS <= 0 {
+		e.tickMS = DefaultTickMS
+	}
+	for k, v := range defaultTTL {
+		e.ttl[k] = v
+	}
+	for k, v := range opts.TTL {
+		e.ttl[k] = v
+	}
+	if e.idPrefix == "" {
+		e.idPrefix = "h"
+	}
+	return e
+}
+
+// State returns the engine's cluster state (read-only for callers).
+func (e *Engine) State() *cluster.State { return e.state }
+
+// Stack returns the policy stack.
+func (e *Engine) Stack() *policy.Stack { return e.stack }
+
+// Stats returns a copy of the counters.
+func (e *Engine) Stats() Stats {
+	s := e.stats
+	s.Hints, s.Panics, s.Errors, s.Invalid = clone(s.Hints), clone(s.Panics), clone(s.Errors), clone(s.Invalid)
+	s.ByType = clone(s.ByType)
+	return s
+}
+
+func clone[K comparable](m map[K]uint64) map[K]uint64 {
+	c := make(map[K]uint64, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// Apply folds one event into the state and returns the hints it produced
+// (including those of any tick the event's time crossed). The returned slice
+// is only valid until the next call.
+func (e *Engine) Apply(ctx context.Context, ev *events.Event) []policy.Hint {
+	e.out = e.out[:0]
+	if !e.state.Apply(ev) {
+		e.stats.Unchanged++
+		return e.maybeTick(ctx, ev.TS)
+	}
+	e.stats.Events++
+	e.stats.ByType[ev.Type]++
+	v := e.state
+	for _, o := range e.stack.Observers {
+		e.guard(o.Name(), func() { o.Observe(ctx, ev, v) })
+	}
+	switch ev.Type {
+	case events.TaskPending:
+		if app := v.App(ev.App); app != nil {
+			if t := app.Task(ev.Task); t != nil && t.State == cluster.TaskPending {
+				e.place(ctx, t, ev.TS)
+			}
+		}
+	case events.NodeHeartbeat:
+		if n := v.Node(ev.Node); n != nil {
+			for _, a := range e.stack.Assigners {
+				var hs []policy.Hint
+				var st *policy.Status
+				e.guard(a.Name(), func() { hs, st = a.Assign(ctx, v, n) })
+				e.emit(a.Name(), hs, st, ev.TS)
+			}
+		}
+	}
+	return e.maybeTick(ctx, ev.TS)
+}
+
+// place combines the placers' scores into one place hint for t.
+func (e *Engine) place(ctx context.Context, t *cluster.Task, now int64) {
+	if len(e.stack.Placers) == 0 {
+		return
+	}
+	var (
+		combined []policy.NodeScore
+		index    = map[string]int{}
+		by       string
+	)
+	for _, p := range e.stack.Placers {
+		var scores []policy.NodeScore
+		var st *policy.Status
+		e.guard(p.Name(), func() { scores, st = p.Place(ctx, e.state, t) })
+		if st.Code() == policy.Error {
+			e.stats.Errors[p.Name()]++
+			e.log.Warn().Str("policy", p.Name()).Err(st.Err()).Msg("place failed")
+			continue
+		}
+		if st.Code() == policy.Skip || len(scores) == 0 {
+			continue
+		}
+		if by != "" {
+			by += "+"
+		}
+		by += p.Name()
+		for _, s := range scores {
+			if i, ok := index[s.Node]; ok {
+				combined[i].Score += s.Score
+				continue
+			}
+			index[s.Node] = len(combined)
+			combined = append(combined, s)
+		}
+	}
+	if len(combined) == 0 {
+		return
+	}
+	sortScores(combined)
+	e.emit(by, []policy.Hint{{Kind: policy.KindPlace, App: t.App.ID, Task: t.ID, Nodes: combined,
+		Reason: "ranked by " + by}}, nil, now)
+}
+
+// Tick runs the periodic extension points now, regardless of the tick
+// schedule (the simulator and the live loop's wall-clock ticker use it).
+func (e *Engine) Tick(ctx context.Context, now int64) []policy.Hint {
+	e.out = e.out[:0]
+	e.tick(ctx, now)
+	return e.out
+}
+
+func (e *Engine) maybeTick(ctx context.Context, now int64) []policy.Hint {
+	if now >= e.nextTick {
+		e.tick(ctx, now)
+	}
+	return e.out
+}
+
+func (e *Engine) tick(ctx context.Context, now int64) {
+	e.stats.Ticks++
+	e.nextTick = now - now%e.tickMS + e.tickMS
+	v := e.state
+	if len(e.stack.Speculators) > 0 {
+		var proposed []policy.Hint
+		for _, s := range e.stack.Speculators {
+			var hs []policy.Hint
+			var st *policy.Status
+			e.guard(s.Name(), func() { hs, st = s.Speculate(ctx, v) })
+			if e.failed(s.Name(), st) {
+				continue
+			}
+			for i := range hs {
+				if hs[i].Policy == "" {
+					hs[i].Policy = s.Name()
+				}
+			}
+			proposed = append(proposed, hs...)
+		}
+		for _, g := range e.stack.Gates {
+			var kept []policy.Hint
+			var st *policy.Status
+			in := proposed
+			e.guard(g.Name(), func() { kept, st = g.Gate(ctx, v, in) })
+			if e.failed(g.Name(), st) {
+				continue
+			}
+			for i := range kept {
+				if kept[i].Policy == "" {
+					kept[i].Policy = g.Name()
+				}
+			}
+			proposed = kept
+		}
+		e.emit("", proposed, nil, now)
+	}
+	for _, s := range e.stack.Shapers {
+		var hs []policy.Hint
+		var st *policy.Status
+		e.guard(s.Name(), func() { hs, st = s.Shape(ctx, v) })
+		e.emit(s.Name(), hs, st, now)
+	}
+	for _, b := range e.stack.Binders {
+		var hs []policy.Hint
+		var st *policy.Status
+		e.guard(b.Name(), func() { hs, st = b.Bind(ctx, v) })
+		e.emit(b.Name(), hs, st, now)
+	}
+	// Forget hints that have expired so a later identical decision is news again.
+	if e.stats.Ticks%64 == 0 {
+		for k, a := range e.active {
+			if a.expires <= now {
+				delete(e.active, k)
+			}
+		}
+	}
+}
+
+func (e *Engine) failed(name string, st *policy.Status) bool {
+	if st.Code() != policy.Error {
+		return false
+	}
+	e.stats.Errors[name]++
+	e.log.Warn().Str("policy", name).Err(st.Err()).Msg("policy failed")
+	return true
+}
+
+// emit stamps hints and appends the ones that are news to e.out.
+func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int64) {
+	if e.failed(name, st) {
+		return
+	}
+	for i := range hs {
+		h := hs[i]
+		if h.Policy == "" {
+			h.Policy = name
+		}
+		if err := h.Validate(); err != nil {
+			e.stats.Invalid[h.Policy]++
+			e.log.Warn().Str("policy", h.Policy).Err(err).Msg("policy returned an invalid hint")
+			continue
+		}
+		target, content := h.Target(), h.Content()
+		if a, ok := e.active[target]; ok && a.expires > now && a.content == content {
+			e.stats.Suppressed++
+			continue
+		}
+		ttl := e.ttl[h.Kind]
+		e.active[target] = active{content: content, expires: now + ttl}
+		e.seq++
+		h.V = policy.HintVersion
+		h.ID = e.idPrefix + strconv.FormatUint(e.seq, 10)
+		h.TS = now
+		if h.ExpiresTS == 0 {
+			h.ExpiresTS = now + ttl
+		}
+		e.stats.Hints[h.Policy+"/"+string(h.Kind)]++
+		e.out = append(e.out, h)
+	}
+}
+
+// guard runs one plugin call, turning a panic into a counted, logged error.
+func (e *Engine) guard(name string, f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.stats.Panics[name]++
+			e.log.Error().Str("policy", name).Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack()).
+				Msg("policy panicked; its output is dropped, the others go on")
+		}
+	}()
+	f()
+}
+
+// Flush asks every plugin that persists state to save it.
+func (e *Engine) Flush(ctx context.Context) error {
+	var first error
+	for _, f := range e.stack.Flushers {
+		var err error
+		e.guard(f.Name(), func() { err = f.Flush(ctx) })
+		if err != nil && first == nil {
+			first = fmt.Errorf("flush %s: %w", f.Name(), err)
+		}
+	}
+	return first
+}
