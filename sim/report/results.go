@@ -1,0 +1,69 @@
+// Package report holds the simulator's results (results.json, the contract
+// in shared/interfaces.md) and renders them as a text table, CSV, plots and
+// an HTML report.
+package report
+
+// Version of results.json.
+const Version = 1
+
+// Results is results.json: one Run per policy stack.
+type Results struct {
+	V        int    `json:"v"`
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	Runs     []Run  `json:"runs"`
+}
+
+// Locality is the share of map attempts launched at each locality level.
+type Locality struct {
+	Node float64 `json:"node"`
+	Rack float64 `json:"rack"`
+	Off  float64 `json:"off"`
+}
+
+// Spec counts speculative copies.
+type Spec struct {
+	Launched int     `json:"launched"`
+	Won      int     `json:"won"`
+	WastedS  float64 `json:"wasted_s"` // container-seconds of copies that lost or were killed
+}
+
+// Job is one job's outcome.
+type Job struct {
+	Name    string  `json:"name"`
+	SubmitS float64 `json:"submit_s"`
+	FinishS float64 `json:"finish_s"`
+	// Optional detail (extensions of the contract).
+	Type    string `json:"type,omitempty"`
+	Maps    int    `json:"maps,omitempty"`
+	Reduces int    `json:"reduces,omitempty"`
+}
+
+// Sample is one point of the running-tasks time series (for plots).
+type Sample struct {
+	TS      float64 `json:"t_s"`
+	Maps    int     `json:"maps"`
+	Reduces int     `json:"reduces"`
+}
+
+// Run is the outcome of simulating one policy stack.
+type Run struct {
+	Policy                string   `json:"policy"`
+	MakespanS             float64  `json:"makespan_s"`
+	MeanJCTS              float64  `json:"mean_jct_s"`
+	P95JCTS               float64  `json:"p95_jct_s"`
+	Locality              Locality `json:"locality"`
+	Spec                  Spec     `json:"spec"`
+	CrossRackShuffleBytes int64    `json:"cross_rack_shuffle_bytes"`
+	Utilization           float64  `json:"utilization"`
+	Jain                  float64  `json:"jain"`
+	EnergyKWh             float64  `json:"energy_kwh"`
+	Jobs                  []Job    `json:"jobs"`
+
+	// Extensions of the contract (optional fields).
+	Events   int64              `json:"events,omitempty"`   // simulator events processed
+	Hints    map[string]int     `json:"hints,omitempty"`    // hints applied, by kind
+	Killed   int                `json:"killed,omitempty"`   // attempts killed by kill hints
+	Timeline []Sample           `json:"timeline,omitempty"` // running maps/reduces over time
+	Extra    map[string]float64 `json:"extra,omitempty"`    // policy-specific measurements
+}

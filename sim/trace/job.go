@@ -1,0 +1,45 @@
+// Package trace turns workload descriptions — SWIM TSV, Rumen job history,
+// and the scenario YAML's explicit jobs — into one job model the simulator
+// runs.
+package trace
+
+// Job is one MapReduce job to simulate. Zero fields are derived by the
+// simulator from the cluster model (see docs/simulator.md).
+type Job struct {
+	Name    string
+	Type    string // job kind: sort, wordcount, grep, terasort, ... (profiles key)
+	Queue   string
+	User    string
+	SubmitS float64 // seconds from the start of the run
+
+	InputBytes   int64
+	ShuffleBytes int64 // total map output; 0 with ShuffleRatio 0 means map-only
+	OutputBytes  int64
+
+	Maps    int // 0: ceil(InputBytes / block size)
+	Reduces int // 0: derived from ShuffleBytes (or none for a map-only job)
+
+	MapSPerBlock float64 // map compute seconds per full block on a speed-1 node
+	ReduceSPerGB float64 // reduce compute seconds per GB of reduce input on a speed-1 node
+	ShuffleRatio float64 // map output / map input, when ShuffleBytes is 0
+	Skew         float64 // partition skew (0 = uniform); Zipf-like exponent
+
+	Priority int
+	Features *Features // learning scheduler features (1..10), optional
+
+	// Tasks, when set (Rumen), fixes per-task durations and hosts instead of
+	// deriving them.
+	Tasks []Task
+}
+
+// Features are a job's demand features on a 1..10 scale.
+type Features struct{ CPU, Memory, Disk, Network int }
+
+// Task is one recorded task.
+type Task struct {
+	Kind       string // "map" or "reduce"
+	DurationMS int64  // of the successful attempt on the recorded host
+	Host       string // recorded host (may be empty)
+	Rack       string
+	InputBytes int64
+}
