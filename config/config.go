@@ -1,0 +1,426 @@
+package config
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Example is the annotated example configuration shipped with the binary.
+//
+//go:embed example.yaml
+var Example []byte
+
+// EnvPrefix prefixes environment overrides: kafka.brokers -> RMSIDECAR_KAFKA_BROKERS.
+const EnvPrefix = "RMSIDECAR"
+
+// Config is the whole configuration.
+type Config struct {
+	Log       Log       `mapstructure:"log"`
+	HTTP      HTTP      `mapstructure:"http"`
+	Kafka     Kafka     `mapstructure:"kafka"`
+	Engine    Engine    `mapstructure:"engine"`
+	Policies  Policies  `mapstructure:"policies"`
+	Actuators Actuators `mapstructure:"actuators"`
+	RM        RM        `mapstructure:"rm"`
+	HDFS      HDFS      `mapstructure:"hdfs"`
+	Profiles  Profiles  `mapstructure:"profiles"`
+}
+
+// Log configures logging.
+type Log struct {
+	Level  string `mapstructure:"level"`  // trace, debug, info, warn, error
+	Format string `mapstructure:"format"` // auto (console on a TTY, else json), json, console
+}
+
+// HTTP configures the HTTP server.
+type HTTP struct {
+	Addr string `mapstructure:"addr"`
+}
+
+// Kafka configures ingestion and the hints and dead-letter topics.
+type Kafka struct {
+	// Brokers; empty starts an embedded broker fed by a simulated cluster.
+	Brokers         []string      `mapstructure:"brokers"`
+	Version         string        `mapstructure:"version"`
+	Group           string        `mapstructure:"group"`
+	EventsTopic     string        `mapstructure:"events_topic"`
+	NodeTopic       string        `mapstructure:"node_topic"`
+	HintsTopic      string        `mapstructure:"hints_topic"`
+	DeadLetterTopic string        `mapstructure:"dead_letter_topic"`
+	ClientID        string        `mapstructure:"client_id"`
+	Assignor        string        `mapstructure:"assignor"`
+	CommitInterval  time.Duration `mapstructure:"commit_interval"`
+	TLS             TLS           `mapstructure:"tls"`
+	SASL            SASL          `mapstructure:"sasl"`
+}
+
+// TLS configures Kafka TLS.
+type TLS struct {
+	Enabled            bool   `mapstructure:"enabled"`
+	CAFile             string `mapstructure:"ca_file"`
+	CertFile           string `mapstructure:"cert_file"`
+	KeyFile            string `mapstructure:"key_file"`
+	InsecureSkipVerify bool   `mapstructure:"insecure_skip_verify"`
+}
+
+// SASL configures Kafka SASL/SCRAM.
+type SASL struct {
+	Enabled   bool   `mapstructure:"enabled"`
+	Mechanism string `mapstructure:"mechanism"` // SCRAM-SHA-256, SCRAM-SHA-512, PLAIN
+	User      string `mapstructure:"user"`
+	Password  Secret `mapstructure:"password"`
+}
+
+// Secret is a string that never prints.
+type Secret string
+
+// String hides the value.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "******"
+}
+
+// Engine configures the event loop.
+type Engine struct {
+	Tick      time.Duration `mapstructure:"tick"`
+	QueueSize int           `mapstructure:"queue_size"`
+}
+
+// Policies selects the policy stack and carries per-policy settings
+// (policies.samr.hp, policies.erul.alpha, ...).
+type Policies struct {
+	Stack    string                    `mapstructure:"stack"`
+	Settings map[string]map[string]any `mapstructure:",remain"`
+}
+
+// Actuators chooses where hints go.
+type Actuators struct {
+	Enabled []string `mapstructure:"enabled"` // log, kafka, http, rm
+}
+
+// RM configures the ResourceManager REST client.
+type RM struct {
+	URLs    []string      `mapstructure:"urls"`
+	User    string        `mapstructure:"user"`
+	Timeout time.Duration `mapstructure:"timeout"`
+}
+
+// HDFS configures locality lookups.
+type HDFS struct {
+	ConfDir      string        `mapstructure:"conf_dir"`
+	TopologyFile string        `mapstructure:"topology_file"`
+	CacheTTL     time.Duration `mapstructure:"cache_ttl"`
+	CacheEntries int           `mapstructure:"cache_entries"`
+}
+
+// Profiles configures the learned-state store.
+type Profiles struct {
+	Path string `mapstructure:"path"`
+}
+
+// defaults are the built-in values; every key here is also a known key for
+// environment overrides.
+func defaults() map[string]any {
+	return map[string]any{
+		"log.level":                      "info",
+		"log.format":                     "auto",
+		"http.addr":                      "127.0.0.1:9464",
+		"kafka.brokers":                  []string{},
+		"kafka.version":                  "3.9.0",
+		"kafka.group":                    "rmsidecar",
+		"kafka.events_topic":             "rmsidecar.events",
+		"kafka.node_topic":               "rmsidecar.nodes",
+		"kafka.hints_topic":              "rmsidecar.hints",
+		"kafka.dead_letter_topic":        "rmsidecar.events.dlq",
+		"kafka.client_id":                "rmsidecar",
+		"kafka.assignor":                 "sticky",
+		"kafka.commit_interval":          "1s",
+		"kafka.tls.enabled":              false,
+		"kafka.tls.ca_file":              "",
+		"kafka.tls.cert_file":            "",
+		"kafka.tls.key_file":             "",
+		"kafka.tls.insecure_skip_verify": false,
+		"kafka.sasl.enabled":             false,
+		"kafka.sasl.mechanism":           "SCRAM-SHA-512",
+		"kafka.sasl.user":                "",
+		"kafka.sasl.password":            "",
+		"engine.tick":                    "1s",
+		"engine.queue_size":              4096,
+		"policies.stack":                 "yarn",
+		"actuators.enabled":              []string{"log"},
+		"rm.urls":                        []string{},
+		"rm.user":                        "yarn",
+		"rm.timeout":                     "10s",
+		"hdfs.conf_dir":                  "",
+		"hdfs.topology_file":             "",
+		"hdfs.cache_ttl":                 "5m",
+		"hdfs.cache_entries":             10000,
+		"profiles.path":                  "rmsidecar-profiles.db",
+	}
+}
+
+// Flag binds a command-line flag to a config key.
+type Flag struct {
+	Key  string
+	Flag *pflag.Flag
+}
+
+// Load reads defaults, then file (if not empty), then the environment (env,
+// "KEY=VALUE" pairs as in os.Environ), then flags that were set on the
+// command line, and validates the result.
+func Load(file string, env []string, flags []Flag) (*Config, error) {
+	v := viper.New()
+	for k, val := range defaults() {
+		v.SetDefault(k, val)
+	}
+	if file != "" {
+		v.SetConfigFile(file)
+		v.SetConfigType("yaml")
+		if err := v.ReadInConfig(); err != nil {
+			var nf viper.ConfigFileNotFoundError
+			if errors.As(err, &nf) || os.IsNotExist(err) {
+				return nil, fmt.Errorf("config %s: file not found", file)
+			}
+			return nil, fmt.Errorf("config %s: %w", file, err)
+		}
+	}
+	for _, kv := range env {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(k, EnvPrefix+"_") {
+			continue
+		}
+		key := envKey(strings.TrimPrefix(k, EnvPrefix+"_"))
+		if key == "" {
+			return nil, fmt.Errorf("environment %s: no such config key", k)
+		}
+		v.Set(key, val)
+	}
+	for _, f := range flags {
+		if f.Flag != nil && f.Flag.Changed {
+			v.Set(f.Key, f.Flag.Value.String())
+		}
+	}
+	var cfg Config
+	dec := func(dc *mapstructure.DecoderConfig) {
+		dc.ErrorUnused = true
+		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(
+			mapstructure.StringToTimeDurationHookFunc(),
+			commaListHook,
+		)
+	}
+	if err := v.Unmarshal(&cfg, dec); err != nil {
+		src := "config"
+		if file != "" {
+			src = "config " + file
+		}
+		return nil, fmt.Errorf("%s: %w", src, cleanDecodeError(err))
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// envKey maps KAFKA_BROKERS to kafka.brokers by matching known keys.
+func envKey(suffix string) string {
+	want := strings.ToLower(suffix)
+	for k := range defaults() {
+		if strings.ReplaceAll(k, ".", "_") == want {
+			return k
+		}
+	}
+	return ""
+}
+
+// commaListHook lets "a:1,b:2" (from env or a flag) fill a []string.
+func commaListHook(from, to reflect.Type, data any) (any, error) {
+	if from.Kind() != reflect.String || to != reflect.TypeOf([]string{}) {
+		return data, nil
+	}
+	s := strings.TrimSpace(data.(string))
+	s = strings.Trim(s, "[]")
+	if s == "" {
+		return []string{}, nil
+	}
+	parts := strings.Split(s, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts, nil
+}
+
+func cleanDecodeError(err error) error {
+	msg := err.Error()
+	msg = strings.ReplaceAll(msg, "decoding failed due to the following error(s):\n\n", "")
+	msg = strings.ReplaceAll(msg, "'' has invalid keys: ", "unknown keys: ")
+	return errors.New(strings.TrimSpace(msg))
+}
+
+// KeyError names a config key and what is wrong with it.
+type KeyError struct {
+	Key    string
+	Reason string
+}
+
+func (e *KeyError) Error() string { return e.Key + ": " + e.Reason }
+
+// Known actuators.
+var actuatorNames = []string{"log", "kafka", "http", "rm"}
+
+// Validate checks every setting and returns all problems, each naming its key.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &KeyError{Key: key, Reason: fmt.Sprintf(format, args...)})
+	}
+	if !slices.Contains([]string{"trace", "debug", "info", "warn", "error"}, c.Log.Level) {
+		bad("log.level", "must be one of trace, debug, info, warn, error; got %q", c.Log.Level)
+	}
+	if !slices.Contains([]string{"auto", "json", "console"}, c.Log.Format) {
+		bad("log.format", "must be one of auto, json, console; got %q", c.Log.Format)
+	}
+	if err := hostPort(c.HTTP.Addr); err != nil {
+		bad("http.addr", "%v", err)
+	}
+	for i, b := range c.Kafka.Brokers {
+		if err := hostPort(b); err != nil {
+			bad(fmt.Sprintf("kafka.brokers[%d]", i), "%v", err)
+		}
+	}
+	if err := kafkaVersion(c.Kafka.Version); err != nil {
+		bad("kafka.version", "%v", err)
+	}
+	for key, val := range map[string]string{
+		"kafka.group": c.Kafka.Group, "kafka.events_topic": c.Kafka.EventsTopic,
+		"kafka.hints_topic": c.Kafka.HintsTopic, "kafka.dead_letter_topic": c.Kafka.DeadLetterTopic,
+		"kafka.node_topic": c.Kafka.NodeTopic,
+	} {
+		if strings.TrimSpace(val) == "" {
+			bad(key, "must not be empty")
+		}
+	}
+	if !slices.Contains([]string{"sticky", "cooperative-sticky", "range", "roundrobin"}, c.Kafka.Assignor) {
+		bad("kafka.assignor", "must be one of sticky, cooperative-sticky, range, roundrobin; got %q", c.Kafka.Assignor)
+	}
+	if c.Kafka.CommitInterval <= 0 {
+		bad("kafka.commit_interval", "must be > 0")
+	}
+	if c.Kafka.TLS.Enabled {
+		if (c.Kafka.TLS.CertFile == "") != (c.Kafka.TLS.KeyFile == "") {
+			bad("kafka.tls", "cert_file and key_file go together")
+		}
+	}
+	if c.Kafka.SASL.Enabled {
+		if !slices.Contains([]string{"SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN"}, c.Kafka.SASL.Mechanism) {
+			bad("kafka.sasl.mechanism", "must be SCRAM-SHA-256, SCRAM-SHA-512 or PLAIN; got %q", c.Kafka.SASL.Mechanism)
+		}
+		if c.Kafka.SASL.User == "" {
+			bad("kafka.sasl.user", "required when kafka.sasl.enabled")
+		}
+	}
+	if c.Engine.Tick <= 0 {
+		bad("engine.tick", "must be > 0")
+	}
+	if c.Engine.QueueSize <= 0 {
+		bad("engine.queue_size", "must be > 0")
+	}
+	if strings.TrimSpace(c.Policies.Stack) == "" {
+		bad("policies.stack", "must not be empty")
+	}
+	if len(c.Actuators.Enabled) == 0 {
+		bad("actuators.enabled", "at least one actuator (log, kafka, http, rm)")
+	}
+	for i, a := range c.Actuators.Enabled {
+		if !slices.Contains(actuatorNames, a) {
+			bad(fmt.Sprintf("actuators.enabled[%d]", i), "unknown actuator %q (known: %s)", a, strings.Join(actuatorNames, ", "))
+		}
+		if a == "rm" && len(c.RM.URLs) == 0 {
+			bad("rm.urls", "required when the rm actuator is enabled")
+		}
+	}
+	for i, u := range c.RM.URLs {
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			bad(fmt.Sprintf("rm.urls[%d]", i), "not an http(s) URL: %q", u)
+		}
+	}
+	if c.RM.Timeout <= 0 {
+		bad("rm.timeout", "must be > 0")
+	}
+	if c.HDFS.CacheTTL <= 0 {
+		bad("hdfs.cache_ttl", "must be > 0")
+	}
+	if c.HDFS.CacheEntries <= 0 {
+		bad("hdfs.cache_entries", "must be > 0")
+	}
+	if c.Profiles.Path == "" {
+		bad("profiles.path", "must not be empty")
+	}
+	return errors.Join(errs...)
+}
+
+func hostPort(s string) error {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || host == "" {
+		return fmt.Errorf("not host:port: %q", s)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n <= 0 || n > 65535 {
+		return fmt.Errorf("port out of range: %q", s)
+	}
+	return nil
+}
+
+func kafkaVersion(s string) error {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || len(parts) > 4 {
+		return fmt.Errorf("not a Kafka version like 3.9.0: %q", s)
+	}
+	for _, p := range parts {
+		if _, err := strconv.Atoi(p); err != nil {
+			return fmt.Errorf("not a Kafka version like 3.9.0: %q", s)
+		}
+	}
+	return nil
+}
+
+// PolicyArgs hands each policy its settings section.
+type PolicyArgs map[string]map[string]any
+
+// Decode implements policy.Args: it fills into from policies.<name>, keeping
+// into's values for absent keys, and rejects unknown keys by name.
+func (a PolicyArgs) Decode(name string, into any) error {
+	m, ok := a[name]
+	if !ok {
+		return nil
+	}
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		Result:           into,
+		ErrorUnused:      true,
+		WeaklyTypedInput: true,
+		TagName:          "yaml",
+		DecodeHook:       mapstructure.StringToTimeDurationHookFunc(),
+	})
+	if err != nil {
+		return fmt.Errorf("policies.%s: %w", name, err)
+	}
+	if err := dec.Decode(m); err != nil {
+		return fmt.Errorf("policies.%s: %w", name, cleanDecodeError(err))
+	}
+	return nil
+}
