@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -264,11 +265,31 @@ func commaListHook(from, to reflect.Type, data any) (any, error) {
 	return parts, nil
 }
 
+// Patterns of mapstructure messages, rewritten to "key: reason".
+var (
+	invalidKeysRE = regexp.MustCompile(`'([^']*)' has invalid keys: (.*)`)
+	keyReasonRE   = regexp.MustCompile(`'([^']+)' (.*)`)
+)
+
 func cleanDecodeError(err error) error {
-	msg := err.Error()
-	msg = strings.ReplaceAll(msg, "decoding failed due to the following error(s):\n\n", "")
-	msg = strings.ReplaceAll(msg, "'' has invalid keys: ", "unknown keys: ")
-	return errors.New(strings.TrimSpace(msg))
+	var lines []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "decoding failed") {
+			continue
+		}
+		if m := invalidKeysRE.FindStringSubmatch(l); m != nil {
+			if m[1] == "" {
+				l = "unknown keys: " + m[2]
+			} else {
+				l = m[1] + ": unknown keys: " + m[2]
+			}
+		} else if m := keyReasonRE.FindStringSubmatch(l); m != nil {
+			l = m[1] + ": " + m[2]
+		}
+		lines = append(lines, l)
+	}
+	return errors.New(strings.Join(lines, "; "))
 }
 
 // KeyError names a config key and what is wrong with it.
