@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rmsidecar/rmsidecar/profiles"
+)
+
+const sample = "../../integration/testdata/sample-2jobs.jsonl"
+
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = execute(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb}, nil)
+	return code, out.String(), errb.String()
+}
+
+func badLog(t *testing.T, lines ...string) string {
+	t.Helper()
+	good, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Split(strings.TrimSpace(string(good)), "\n")[:5]
+	all = append(all, lines...)
+	p := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(all, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReplaySamplePrintsSummary(t *testing.T) {
+	code, out, errOut := run(t, "replay", "--events", sample, "--policies", "none", "--hints-out", "-", "--log-level", "error")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if out != "" {
+		t.Errorf("policy none must emit no hints, got %q", out)
+	}
+	for _, want := range []string{"83 events applied", "nodes: 4 (4 running, 0 lost) on 2 racks", "apps:  2 (1 running, 1 finished)",
+		"1 running maps", "2 pending maps", "1 pending reduces"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("summary lacks %q:\n%s", want, errOut)
+		}
+	}
+}
+
+func TestReplayBadInputExitsTwoNamingLineAndField(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		want []string
+	}{
+		{"missing field", `{"v":1,"id":"x","type":"node.heartbeat","ts":5,"node":"n","used_vcores":1,"load1":0.1,"cpu_util":0.1}`,
+			[]string{"bad.jsonl: line 6: used_memory_mb: required field missing"}},
+		{"not json", `{"v":1, oops`, []string{"bad.jsonl: line 6: not JSON"}},
+		{"unknown type", `{"v":1,"id":"x","type":"node.melted","ts":5}`, []string{"line 6: type: unknown event type"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := run(t, "replay", "--events", badLog(t, tt.line), "--policies", "none", "--log-level", "error")
+			if code != 2 {
+				t.Fatalf("exit %d, want 2; stderr %s", code, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q lacks %q", errOut, w)
+				}
+			}
+		})
+	}
+}
+
+func TestReplaySkipBadKeepsGoingAndKeepsTheLines(t *testing.T) {
+	bad1 := `{"v":1,"id":"x","type":"node.lost","ts":5}`
+	bad2 := `garbage`
+	good := `{"v":1,"id":"y","type":"node.lost","ts":1763719300000,"node":"nm1.example:8041","reason":"expired"}`
+	skip := filepath.Join(t.TempDir(), "rejected.jsonl")
+	code, _, errOut := run(t, "replay", "--events", badLog(t, bad1, bad2, good), "--policies", "none", "--skip-bad", skip, "--log-level", "error")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got, err := os.ReadFile(skip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != bad1+"\n"+bad2+"\n" {
+		t.Errorf("rejected file = %q", got)
+	}
+	if !strings.Contains(errOut, "6 events applied") || !strings.Contains(errOut, "2 bad lines skipped") || !strings.Contains(errOut, "1 lost") {
+		t.Errorf("summary: %s", errOut)
+	}
+}
+
+func TestReplayUnknownPolicyExitsTwo(t *testing.T) {
+	code, _, errOut := run(t, "replay", "--events", sample, "--policies", "none+telepathy")
+	if code != 2 || !strings.Contains(errOut, `unknown policy "telepathy"`) {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestReplayMissingFileAndFlag(t *testing.T) {
+	if code, _, errOut := run(t, "replay", "--events", "/nope.jsonl", "--policies", "none"); code != 2 || !strings.Contains(errOut, "/nope.jsonl") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := run(t, "replay"); code != 2 || !strings.Contains(errOut, `"events" not set`) {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestBadConfigExitsTwoNamingKey(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(p, []byte("kafka:\n  brokers: [nohost]\n"), 0o600)
+	code, _, errOut := run(t, "--config", p, "replay", "--events", sample)
+	if code != 2 || !strings.Contains(errOut, "kafka.brokers[0]: not host:port") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestHelpExplainsEveryCommand(t *testing.T) {
+	a := &app{io: stdio{out: &bytes.Buffer{}, err: &bytes.Buffer{}}}
+	root := newRootCmd(a)
+	for _, c := range append(root.Commands(), root) {
+		for _, sub := range append(c.Commands(), c) {
+			if sub.Hidden || sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			if sub.Short == "" {
+				t.Errorf("%s has no short help", sub.CommandPath())
+			}
+			code, out, _ := run(t, append(strings.Fields(strings.TrimPrefix(sub.CommandPath(), "rmsidecar")), "--help")...)
+			if code != 0 || !strings.Contains(out, "Usage:") {
+				t.Errorf("%s --help: exit %d, %q", sub.CommandPath(), code, out)
+			}
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := run(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "rmsidecar ") || !strings.Contains(out, "events v1") {
+		t.Fatalf("exit %d: %q", code, out)
+	}
+}
+
+func TestProfilesExportImport(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "a.db")
+	db, err := profiles.Open(src, profiles.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Put(context.Background(), "samr", "node1/sort", map[string]float64{"m1": 0.8}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	code, doc, errOut := run(t, "profiles", "export", "--store", src)
+	if code != 0 || !strings.Contains(doc, `"samr"`) {
+		t.Fatalf("export exit %d: %s %s", code, doc, errOut)
+	}
+	exp := filepath.Join(dir, "export.json")
+	os.WriteFile(exp, []byte(doc), 0o600)
+	dst := filepath.Join(dir, "b.db")
+	if code, _, errOut := run(t, "profiles", "import", exp, "--store", dst); code != 0 {
+		t.Fatalf("import exit %d: %s", code, errOut)
+	}
+	db2, err := profiles.Open(dst, profiles.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]float64
+	if ok, err := db2.Get(context.Background(), "samr", "node1/sort", &got); !ok || err != nil || got["m1"] != 0.8 {
+		t.Fatalf("imported record = %v %v %v", got, ok, err)
+	}
+	db2.Close()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"v":1,"records":[{"ns":"","key":"k","value":1}]}`), 0o600)
+	if code, _, errOut := run(t, "profiles", "import", bad, "--store", dst); code != 2 || !strings.Contains(errOut, "bad.json") {
+		t.Fatalf("bad import exit %d: %s", code, errOut)
+	}
+}
