@@ -113,6 +113,7 @@ type fakeNN struct {
 	mu       sync.Mutex
 	standby  bool
 	down     bool // answer 503 without RemoteException (proxy in front of a dead NN)
+	legacy   bool // a pre-3.2 NameNode: no GETFILEBLOCKLOCATIONS, only GET_BLOCK_LOCATIONS
 	requests []string
 	hits     atomic.Int64
 }
@@ -148,9 +149,21 @@ func (n *fakeNN) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, ok := strings.CutPrefix(r.URL.Path, "/webhdfs/v1")
-	if !ok || r.URL.Query().Get("op") != "GETFILEBLOCKLOCATIONS" {
+	n.mu.Lock()
+	legacy := n.legacy
+	n.mu.Unlock()
+	if op := r.URL.Query().Get("op"); legacy && op == "GET_BLOCK_LOCATIONS" {
+		if _, known := n.fixtures[p]; !known {
+			w.WriteHeader(http.StatusNotFound)
+			w.Write(readFixture(n.t, "remote_file_not_found.json"))
+			return
+		}
+		w.Write(readFixture(n.t, "located_blocks_legacy.json"))
+		return
+	}
+	if !ok || legacy || r.URL.Query().Get("op") != "GETFILEBLOCKLOCATIONS" {
 		w.WriteHeader(http.StatusBadRequest)
-		w.Write([]byte(`{"RemoteException":{"exception":"IllegalArgumentException","javaClassName":"java.lang.IllegalArgumentException","message":"Invalid value for webhdfs parameter \"op\""}}`))
+		w.Write([]byte(`{"RemoteException":{"exception":"IllegalArgumentException","javaClassName":"java.lang.IllegalArgumentException","message":"Invalid value for webhdfs parameter \"op\": No enum constant org.apache.hadoop.hdfs.web.resources.GetOpParam.Op.`+r.URL.Query().Get("op")+`"}}`))
 		return
 	}
 	fx, ok := n.fixtures[p]

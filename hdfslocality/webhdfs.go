@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -66,7 +67,17 @@ type WebHDFS struct {
 	client     HTTPDoer
 	onFailover func(string, error)
 	active     atomic.Int32 // index of the NameNode that last answered
+	// legacy is set once a NameNode rejected GETFILEBLOCKLOCATIONS (Hadoop
+	// before 3.2) but answered GET_BLOCK_LOCATIONS, the older op its own
+	// WebHDFS client used; later calls go straight to the older op.
+	legacy atomic.Bool
 }
+
+// WebHDFS operations used to read block locations.
+const (
+	opBlockLocations = "GETFILEBLOCKLOCATIONS"
+	opLegacy         = "GET_BLOCK_LOCATIONS"
+)
 
 // NewWebHDFS validates the options and returns a locator.
 func NewWebHDFS(opts WebHDFSOptions) (*WebHDFS, error) {
@@ -179,13 +190,47 @@ type remoteExceptionJSON struct {
 // blocks is still far below it, and a broken proxy cannot exhaust memory.
 const maxBody = 64 << 20
 
-// try performs one request; retry says whether the next NameNode should be
-// tried after err.
+// try asks one NameNode, falling back to the legacy op when the NameNode
+// does not know GETFILEBLOCKLOCATIONS; retry says whether the next NameNode
+// should be tried after err.
 func (w *WebHDFS) try(ctx context.Context, base *url.URL, path string, length int64) ([]Block, error, bool) {
+	if w.legacy.Load() {
+		return w.do(ctx, base, path, length, opLegacy)
+	}
+	blocks, err, retry := w.do(ctx, base, path, length, opBlockLocations)
+	var re *RemoteError
+	if err == nil || !errors.As(err, &re) || !unsupportedOp(re) {
+		return blocks, err, retry
+	}
+	blocks, lerr, lretry := w.do(ctx, base, path, length, opLegacy)
+	var lre *RemoteError
+	if lerr == nil || errors.As(lerr, &lre) && errorReason(lre) != "remote" {
+		// The legacy op works here (a not-found answer proves it too).
+		w.legacy.Store(true)
+	}
+	if lerr != nil && !w.legacy.Load() {
+		return nil, fmt.Errorf("%w (and %s: %w)", err, opLegacy, lerr), lretry
+	}
+	return blocks, lerr, lretry
+}
+
+// unsupportedOp recognizes a NameNode that does not implement
+// GETFILEBLOCKLOCATIONS: it rejects the op parameter's value.
+func unsupportedOp(re *RemoteError) bool {
+	switch re.JavaClassName {
+	case "java.lang.IllegalArgumentException", "java.lang.UnsupportedOperationException":
+		return strings.Contains(re.Message, opBlockLocations) || strings.Contains(re.Message, `"op"`)
+	}
+	return false
+}
+
+// do performs one request; retry says whether the next NameNode should be
+// tried after err.
+func (w *WebHDFS) do(ctx context.Context, base *url.URL, path string, length int64, op string) ([]Block, error, bool) {
 	u := *base
 	u.Path = base.Path + "/webhdfs/v1" + path
 	q := url.Values{}
-	q.Set("op", "GETFILEBLOCKLOCATIONS")
+	q.Set("op", op)
 	q.Set("offset", "0")
 	q.Set("length", strconv.FormatInt(length, 10))
 	if w.user != "" {
@@ -220,6 +265,9 @@ func (w *WebHDFS) try(ctx context.Context, base *url.URL, path string, length in
 		// up; another NameNode may do better. 4xx is our request's fault.
 		return nil, err, resp.StatusCode >= 500
 	}
+	if op == opLegacy {
+		return decodeLocatedBlocks(base.Host, body)
+	}
 	var bj blockLocationsJSON
 	if err := json.Unmarshal(body, &bj); err != nil {
 		return nil, fmt.Errorf("namenode %s: decode GETFILEBLOCKLOCATIONS: %w", base.Host, err), true
@@ -234,6 +282,55 @@ func (w *WebHDFS) try(ctx context.Context, base *url.URL, path string, length in
 			CachedHosts: b.CachedHosts, StorageTypes: b.StorageTypes, Corrupt: b.Corrupt,
 			topologyPaths: b.TopologyPaths,
 		})
+	}
+	return out, nil, false
+}
+
+// locatedBlocksJSON is the answer of op=GET_BLOCK_LOCATIONS (the NameNode's
+// LocatedBlocks, as Hadoop's JsonUtil writes it).
+type locatedBlocksJSON struct {
+	LocatedBlocks *struct {
+		LocatedBlocks []struct {
+			StartOffset int64 `json:"startOffset"`
+			IsCorrupt   bool  `json:"isCorrupt"`
+			Block       struct {
+				NumBytes int64 `json:"numBytes"`
+			} `json:"block"`
+			Locations       []datanodeJSON `json:"locations"`
+			CachedLocations []datanodeJSON `json:"cachedLocations"`
+			StorageTypes    []string       `json:"storageTypes"`
+		} `json:"locatedBlocks"`
+	} `json:"LocatedBlocks"`
+}
+
+type datanodeJSON struct {
+	IPAddr          string `json:"ipAddr"`
+	HostName        string `json:"hostName"`
+	XferPort        int    `json:"xferPort"`
+	NetworkLocation string `json:"networkLocation"`
+}
+
+func decodeLocatedBlocks(host string, body []byte) ([]Block, error, bool) {
+	var lj locatedBlocksJSON
+	if err := json.Unmarshal(body, &lj); err != nil {
+		return nil, fmt.Errorf("namenode %s: decode %s: %w", host, opLegacy, err), true
+	}
+	if lj.LocatedBlocks == nil {
+		return nil, fmt.Errorf("namenode %s: %s answer has no LocatedBlocks: %s", host, opLegacy, snippet(body)), true
+	}
+	out := make([]Block, 0, len(lj.LocatedBlocks.LocatedBlocks))
+	for _, lb := range lj.LocatedBlocks.LocatedBlocks {
+		b := Block{Offset: lb.StartOffset, Length: lb.Block.NumBytes, Corrupt: lb.IsCorrupt, StorageTypes: lb.StorageTypes}
+		for _, d := range lb.Locations {
+			name := net.JoinHostPort(d.IPAddr, strconv.Itoa(d.XferPort))
+			b.Hosts = append(b.Hosts, d.HostName)
+			b.Names = append(b.Names, name)
+			b.topologyPaths = append(b.topologyPaths, strings.TrimSuffix(d.NetworkLocation, "/")+"/"+name)
+		}
+		for _, d := range lb.CachedLocations {
+			b.CachedHosts = append(b.CachedHosts, d.HostName)
+		}
+		out = append(out, b)
 	}
 	return out, nil, false
 }

@@ -165,3 +165,29 @@ func TestWebHDFSOptions(t *testing.T) {
 		t.Fatalf("empty file: %v %v", b, err)
 	}
 }
+
+func TestWebHDFSLegacyNameNode(t *testing.T) {
+	nn := newFakeNN(t, map[string]string{"/f": "unused"})
+	nn.legacy = true
+	w, _ := NewWebHDFS(WebHDFSOptions{Addrs: []string{nn.srv.URL}})
+	ctx := context.Background()
+	blocks, err := w.BlockLocations(ctx, "/f", 1048576)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 1 {
+		t.Fatalf("%d blocks", len(blocks))
+	}
+	b := blocks[0]
+	if b.Length != 1048576 || strings.Join(b.Hosts, ",") != "dn5.example.com,dn3.example.com" ||
+		strings.Join(b.Names, ",") != "10.0.3.5:9866,10.0.2.3:9866" || b.topologyPaths[1] != "/rack2/10.0.2.3:9866" {
+		t.Fatalf("legacy block = %+v", b)
+	}
+	if !w.legacy.Load() || nn.hits.Load() != 2 {
+		t.Fatalf("legacy=%v hits=%d", w.legacy.Load(), nn.hits.Load())
+	}
+	// Remembered: one request per call from now on; not-found still maps.
+	if _, err := w.BlockLocations(ctx, "/missing", 1); !errors.Is(err, os.ErrNotExist) || nn.hits.Load() != 3 {
+		t.Fatalf("legacy missing: %v hits=%d", err, nn.hits.Load())
+	}
+}
