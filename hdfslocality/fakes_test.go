@@ -163,7 +163,7 @@ func (n *fakeNN) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok || legacy || r.URL.Query().Get("op") != "GETFILEBLOCKLOCATIONS" {
 		w.WriteHeader(http.StatusBadRequest)
-		w.Write([]byte(`{"RemoteException":{"exception":"IllegalArgumentException","javaClassName":"java.lang.IllegalArgumentException","message":"Invalid value for webhdfs parameter \"op\": No enum constant org.apache.hadoop.hdfs.web.resources.GetOpParam.Op.`+r.URL.Query().Get("op")+`"}}`))
+		w.Write([]byte(`{"RemoteException":{"exception":"IllegalArgumentException","javaClassName":"java.lang.IllegalArgumentException","message":"Invalid value for webhdfs parameter \"op\": No enum constant org.apache.hadoop.hdfs.web.resources.GetOpParam.Op.` + r.URL.Query().Get("op") + `"}}`))
 		return
 	}
 	fx, ok := n.fixtures[p]
