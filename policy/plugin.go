@@ -1,5 +1,7 @@
 package policy
 
+//go:generate mockgen -destination=mocks/mock_policy.go -package=mocks . Observer,Speculator,ProfileStore
+
 import (
 	"context"
 

@@ -1,0 +1,59 @@
+# rmsidecar — build, test, lint. Tools are installed into .tools/ at pinned versions.
+GO            ?= go
+VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+BIN           := bin/rmsidecar
+TOOLS         := $(CURDIR)/.tools
+STATICCHECK_VERSION := v0.8.2
+MOCKGEN_VERSION     := v0.6.0
+FUZZTIME      ?= 30s
+PKGS          := ./...
+
+.PHONY: all build test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench demo sim-demo docker-config-check clean tools
+
+all: build
+
+build: ## build bin/rmsidecar
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/rmsidecar
+
+test: ## unit and integration tests with the race detector
+	$(GO) test -race -count=1 $(PKGS)
+
+test-short: ## quick tests without the race detector
+	$(GO) test -count=1 -short $(PKGS)
+
+test-cluster: ## the real-cluster suite: real HDFS, YARN and Kafka from Maven Central jars
+	bash integration/cluster/test.sh
+
+lint: vet staticcheck fmt-check ## go vet, staticcheck and gofmt
+
+vet:
+	$(GO) vet $(PKGS)
+
+$(TOOLS)/staticcheck:
+	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+$(TOOLS)/mockgen:
+	GOBIN=$(TOOLS) $(GO) install go.uber.org/mock/mockgen@$(MOCKGEN_VERSION)
+
+tools: $(TOOLS)/staticcheck $(TOOLS)/mockgen
+
+staticcheck: $(TOOLS)/staticcheck
+	$(TOOLS)/staticcheck $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+mocks: $(TOOLS)/mockgen ## regenerate gomock mocks (go:generate directives)
+	PATH=$(TOOLS):$$PATH $(GO) generate ./...
+
+fuzz: ## short fuzz run of the event decoder (FUZZTIME=1m for longer)
+	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=$(FUZZTIME) ./events
+
+bench: ## benchmarks that print figures
+	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+demo: build ## replay the bundled sample log through the engine
+	$(BIN) replay --events integration/testdata/sample-2jobs.jsonl --policies none --hints-out -
+
+clean:
+	rm -rf bin .tools
