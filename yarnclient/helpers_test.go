@@ -50,12 +50,13 @@ type fakeRM struct {
 	srv    *httptest.Server
 	mu     sync.Mutex
 	routes map[string][]reply
+	dyn    map[string]func(r *http.Request) reply
 	hits   map[string]int
 	reqs   []seen
 }
 
 func newFakeRM(t *testing.T) *fakeRM {
-	f := &fakeRM{t: t, routes: map[string][]reply{}, hits: map[string]int{}}
+	f := &fakeRM{t: t, routes: map[string][]reply{}, dyn: map[string]func(*http.Request) reply{}, hits: map[string]int{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -70,6 +71,14 @@ func (f *fakeRM) on(method, path string, replies ...reply) *fakeRM {
 	return f
 }
 
+// onFunc routes method path to a function of the request.
+func (f *fakeRM) onFunc(method, path string, fn func(r *http.Request) reply) *fakeRM {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dyn[method+" "+path] = fn
+	return f
+}
+
 // onFixture routes method path to a 200 JSON fixture.
 func (f *fakeRM) onFixture(method, path, name string) *fakeRM {
 	return f.on(method, path, jsonReply(200, fixture(f.t, name)))
@@ -81,9 +90,14 @@ func (f *fakeRM) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.reqs = append(f.reqs, seen{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: string(body), Header: r.Header.Clone()})
 	replies, ok := f.routes[key]
+	fn := f.dyn[key]
 	n := f.hits[key]
 	f.hits[key] = n + 1
 	f.mu.Unlock()
+	if fn != nil {
+		replies, ok = []reply{fn(r)}, true
+		n = 0
+	}
 	if !ok {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
