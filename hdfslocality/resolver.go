@@ -256,7 +256,9 @@ func (r *Resolver) Lookup(p string) (Result, bool) {
 			return res, true
 		}
 		res.Stale = true
-		res.Err = e.lastErr
+		if e.lastErr != nil {
+			res.Err = e.lastErr // else keep a cached not-found answer's error
+		}
 		r.m.stale.Inc()
 		if !now.Before(e.retryAt) {
 			r.scheduleLocked(key)

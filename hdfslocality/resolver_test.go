@@ -342,7 +342,12 @@ func TestNotFoundIsCachedNotAnOutage(t *testing.T) {
 	if !ok || !errors.Is(res.Err, os.ErrNotExist) || h.ns.calls.Load() != calls {
 		t.Fatalf("not-found not served from cache: ok=%v %v", ok, res.Err)
 	}
-	if h.r.Outage() || h.metric(t, "rmsidecar_locality_errors_total", "reason", "not_found") != 3 {
+	h.clock.Advance(2 * time.Hour) // expired not-found answers keep their error
+	if res, ok := h.r.Lookup("/no/such"); !ok || !res.Stale || !errors.Is(res.Err, os.ErrNotExist) {
+		t.Fatalf("expired not-found: ok=%v %+v", ok, res)
+	}
+	waitIdle(t, h.r)
+	if h.r.Outage() || h.metric(t, "rmsidecar_locality_errors_total", "reason", "not_found") != 4 {
 		t.Fatalf("outage=%v not_found=%v", h.r.Outage(), h.metric(t, "rmsidecar_locality_errors_total", "reason", "not_found"))
 	}
 	// Empty files need no block call; bad paths fail without a fetch.
