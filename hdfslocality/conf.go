@@ -95,8 +95,8 @@ func ConfigFromHadoop(conf hadoopconf.HadoopConf) (Config, error) {
 	// HA: the default filesystem names a nameservice, or there is exactly
 	// one nameservice and no default filesystem.
 	ns := ""
-	if authority != "" && conf["dfs.ha.namenodes."+authority] != "" {
-		ns = authority
+	if name := hostOf(authority); authority != "" && conf["dfs.ha.namenodes."+name] != "" {
+		ns = name // "hdfs://ns"; a stray port after the nameservice is tolerated
 	} else if authority == "" {
 		if nss := trimmedList(conf["dfs.nameservices"]); len(nss) == 1 && conf["dfs.ha.namenodes."+nss[0]] != "" {
 			ns = nss[0]

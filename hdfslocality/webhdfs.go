@@ -260,7 +260,11 @@ func (w *WebHDFS) do(ctx context.Context, base *url.URL, path string, length int
 			// is final; other 5xx ones may be a NameNode in transition.
 			return nil, re, re.standby() || resp.StatusCode >= 500 && errorReason(re) == "remote"
 		}
-		err := fmt.Errorf("namenode %s: HTTP %d: %s", base.Host, resp.StatusCode, snippet(body))
+		hint := ""
+		if resp.StatusCode == http.StatusNotFound {
+			hint = " (no RemoteException: is WebHDFS enabled, dfs.webhdfs.enabled, and is this the NameNode's HTTP address?)"
+		}
+		err := fmt.Errorf("namenode %s: HTTP %d%s: %s", base.Host, resp.StatusCode, hint, snippet(body))
 		// 5xx without a RemoteException is a proxy or a NameNode starting
 		// up; another NameNode may do better. 4xx is our request's fault.
 		return nil, err, resp.StatusCode >= 500

@@ -70,6 +70,7 @@ func TestWebHDFSErrors(t *testing.T) {
 		{name: "bad json", status: 200, body: `{"BlockLocations":`, unavailable: true, contains: "decode GETFILEBLOCKLOCATIONS"},
 		{name: "wrong shape", status: 200, body: `{"FileStatus":{}}`, unavailable: true, contains: "no BlockLocations"},
 		{name: "plain 400", status: 400, body: "nope", contains: "HTTP 400: nope"},
+		{name: "webhdfs disabled", status: 404, body: "<html>Not Found</html>", contains: "dfs.webhdfs.enabled"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
