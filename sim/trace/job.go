@@ -1,6 +1,3 @@
-// Package trace turns workload descriptions — SWIM TSV, Rumen job history,
-// and the scenario YAML's explicit jobs — into one job model the simulator
-// runs.
 package trace
 
 // Job is one MapReduce job to simulate. Zero fields are derived by the
@@ -30,6 +27,12 @@ type Job struct {
 	// Tasks, when set (Rumen), fixes per-task durations and hosts instead of
 	// deriving them.
 	Tasks []Task
+
+	// Extensions (optional; zero when the source does not record them).
+
+	// RecordedS is the job's recorded run time (finish - submit) in seconds,
+	// for validating a simulation against the trace.
+	RecordedS float64
 }
 
 // Features are a job's demand features on a 1..10 scale.
@@ -42,4 +45,8 @@ type Task struct {
 	Host       string // recorded host (may be empty)
 	Rack       string
 	InputBytes int64
+
+	// Extensions (optional).
+	ID      string // recorded task id, e.g. task_1369942127770_1205_m_000000
+	StartMS int64  // start of the successful attempt, ms after the job's submit
 }
