@@ -1,10 +1,12 @@
 package hdfslocality
 
 import (
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 
 	hdfs "github.com/colinmarc/hdfs/v2"
@@ -57,6 +59,33 @@ func LoadConf(dir string) (hadoopconf.HadoopConf, error) {
 	}
 	if conf == nil {
 		return nil, fmt.Errorf("hdfslocality: hadoop conf %s: no core-site.xml, hdfs-site.xml or mapred-site.xml found", where)
+	}
+	return conf, nil
+}
+
+// LoadConfFiles reads Hadoop configuration XML files by name, later files
+// overriding earlier ones; for a single file such as the one
+// MiniHadoopClusterManager -writeConfig writes, which hadoopconf.Load (one
+// directory, fixed file names) cannot read.
+func LoadConfFiles(paths ...string) (hadoopconf.HadoopConf, error) {
+	conf := hadoopconf.HadoopConf{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("hdfslocality: hadoop conf: %w", err)
+		}
+		var doc struct {
+			Property []struct {
+				Name  string `xml:"name"`
+				Value string `xml:"value"`
+			} `xml:"property"`
+		}
+		if err := xml.Unmarshal(b, &doc); err != nil {
+			return nil, fmt.Errorf("hdfslocality: hadoop conf %s: %w", p, err)
+		}
+		for _, prop := range doc.Property {
+			conf[prop.Name] = prop.Value
+		}
 	}
 	return conf, nil
 }

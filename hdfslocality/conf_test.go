@@ -192,3 +192,30 @@ func TestNewFromConfDir(t *testing.T) {
 		t.Fatalf("double registration: %v", err)
 	}
 }
+
+func TestLoadConfFiles(t *testing.T) {
+	dir := t.TempDir()
+	one := filepath.Join(dir, "mini.xml")
+	os.WriteFile(one, []byte(`<?xml version="1.0"?><configuration>
+<property><name>fs.defaultFS</name><value>hdfs://localhost:41000</value></property>
+<property><name>dfs.namenode.http-address</name><value>127.0.0.1:41001</value></property>
+</configuration>`), 0o644)
+	conf, err := LoadConfFiles("testdata/conf-simple/core-site.xml", one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ConfigFromHadoop(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RPCAddrs[0] != "localhost:41000" || c.HTTPAddrs[0] != "http://127.0.0.1:41001" {
+		t.Fatalf("later file should win: %+v", c)
+	}
+	if _, err := LoadConfFiles(filepath.Join(dir, "nope.xml")); err == nil {
+		t.Fatal("missing file accepted")
+	}
+	os.WriteFile(one, []byte("<configuration><property>"), 0o644)
+	if _, err := LoadConfFiles(one); err == nil || !strings.Contains(err.Error(), one) {
+		t.Fatalf("bad xml: %v", err)
+	}
+}
