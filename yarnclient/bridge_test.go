@@ -364,14 +364,24 @@ func TestNewBridgeValidates(t *testing.T) {
 func TestBridgeRunStopsWithContext(t *testing.T) {
 	rm := bridgeRM(t)
 	pub := &recorder{}
-	now := time.UnixMilli(1763719120000)
-	b := newTestBridge(t, rm, pub, &now)
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	c, _ := testClient(t, nil, rm.URL())
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := b.Run(ctx, 20*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+	polls := 0
+	b, err := NewBridge(BridgeConfig{Source: c, Publisher: pub, Now: func() time.Time {
+		polls++
+		if polls == 3 {
+			cancel() // the third poll runs into a cancelled context
+		}
+		return time.UnixMilli(1763719120000 + int64(polls)*1000)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Run(ctx, time.Millisecond); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v", err)
 	}
-	if pub.count() != 20 {
-		t.Errorf("published %d, want 20 (later polls see no change)", pub.count())
+	if pub.count() != 20 || polls != 3 {
+		t.Errorf("published %d in %d polls, want 20 in 3 (later polls see no change)", pub.count(), polls)
 	}
 }

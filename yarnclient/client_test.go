@@ -455,3 +455,23 @@ func TestRetryAfterParsing(t *testing.T) {
 		t.Errorf("HTTP-date Retry-After = %v", got)
 	}
 }
+
+func TestFindActive(t *testing.T) {
+	standby := newFakeRM(t).onFixture("GET", "/ws/v1/cluster/info", "rm/info_standby.json")
+	active := newFakeRM(t).onFixture("GET", "/ws/v1/cluster/info", "rm/info.json")
+	dead := deadURL(t)
+	c, _ := testClient(t, nil, dead, standby.URL(), active.URL())
+	got, err := c.FindActive(context.Background())
+	if err != nil || got != active.URL() || c.ActiveRM() != active.URL() {
+		t.Fatalf("FindActive = %q, %v; ActiveRM %q", got, err, c.ActiveRM())
+	}
+
+	c2, _ := testClient(t, nil, dead, standby.URL())
+	_, err = c2.FindActive(context.Background())
+	if !errors.Is(err, ErrStandby) || !strings.Contains(err.Error(), dead) {
+		t.Fatalf("err = %v", err)
+	}
+	if c2.ActiveRM() != dead {
+		t.Errorf("ActiveRM moved to %s without an active RM", c2.ActiveRM())
+	}
+}

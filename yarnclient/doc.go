@@ -39,7 +39,9 @@
 //     with a 307 redirect or a "This is standby RM" page; the client then moves
 //     to the next RM (or straight to the one the redirect names, if it is
 //     configured), backing off only after every RM has been tried. The RM that
-//     last answered is remembered and tried first next time.
+//     last answered is remembered and tried first next time; FindActive asks
+//     every RM's /info (which a standby answers itself) to pick the active
+//     one up front.
 //
 // Errors name the operation and the URL and wrap their cause with %w. A non-2xx
 // answer is an *HTTPError carrying the status and, when the RM sent one, the
@@ -53,6 +55,25 @@
 // a principal and a krb5.conf; the Negotiate header is added when the RM
 // answers 401 with "WWW-Authenticate: Negotiate", and the hadoop.auth cookie the
 // RM sets is kept so later calls skip the handshake.
+//
+// # Bridge
+//
+// Bridge is the event source for a stock cluster: each Poll snapshots the RM
+// (nodes in every state, active apps, apps finished since the last poll, the
+// containers of each running app's current attempt) and the MapReduce AMs
+// (job, tasks, attempts of the tasks not finished at the previous poll; the
+// job configuration once per app), diffs it against the previous snapshot
+// and publishes events v1 (encoded with package events) through the small
+// Publisher interface, keyed by app or node. Diff is a pure function of two
+// snapshots. An RM outage leaves the previous snapshot in place; a publisher
+// outage keeps the unpublished events, in order, for the next poll.
+//
+// What the REST APIs cannot tell, the bridge does not invent: task.pending
+// carries no splits (hdfslocality resolves the job's input paths),
+// container.allocated no locality, map.output is never emitted (partition
+// sizes are not exposed), and node.heartbeat's load1 and cpu_util are derived
+// from the NodeManager's resourceUtilization (busy vcores), not from a load
+// average.
 //
 // # Logging
 //

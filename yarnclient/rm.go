@@ -3,6 +3,7 @@ package yarnclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -421,4 +422,31 @@ func (c *Client) MoveApp(ctx context.Context, appID, queue string) (string, erro
 		return "", err
 	}
 	return out.Queue, nil
+}
+
+// FindActive asks every configured RM for /info (which a standby RM answers
+// itself instead of redirecting) and makes the one whose haState is ACTIVE
+// the RM tried first. It returns that RM's base URL. Calls fail over on
+// their own; FindActive only saves the first failover, e.g. at start-up.
+func (c *Client) FindActive(ctx context.Context) (string, error) {
+	errs := []error{ErrStandby}
+	for i := range c.bases {
+		var w struct {
+			ClusterInfo *ClusterInfo `json:"clusterInfo"`
+		}
+		r := c.once(ctx, i, &call{op: "FindActive", method: http.MethodGet, path: clusterPath + "/info"}, nil)
+		if r.kind != outOK {
+			errs = append(errs, r.err)
+			continue
+		}
+		if err := json.Unmarshal(r.body, &w); err != nil {
+			errs = append(errs, fmt.Errorf("yarnclient: FindActive: %s: decode response: %w", c.bases[i], err))
+			continue
+		}
+		if w.ClusterInfo != nil && w.ClusterInfo.HAState == "ACTIVE" {
+			c.active.Store(int32(i))
+			return c.bases[i].String(), nil
+		}
+	}
+	return "", fmt.Errorf("yarnclient: FindActive: no active resourcemanager among %d: %w", len(c.bases), errors.Join(errs...))
 }
