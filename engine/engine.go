@@ -40,6 +40,8 @@ type Options struct {
 	Log      zerolog.Logger
 	// State is the state to start from (nil: empty).
 	State *cluster.State
+	// Resume continues a checkpointed engine (nil: start afresh).
+	Resume *Checkpoint
 }
 
 // Stats counts what the engine has done.
@@ -104,6 +106,9 @@ func New(stack *policy.Stack, opts Options) *Engine {
 	}
 	if e.idPrefix == "" {
 		e.idPrefix = "h"
+	}
+	if opts.Resume != nil {
+		e.resume(opts.Resume)
 	}
 	return e
 }

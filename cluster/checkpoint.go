@@ -1,0 +1,190 @@
+package cluster
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/rmsidecar/rmsidecar/events"
+)
+
+// CheckpointVersion is the version of the Checkpoint shape.
+const CheckpointVersion = 1
+
+// Checkpoint is a restorable copy of a State. Unlike Snapshot, which is
+// canonical for comparison, it keeps the entities' order of first sight and
+// the (ts, id) stamps that make Apply idempotent, so a restored State accepts
+// and rejects exactly the events the original would: re-applying an event
+// already in the checkpoint changes nothing after a restart.
+type Checkpoint struct {
+	V          int         `json:"v"`
+	HistoryLen int         `json:"history_len"`
+	Now        int64       `json:"now"`
+	Nodes      []NodeCk    `json:"nodes"`
+	Apps       []AppCk     `json:"apps"`
+	Attempts   []AttemptCk `json:"attempts"`
+	_          struct{}    `json:"-"`
+}
+
+// Stamp is the exported form of a field group's (ts, id) write stamp.
+type Stamp struct {
+	TS int64  `json:"ts,omitempty"`
+	ID string `json:"id,omitempty"`
+}
+
+func exportStamp(s stamp) Stamp { return Stamp{TS: s.ts, ID: s.id} }
+func (s Stamp) internal() stamp { return stamp{ts: s.TS, id: s.ID} }
+
+// NodeCk is a node with its stamps.
+type NodeCk struct {
+	Node
+	Reg Stamp `json:"reg_stamp"`
+	HB  Stamp `json:"hb_stamp"`
+	// RunningIDs keeps the order of the node's running attempts.
+	RunningIDs []string `json:"running,omitempty"`
+}
+
+// AppCk is an app with its stamps and its tasks in order of first sight.
+type AppCk struct {
+	App
+	Sub       Stamp    `json:"sub_stamp"`
+	Fin       Stamp    `json:"fin_stamp"`
+	Submitted bool     `json:"submitted"`
+	Tasks     []TaskCk `json:"tasks"`
+}
+
+// TaskCk is a task with its stamp; its attempts are listed in
+// Checkpoint.Attempts in their original order.
+type TaskCk struct {
+	Task
+	Pend    Stamp `json:"pend_stamp"`
+	Pending bool  `json:"pending"`
+}
+
+// AttemptCk is an attempt with its stamps and the app and task it belongs to.
+type AttemptCk struct {
+	Attempt
+	App       string `json:"app"`
+	TaskID    string `json:"task"`
+	Alloc     Stamp  `json:"alloc_stamp"`
+	Prog      Stamp  `json:"prog_stamp"`
+	Fin       Stamp  `json:"fin_stamp"`
+	Out       Stamp  `json:"out_stamp"`
+	Allocated bool   `json:"allocated"`
+}
+
+// Checkpoint returns a restorable deep copy of the state.
+func (s *State) Checkpoint() *Checkpoint {
+	c := &Checkpoint{V: CheckpointVersion, HistoryLen: s.historyLen, Now: s.now}
+	for _, n := range s.nodeList {
+		nc := NodeCk{Node: *n, Reg: exportStamp(n.regStamp), HB: exportStamp(n.hbStamp)}
+		nc.Running = nil
+		for _, at := range n.Running {
+			nc.RunningIDs = append(nc.RunningIDs, at.ID)
+		}
+		nc.Labels = append([]string(nil), n.Labels...)
+		nc.History = append([]LoadSample(nil), n.History...)
+		c.Nodes = append(c.Nodes, nc)
+	}
+	for _, a := range s.appList {
+		ac := AppCk{App: *a, Sub: exportStamp(a.subStamp), Fin: exportStamp(a.finStamp), Submitted: a.submitted}
+		ac.App.Tasks, ac.App.Count, ac.App.taskIndex = nil, nil, nil
+		for _, t := range a.Tasks {
+			tc := TaskCk{Task: *t, Pend: exportStamp(t.pendStamp), Pending: t.pending}
+			tc.Task.App, tc.Task.Attempts = nil, nil
+			ac.Tasks = append(ac.Tasks, tc)
+			for _, at := range t.Attempts {
+				atc := AttemptCk{Attempt: *at, App: a.ID, TaskID: t.ID,
+					Alloc: exportStamp(at.allocStamp), Prog: exportStamp(at.progStamp),
+					Fin: exportStamp(at.finStamp), Out: exportStamp(at.outStamp), Allocated: at.allocated}
+				atc.Attempt.Task, atc.Attempt.onNode = nil, ""
+				c.Attempts = append(c.Attempts, atc)
+			}
+		}
+		c.Apps = append(c.Apps, ac)
+	}
+	return c
+}
+
+// Restore rebuilds a State from a checkpoint. Derived facts (node running
+// lists, task states and app counters) are recomputed, not trusted.
+func Restore(c *Checkpoint, opts ...Option) (*State, error) {
+	if c == nil {
+		return nil, fmt.Errorf("restore cluster state: nil checkpoint")
+	}
+	if c.V != CheckpointVersion {
+		return nil, fmt.Errorf("restore cluster state: checkpoint version %d, want %d", c.V, CheckpointVersion)
+	}
+	s := New(append([]Option{WithHistoryLen(c.HistoryLen)}, opts...)...)
+	s.now = c.Now
+	for i := range c.Nodes {
+		nc := &c.Nodes[i]
+		if nc.ID == "" {
+			return nil, fmt.Errorf("restore cluster state: nodes[%d]: empty id", i)
+		}
+		n := s.node(nc.ID)
+		rack := nc.Rack
+		*n = nc.Node
+		n.Rack, n.Running = "", nil
+		if rack != "" {
+			s.setRack(n, rack)
+		}
+		n.regStamp, n.hbStamp = nc.Reg.internal(), nc.HB.internal()
+	}
+	for i := range c.Apps {
+		ac := &c.Apps[i]
+		if ac.ID == "" {
+			return nil, fmt.Errorf("restore cluster state: apps[%d]: empty id", i)
+		}
+		a := s.app(ac.ID)
+		index, count := a.taskIndex, a.Count
+		*a = ac.App
+		a.taskIndex, a.Count, a.Tasks = index, count, nil
+		a.subStamp, a.finStamp, a.submitted = ac.Sub.internal(), ac.Fin.internal(), ac.Submitted
+		for j := range ac.Tasks {
+			tc := &ac.Tasks[j]
+			if tc.Kind != events.Map && tc.Kind != events.Reduce {
+				return nil, fmt.Errorf("restore cluster state: app %s task %s: kind %q", ac.ID, tc.ID, tc.Kind)
+			}
+			t := s.task(a, tc.ID, tc.Kind)
+			*t = tc.Task
+			// Counts start from the pending state s.task recorded; the
+			// attempts below re-derive the real state.
+			t.App, t.State, t.FinishTS, t.Attempts = a, TaskPending, 0, nil
+			t.pendStamp, t.pending = tc.Pend.internal(), tc.Pending
+		}
+	}
+	for i := range c.Attempts {
+		atc := &c.Attempts[i]
+		a := s.apps[atc.App]
+		if a == nil || a.taskIndex[atc.TaskID] == nil {
+			return nil, fmt.Errorf("restore cluster state: attempt %s: unknown task %s/%s", atc.ID, atc.App, atc.TaskID)
+		}
+		t := a.taskIndex[atc.TaskID]
+		at := &Attempt{}
+		*at = atc.Attempt
+		at.Task, at.onNode = t, ""
+		at.allocStamp, at.progStamp, at.finStamp, at.outStamp = atc.Alloc.internal(), atc.Prog.internal(),
+			atc.Fin.internal(), atc.Out.internal()
+		at.allocated = atc.Allocated
+		s.attempts[at.ID] = at
+		t.Attempts = append(t.Attempts, at)
+		if at.Node != "" && at.Running() {
+			s.node(at.Node)
+		}
+		s.attemptChanged(at)
+	}
+	// Running lists were rebuilt in attempt order; put them back in arrival order.
+	for i := range c.Nodes {
+		n := s.nodes[c.Nodes[i].ID]
+		if len(n.Running) < 2 {
+			continue
+		}
+		pos := make(map[string]int, len(c.Nodes[i].RunningIDs))
+		for j, id := range c.Nodes[i].RunningIDs {
+			pos[id] = j
+		}
+		slices.SortStableFunc(n.Running, func(a, b *Attempt) int { return cmp.Compare(pos[a.ID], pos[b.ID]) })
+	}
+	return s, nil
+}
