@@ -125,8 +125,13 @@ type TaskSnapshot struct {
 	Attempts map[string]MRTaskAttempt
 }
 
-var activeAppStates = []string{AppNew, AppNewSaving, AppSubmitted, AppAccepted, AppRunning}
-var allNodeStates = []string{NodeNew, NodeRunning, NodeUnhealthy, NodeDecommissioning, NodeDecommissioned, NodeLost, NodeRebooted, NodeShutdown}
+func activeAppStates() []string {
+	return []string{AppNew, AppNewSaving, AppSubmitted, AppAccepted, AppRunning}
+}
+
+func allNodeStates() []string {
+	return []string{NodeNew, NodeRunning, NodeUnhealthy, NodeDecommissioning, NodeDecommissioned, NodeLost, NodeRebooted, NodeShutdown}
+}
 
 // Run polls every interval until ctx ends. Poll errors are logged and the
 // next poll tries again; nothing is lost while the RM or the publisher is
@@ -213,14 +218,14 @@ func (b *Bridge) snapshot(ctx context.Context) (*Snapshot, error) {
 	now := b.cfg.Now()
 	cur := &Snapshot{TS: now.UnixMilli(), Nodes: map[string]Node{}, Apps: map[string]*AppSnapshot{}}
 
-	nodes, err := src.Nodes(ctx, NodesFilter{States: allNodeStates})
+	nodes, err := src.Nodes(ctx, NodesFilter{States: allNodeStates()})
 	if err != nil {
 		return nil, fmt.Errorf("yarnclient: bridge: %w", err)
 	}
 	for _, n := range nodes {
 		cur.Nodes[n.ID] = n
 	}
-	apps, err := src.Apps(ctx, AppsFilter{States: activeAppStates, DeSelects: []string{"resourceRequests"}})
+	apps, err := src.Apps(ctx, AppsFilter{States: activeAppStates(), DeSelects: []string{"resourceRequests"}})
 	if err != nil {
 		return nil, fmt.Errorf("yarnclient: bridge: %w", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/rmsidecar/rmsidecar/events"
 )
 
@@ -383,5 +385,24 @@ func TestBridgeRunStopsWithContext(t *testing.T) {
 	}
 	if pub.count() != 20 || polls != 3 {
 		t.Errorf("published %d in %d polls, want 20 in 3 (later polls see no change)", pub.count(), polls)
+	}
+}
+
+func TestBridgeBacklogBounded(t *testing.T) {
+	rm := bridgeRM(t)
+	pub := &recorder{failAt: 1}
+	now := time.UnixMilli(1763719120000)
+	c, _ := testClient(t, nil, rm.URL())
+	var logs strings.Builder
+	b, err := NewBridge(BridgeConfig{Source: c, Publisher: pub, MaxPending: 5, Now: func() time.Time { return now },
+		Logger: zerolog.New(&logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Poll(context.Background()); err == nil {
+		t.Fatal("want publish error")
+	}
+	if b.Pending() != 5 || !strings.Contains(logs.String(), "dropping oldest events") {
+		t.Fatalf("pending=%d logs=%s", b.Pending(), logs.String())
 	}
 }

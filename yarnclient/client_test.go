@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 func TestNewValidatesConfig(t *testing.T) {
@@ -473,5 +475,19 @@ func TestFindActive(t *testing.T) {
 	}
 	if c2.ActiveRM() != dead {
 		t.Errorf("ActiveRM moved to %s without an active RM", c2.ActiveRM())
+	}
+}
+
+func TestFailoverIsLogged(t *testing.T) {
+	live := newFakeRM(t).onFixture("GET", "/ws/v1/cluster/metrics", "rm/metrics.json")
+	var logs strings.Builder
+	dead := deadURL(t)
+	c, _ := testClient(t, func(cfg *Config) { cfg.Logger = zerolog.New(&logs) }, dead, live.URL())
+	if _, err := c.Metrics(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "failing over") || !strings.Contains(out, dead) || !strings.Contains(out, "active resourcemanager changed") {
+		t.Errorf("logs = %s", out)
 	}
 }
