@@ -1,0 +1,354 @@
+//go:build cluster
+
+package clustertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+)
+
+// loadCluster loads cluster.json or skips the test when no cluster was started.
+func loadCluster(t *testing.T) *Cluster {
+	t.Helper()
+	c, err := LoadFromEnv()
+	if errors.Is(err, ErrNoCluster) {
+		t.Skip(err.Error())
+	}
+	if err != nil {
+		t.Fatalf("load cluster: %v", err)
+	}
+	return c
+}
+
+type rmNodes struct {
+	Nodes struct {
+		Node []struct {
+			ID           string `json:"id"`
+			State        string `json:"state"`
+			NodeHostName string `json:"nodeHostName"`
+			Rack         string `json:"rack"`
+		} `json:"node"`
+	} `json:"nodes"`
+}
+
+func TestRMListsTwoRunningNodes(t *testing.T) {
+	c := loadCluster(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+
+	var info struct {
+		ClusterInfo struct {
+			State string `json:"state"`
+		} `json:"clusterInfo"`
+	}
+	if err := c.RMGetJSON(ctx, "/ws/v1/cluster/info", &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.ClusterInfo.State != "STARTED" {
+		t.Fatalf("RM state = %q, want STARTED", info.ClusterInfo.State)
+	}
+
+	var nodes rmNodes
+	if err := c.RMGetJSON(ctx, "/ws/v1/cluster/nodes", &nodes); err != nil {
+		t.Fatal(err)
+	}
+	var running []string
+	for _, n := range nodes.Nodes.Node {
+		if n.State == "RUNNING" {
+			running = append(running, n.ID)
+		}
+	}
+	sort.Strings(running)
+	var want []string
+	for _, nm := range c.NodeManagers {
+		want = append(want, nm.ID)
+	}
+	sort.Strings(want)
+	if len(running) != 2 || !slices.Equal(running, want) {
+		t.Fatalf("RUNNING nodes = %v, want the 2 NodeManagers of cluster.json %v", running, want)
+	}
+}
+
+func TestWebHDFSBlockLocationsNameDistinctDatanodes(t *testing.T) {
+	c := loadCluster(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+
+	client, err := c.HDFSClient("rmsidecar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+
+	dir := fmt.Sprintf("/smoke/blocks-%d", time.Now().UnixNano())
+	if err := client.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("mkdir %s: %v", dir, err)
+	}
+	path := dir + "/data.bin"
+	const blockSize = 1 << 20
+	w, err := client.CreateFile(path, 3, blockSize, 0o644)
+	if err != nil {
+		t.Fatalf("create %s: %v", path, err)
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	buf := make([]byte, 64<<10)
+	for written := 0; written < 3*blockSize; written += len(buf) {
+		for i := range buf {
+			buf[i] = byte(rnd.Uint32())
+		}
+		if _, err := w.Write(buf); err != nil {
+			t.Fatalf("write %s: %v", path, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("close %s: %v", path, err)
+	}
+
+	locs, err := c.BlockLocations(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(locs) != 3 {
+		t.Fatalf("got %d blocks, want 3: %+v", len(locs), locs)
+	}
+	wantHosts := map[string]string{}
+	for _, d := range c.DataNodes {
+		wantHosts[d.Host] = d.Rack
+	}
+	if len(wantHosts) != 3 {
+		t.Fatalf("cluster.json lists %d distinct datanode hosts, want 3: %+v", len(wantHosts), c.DataNodes)
+	}
+	for i, l := range locs {
+		if l.Offset != int64(i)*blockSize || l.Length != blockSize {
+			t.Errorf("block %d: offset %d length %d, want %d %d", i, l.Offset, l.Length, int64(i)*blockSize, blockSize)
+		}
+		hosts := slices.Clone(l.Hosts)
+		sort.Strings(hosts)
+		if len(hosts) != 3 || len(slices.Compact(hosts)) != 3 {
+			t.Errorf("block %d: hosts %v, want 3 distinct", i, l.Hosts)
+		}
+		for _, h := range hosts {
+			if _, ok := wantHosts[h]; !ok {
+				t.Errorf("block %d: host %q is not a harness datanode", i, h)
+			}
+		}
+		for j, tp := range l.TopologyPaths {
+			if j < len(l.Hosts) {
+				wantPrefix := wantHosts[l.Hosts[j]] + "/"
+				if !strings.HasPrefix(tp, wantPrefix) {
+					t.Errorf("block %d: topology path %q, want prefix %q", i, tp, wantPrefix)
+				}
+			}
+		}
+	}
+	t.Logf("block 0 hosts %v topology %v", locs[0].Hosts, locs[0].TopologyPaths)
+	if err := client.RemoveAll(dir); err != nil {
+		t.Logf("cleanup %s: %v", dir, err)
+	}
+}
+
+func kafkaConfig() *sarama.Config {
+	cfg := sarama.NewConfig()
+	cfg.Version = sarama.V3_9_0_0
+	cfg.ClientID = "rmsidecar-smoke"
+	cfg.Producer.Return.Successes = true
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	cfg.Producer.Retry.Max = 10
+	cfg.Producer.Retry.Backoff = 250 * time.Millisecond
+	cfg.Metadata.Retry.Max = 20
+	cfg.Metadata.Retry.Backoff = 250 * time.Millisecond
+	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+	cfg.Consumer.Offsets.AutoCommit.Enable = false
+	return cfg
+}
+
+// collector is a sarama consumer group handler that forwards messages to a channel.
+type collector struct {
+	msgs chan *sarama.ConsumerMessage
+}
+
+func (h *collector) Setup(sarama.ConsumerGroupSession) error   { return nil }
+func (h *collector) Cleanup(sarama.ConsumerGroupSession) error { return nil }
+func (h *collector) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
+	for {
+		select {
+		case m, ok := <-claim.Messages():
+			if !ok {
+				return nil
+			}
+			sess.MarkMessage(m, "")
+			sess.Commit()
+			select {
+			case h.msgs <- m:
+			case <-sess.Context().Done():
+				return nil
+			}
+		case <-sess.Context().Done():
+			return nil
+		}
+	}
+}
+
+// kafkaRoundTrip produces n keyed messages to a fresh topic and reads them back through a
+// consumer group.
+func kafkaRoundTrip(ctx context.Context, t *testing.T, bootstrap string, n int) {
+	t.Helper()
+	topic := fmt.Sprintf("smoke-%d", time.Now().UnixNano())
+	cfg := kafkaConfig()
+
+	producer, err := sarama.NewSyncProducer([]string{bootstrap}, cfg)
+	if err != nil {
+		t.Fatalf("producer: %v", err)
+	}
+	defer producer.Close()
+	for i := range n {
+		msg := &sarama.ProducerMessage{
+			Topic: topic,
+			Key:   sarama.StringEncoder(fmt.Sprintf("app-%d", i%3)),
+			Value: sarama.StringEncoder(fmt.Sprintf(`{"v":1,"id":"e%d","type":"node.heartbeat","ts":%d}`, i, time.Now().UnixMilli())),
+		}
+		if _, _, err := producer.SendMessage(msg); err != nil {
+			t.Fatalf("send %d to %s: %v", i, topic, err)
+		}
+	}
+
+	group, err := sarama.NewConsumerGroup([]string{bootstrap}, topic+"-group", cfg)
+	if err != nil {
+		t.Fatalf("consumer group: %v", err)
+	}
+	defer group.Close()
+	h := &collector{msgs: make(chan *sarama.ConsumerMessage, n)}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		for cctx.Err() == nil {
+			if err := group.Consume(cctx, []string{topic}, h); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	seen := map[string]bool{}
+	for len(seen) < n {
+		select {
+		case m := <-h.msgs:
+			seen[string(m.Value)] = true
+		case err := <-done:
+			t.Fatalf("consume %s: %v (got %d of %d)", topic, err, len(seen), n)
+		case <-ctx.Done():
+			t.Fatalf("consume %s: %v (got %d of %d)", topic, ctx.Err(), len(seen), n)
+		}
+	}
+	cancel()
+	<-done
+}
+
+func TestKafkaProduceConsumeRoundTrip(t *testing.T) {
+	c := loadCluster(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	kafkaRoundTrip(ctx, t, c.KafkaBootstrap, 100)
+}
+
+func TestWordCountJobSucceeds(t *testing.T) {
+	c := loadCluster(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	defer cancel()
+
+	base := fmt.Sprintf("/user/rmsidecar/wordcount-%d", time.Now().UnixNano())
+	start := time.Now()
+	res, err := c.SubmitWordCount(ctx, "--generate-files", "2", "--generate-lines", "20000",
+		base+"/in", base+"/out")
+	if err != nil || res.State != "SUCCEEDED" {
+		t.Fatalf("wordcount: err=%v state=%q app=%s\n%s", err, res.State, res.AppID, tail(res.Output, 60))
+	}
+	t.Logf("wordcount %s SUCCEEDED in %s", res.AppID, time.Since(start).Round(time.Second))
+
+	var app struct {
+		App struct {
+			State       string `json:"state"`
+			FinalStatus string `json:"finalStatus"`
+			ElapsedTime int64  `json:"elapsedTime"`
+		} `json:"app"`
+	}
+	if err := c.RMGetJSON(ctx, "/ws/v1/cluster/apps/"+res.AppID, &app); err != nil {
+		t.Fatal(err)
+	}
+	if app.App.State != "FINISHED" || app.App.FinalStatus != "SUCCEEDED" {
+		t.Fatalf("RM says app %s state %s final %s", res.AppID, app.App.State, app.App.FinalStatus)
+	}
+
+	client, err := c.HDFSClient("rmsidecar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	out, err := client.ReadFile(base + "/out/part-r-00000")
+	if err != nil {
+		t.Fatalf("read wordcount output: %v", err)
+	}
+	if !strings.Contains(string(out), "yarn\t") || !strings.Contains(string(out), "sidecar\t") {
+		t.Fatalf("wordcount output lacks expected words:\n%.500s", out)
+	}
+}
+
+func TestNameNodeRestartKeepsAddress(t *testing.T) {
+	c := loadCluster(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	start := time.Now()
+	if err := c.RestartNameNode(ctx, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("namenode restarted in %s", time.Since(start).Round(100*time.Millisecond))
+	var st struct {
+		FileStatus struct {
+			Type string `json:"type"`
+		} `json:"FileStatus"`
+	}
+	if err := c.getJSON(ctx, c.WebHDFS+"/?op=GETFILESTATUS&user.name=rmsidecar", &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.FileStatus.Type != "DIRECTORY" {
+		t.Fatalf("root status after restart: %+v", st)
+	}
+	client, err := c.HDFSClient("rmsidecar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	if _, err := client.Stat("/"); err != nil {
+		t.Fatalf("native client after restart: %v", err)
+	}
+}
+
+func TestKafkaRestartKeepsAddress(t *testing.T) {
+	c := loadCluster(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	start := time.Now()
+	if err := c.RestartKafka(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kafka restarted in %s", time.Since(start).Round(100*time.Millisecond))
+	kafkaRoundTrip(ctx, t, c.KafkaBootstrap, 10)
+}
+
+func tail(s string, lines int) string {
+	parts := strings.Split(s, "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	return strings.Join(parts, "\n")
+}
