@@ -280,8 +280,13 @@ func (c *Client) backoff(n int) time.Duration {
 
 func (c *Client) buildURL(idx int, cl *call) *url.URL {
 	u := *c.bases[idx]
-	u.Path += cl.path
-	u.RawPath = ""
+	// cl.path holds escaped segments (ids go through url.PathEscape).
+	raw := c.bases[idx].EscapedPath() + cl.path
+	if p, err := url.PathUnescape(raw); err == nil {
+		u.Path, u.RawPath = p, raw
+	} else {
+		u.Path, u.RawPath = raw, ""
+	}
 	q := url.Values{}
 	for k, v := range cl.query {
 		q[k] = v

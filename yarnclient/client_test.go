@@ -491,3 +491,18 @@ func TestFailoverIsLogged(t *testing.T) {
 		t.Errorf("logs = %s", out)
 	}
 }
+
+func TestPathSegmentsEscapedOnce(t *testing.T) {
+	rm := newFakeRM(t)
+	c, _ := testClient(t, nil, rm.URL()+"/gateway/")
+	_, err := c.Node(context.Background(), "odd host/x:1")
+	if !IsNotFound(err) {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(err.Error(), "/gateway/ws/v1/cluster/nodes/odd%20host%2Fx:1?") {
+		t.Errorf("URL not escaped exactly once: %v", err)
+	}
+	if got := rm.requests()[0].Path; got != "/gateway/ws/v1/cluster/nodes/odd host/x:1" {
+		t.Errorf("server saw path %q", got)
+	}
+}
