@@ -230,7 +230,7 @@ func (c *Client) do(ctx context.Context, cl *call) (int, error) {
 			}
 			if cl.out != nil && len(bytes.TrimSpace(r.body)) > 0 {
 				if err := json.Unmarshal(r.body, cl.out); err != nil {
-					return r.status, fmt.Errorf("yarnclient: %s: %s %s: decode response: %w", cl.op, cl.method, c.redact(idx, cl), err)
+					return r.status, fmt.Errorf("yarnclient: %s: %s %s: decode response: %w", cl.op, cl.method, c.urlFor(idx, cl), err)
 				}
 			}
 			return r.status, nil
@@ -298,9 +298,9 @@ func (c *Client) buildURL(idx int, cl *call) *url.URL {
 	return &u
 }
 
-// redact renders the URL for errors and logs (there are no secrets in it;
-// the name only keeps the door open).
-func (c *Client) redact(idx int, cl *call) string { return c.buildURL(idx, cl).String() }
+// urlFor renders the request URL for errors and logs. It holds no secret:
+// user.name is not one, and SPNEGO tokens travel in headers.
+func (c *Client) urlFor(idx int, cl *call) string { return c.buildURL(idx, cl).String() }
 
 func (c *Client) once(ctx context.Context, idx int, cl *call, payload []byte) result {
 	u := c.buildURL(idx, cl)
