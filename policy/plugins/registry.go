@@ -3,6 +3,7 @@ package plugins
 
 import (
 	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/erul"
 	"github.com/rmsidecar/rmsidecar/policy/none"
 )
 
@@ -14,6 +15,9 @@ func NewRegistry() policy.Registry {
 		f    policy.Factory
 	}{
 		{none.Name, none.New},
+		{erul.NameERUL, erul.NewERUL},
+		{erul.NameMCP, erul.NewMCP},
+		{erul.NameExMCP, erul.NewExMCP},
 	} {
 		if err := r.Register(e.name, e.f); err != nil {
 			panic(err) // built-in names are constants: a clash is a programming error

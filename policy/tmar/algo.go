@@ -1,0 +1,227 @@
+package tmar
+
+import (
+	"math"
+	"sort"
+)
+
+// tieEpsilon treats finish times this close (seconds) as equal for the
+// TMaR* power tie-break.
+const tieEpsilon = 1e-9
+
+// Machine is the scheduler's model of one node.
+type Machine struct {
+	Name string
+	// CoreFree holds when each core becomes free (seconds, absolute).
+	CoreFree []float64
+	// PowerIdleW and PowerMaxW parameterise eq. 2.
+	PowerIdleW, PowerMaxW float64
+}
+
+// earliest returns the index and time of the core that frees first.
+func (m *Machine) earliest() (int, float64) {
+	best, at := -1, math.Inf(1)
+	for i, t := range m.CoreFree {
+		if t < at {
+			best, at = i, t
+		}
+	}
+	return best, at
+}
+
+// busyAt counts cores busy at time t.
+func (m *Machine) busyAt(t float64) int {
+	n := 0
+	for _, f := range m.CoreFree {
+		if f > t {
+			n++
+		}
+	}
+	return n
+}
+
+// pas is eq. 2: power after the assignment at utilisation u.
+func (m *Machine) pas(u float64) float64 {
+	return m.PowerIdleW + (m.PowerMaxW-m.PowerIdleW)*u
+}
+
+// addedEnergy is what running a task of exec seconds starting at start adds
+// to the cluster's consumption: the rise of eq. 2 from the node's current
+// utilisation to one more busy core, over the task's duration. This is the
+// CPC comparison of Algorithm 2 (lines 4–5) made concrete.
+func (m *Machine) addedEnergy(start, exec float64) float64 {
+	cores := float64(len(m.CoreFree))
+	if cores == 0 {
+		return math.Inf(1)
+	}
+	busy := float64(m.busyAt(start))
+	before := m.pas(busy / cores)
+	after := m.pas(math.Min(1, (busy+1)/cores))
+	return (after - before) * exec
+}
+
+// Placement is where one task goes and when it finishes.
+type Placement struct {
+	Machine int
+	Start   float64
+	Finish  float64
+}
+
+// MapSchedule is Algorithm 1 (and, with powerAware, Algorithm 2 / TMaR*):
+// repeatedly give the next unscheduled map to the core that minimises its
+// finish time (line 5) and update the core-available vector (line 6). exec
+// returns the job's map execution time on a machine (its Map_Matrix row);
+// ready is when the tasks may start. The machines' CoreFree vectors are
+// updated in place so successive calls continue the same schedule.
+func MapSchedule(ms []Machine, tasks int, ready float64, exec func(machine int) float64, powerAware bool) []Placement {
+	out := make([]Placement, 0, tasks)
+	for range tasks {
+		best := -1
+		var bestCore int
+		var bestStart, bestFinish, bestEnergy float64
+		for i := range ms {
+			core, free := ms[i].earliest()
+			if core < 0 {
+				continue
+			}
+			start := math.Max(free, ready)
+			finish := start + exec(i)
+			switch {
+			case best < 0 || finish < bestFinish-tieEpsilon:
+				best, bestCore, bestStart, bestFinish = i, core, start, finish
+				if powerAware {
+					bestEnergy = ms[i].addedEnergy(start, exec(i))
+				}
+			case powerAware && finish <= bestFinish+tieEpsilon:
+				// Algorithm 2: candidates equal on time; keep the one that
+				// adds less cluster power (eq. 2).
+				if e := ms[i].addedEnergy(start, exec(i)); e < bestEnergy {
+					best, bestCore, bestStart, bestFinish, bestEnergy = i, core, start, finish, e
+				}
+			}
+		}
+		if best < 0 {
+			break
+		}
+		ms[best].CoreFree[bestCore] = bestFinish
+		out = append(out, Placement{Machine: best, Start: bestStart, Finish: bestFinish})
+	}
+	return out
+}
+
+// Partition is one reduce partition: its total size and where its
+// sub-partitions (map outputs) lie, by machine index.
+type Partition struct {
+	ID    int
+	Bytes int64
+	// At maps machine index -> bytes of this partition stored there.
+	At map[int]int64
+}
+
+// Network gives the bandwidth (bytes/s) and latency (s) between machines:
+// the paper's C_B matrix and L vector.
+type Network interface {
+	Bandwidth(from, to int) float64
+	Latency(from, to int) float64
+}
+
+// Binding is the outcome of PRB for one partition.
+type Binding struct {
+	Partition int
+	Machine   int
+	Reducers  int
+	Start     float64
+	Finish    float64
+}
+
+// BindPartitions is Algorithm 3 with PRB (Algorithm 4): partitions sorted by
+// size, largest first (line 3); for each, N_R = ceil(size / rSplit), and on
+// every machine the reducers' finish time (eq. 3) = start (eq. 4: the later
+// of the machine's cores being free and all sub-partitions having arrived,
+// eq. 5) + execution of N_R reducers; the machine with the minimum wins and
+// its core-available vector is updated (Algorithm 3 line 7). reduceExec
+// gives one reducer's execution time for a given input on a machine
+// (Reduce_Matrix). now is the earliest start.
+func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, now float64,
+	reduceExec func(machine int, bytes int64) float64) []Binding {
+	sorted := append([]Partition(nil), parts...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Bytes != sorted[j].Bytes {
+			return sorted[i].Bytes > sorted[j].Bytes
+		}
+		return sorted[i].ID < sorted[j].ID
+	})
+	if rSplit <= 0 {
+		rSplit = 1
+	}
+	out := make([]Binding, 0, len(sorted))
+	for _, p := range sorted {
+		nr := int(math.Ceil(float64(p.Bytes) / float64(rSplit)))
+		nr = max(nr, 1)
+		per := p.Bytes / int64(nr)
+		best := Binding{Partition: p.ID, Machine: -1, Reducers: nr, Finish: math.Inf(1)}
+		var bestCores []float64
+		for i := range ms {
+			if len(ms[i].CoreFree) == 0 {
+				continue
+			}
+			arrive := now + transferTime(i, p, net) // eq. 5, the slowest sub-partition
+			cores := append([]float64(nil), ms[i].CoreFree...)
+			sort.Float64s(cores)
+			exec := reduceExec(i, per)
+			// Algorithm 4 lines 7–12: reducers beyond the free cores queue
+			// behind them; each reducer starts when a core frees and the
+			// data has arrived (eq. 4).
+			var start, finish float64
+			for r := range nr {
+				c := 0
+				for k := 1; k < len(cores); k++ {
+					if cores[k] < cores[c] {
+						c = k
+					}
+				}
+				s := math.Max(math.Max(cores[c], arrive), now)
+				if r == 0 {
+					start = s
+				}
+				cores[c] = s + exec
+				finish = math.Max(finish, cores[c])
+			}
+			if finish < best.Finish-tieEpsilon {
+				best = Binding{Partition: p.ID, Machine: i, Reducers: nr, Start: start, Finish: finish}
+				bestCores = cores
+			}
+		}
+		if best.Machine < 0 {
+			continue
+		}
+		ms[best.Machine].CoreFree = bestCores
+		out = append(out, best)
+	}
+	return out
+}
+
+// transferTime is eq. 5 over all sub-partitions: L_ab + size / BW_ab for
+// each remote piece; the partition is ready when the slowest has arrived.
+func transferTime(to int, p Partition, net Network) float64 {
+	var worst float64
+	// Deterministic order over the map.
+	froms := make([]int, 0, len(p.At))
+	for from := range p.At {
+		froms = append(froms, from)
+	}
+	sort.Ints(froms)
+	for _, from := range froms {
+		if from == to || p.At[from] == 0 {
+			continue
+		}
+		bw := net.Bandwidth(from, to)
+		if bw <= 0 {
+			return math.Inf(1)
+		}
+		if t := net.Latency(from, to) + float64(p.At[from])/bw; t > worst {
+			worst = t
+		}
+	}
+	return worst
+}

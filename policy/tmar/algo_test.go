@@ -1,0 +1,141 @@
+package tmar
+
+import (
+	"math"
+	"testing"
+)
+
+// table1 builds the four resources of the paper's Table 1 / Fig. 5: one core
+// each, a unit task taking 1, 2, 4 and 5 s, drawing 400, 300, 150 and 50 W.
+func table1() ([]Machine, func(int) float64) {
+	exec := []float64{1, 2, 4, 5}
+	watts := []float64{400, 300, 150, 50}
+	ms := make([]Machine, 4)
+	for i := range ms {
+		ms[i] = Machine{Name: []string{"R1", "R2", "R3", "R4"}[i], CoreFree: []float64{0}, PowerMaxW: watts[i]}
+	}
+	return ms, func(m int) float64 { return exec[m] }
+}
+
+func counts(ps []Placement, n int) []int {
+	c := make([]int, n)
+	for _, p := range ps {
+		c[p.Machine]++
+	}
+	return c
+}
+
+func makespan(ps []Placement) float64 {
+	var m float64
+	for _, p := range ps {
+		m = math.Max(m, p.Finish)
+	}
+	return m
+}
+
+func energy(ps []Placement, ms []Machine, exec func(int) float64) float64 {
+	var e float64
+	for _, p := range ps {
+		e += exec(p.Machine) * ms[p.Machine].PowerMaxW
+	}
+	return e
+}
+
+// TestTable1Algorithm1 reproduces the paper's Fig. 5 with Algorithm 1: the
+// eight equal tasks finish by time 5, the fast 400 W resource doing most.
+func TestTable1Algorithm1(t *testing.T) {
+	ms, exec := table1()
+	ps := MapSchedule(ms, 8, 0, exec, false)
+	if got := makespan(ps); got != 5 {
+		t.Fatalf("makespan = %v, want 5 (paper Fig. 5)", got)
+	}
+	if c := counts(ps, 4); c[0] != 5 || c[1] != 2 || c[2] != 1 || c[3] != 0 {
+		t.Fatalf("tasks per resource = %v, want [5 2 1 0]", c)
+	}
+}
+
+// TestTable1TMaRStar: Algorithm 2 breaks the tie for T8 between R1 (1 s at
+// 400 W) and R4 (5 s at 50 W) in favour of R4 — "5 × 50 vs 1 × 400" — at the
+// same makespan of 5, and the cluster uses less energy.
+func TestTable1TMaRStar(t *testing.T) {
+	msA, exec := table1()
+	plain := MapSchedule(msA, 8, 0, exec, false)
+	msB, _ := table1()
+	power := MapSchedule(msB, 8, 0, exec, true)
+	if got := makespan(power); got != 5 {
+		t.Fatalf("TMaR* makespan = %v, want 5 (unchanged)", got)
+	}
+	if last := power[7]; last.Machine != 3 || last.Finish != 5 {
+		t.Fatalf("T8 went to %s finishing at %v, want R4 at 5", msB[last.Machine].Name, last.Finish)
+	}
+	if c := counts(power, 4); c[3] != 1 || c[0] != 4 {
+		t.Fatalf("TMaR* tasks per resource = %v, want R1 4 and R4 1", c)
+	}
+	eA, eB := energy(plain, msA, exec), energy(power, msB, exec)
+	if eB >= eA || eA-eB != 400-250 {
+		t.Fatalf("energy TMaR %v J, TMaR* %v J: want TMaR* lower by 150 J", eA, eB)
+	}
+}
+
+// TestPAS checks eq. 2 and the added-energy comparison of Algorithm 2.
+func TestPAS(t *testing.T) {
+	m := Machine{CoreFree: []float64{0, 0, 10, 10}, PowerIdleW: 100, PowerMaxW: 300}
+	if got := m.pas(0.5); got != 200 {
+		t.Fatalf("PAS(0.5) = %v, want 100 + 200*0.5 = 200", got)
+	}
+	// Two of four cores busy at t=5; one more raises U from 0.5 to 0.75:
+	// +50 W for 10 s.
+	if got := m.addedEnergy(5, 10); got != 500 {
+		t.Fatalf("added energy = %v, want 500 J", got)
+	}
+}
+
+func TestMapScheduleContinuesFromBusyCores(t *testing.T) {
+	ms := []Machine{{CoreFree: []float64{8}}, {CoreFree: []float64{0}}}
+	// Machine 0 is 4x faster but busy until 8; machine 1 takes 10 s per task.
+	ps := MapSchedule(ms, 2, 0, func(m int) float64 { return []float64{2.5, 10}[m] }, false)
+	if ps[0].Machine != 1 || ps[0].Finish != 10 {
+		t.Fatalf("first task: %+v, want machine 1 finishing at 10 (8+2.5=10.5 is later)", ps[0])
+	}
+	if ps[1].Machine != 0 || ps[1].Finish != 10.5 {
+		t.Fatalf("second task: %+v, want machine 0 at 10.5", ps[1])
+	}
+}
+
+type uniformNet struct{ bw, lat float64 }
+
+func (n uniformNet) Bandwidth(int, int) float64 { return n.bw }
+func (n uniformNet) Latency(int, int) float64   { return n.lat }
+
+// TestPRBHandWorked is a hand-worked PRB layout: three machines of two cores
+// (m2 reduces at half speed), 100 MB/s links with 1 ms latency, R_split 128 MB.
+//
+//	P0 = 300 MB (200 MB on m0, 100 MB on m1) -> N_R = ceil(300/128) = 3 reducers of 100 MB (10 s each on m0, m1).
+//	  m0: data ready at 0.001+100/100 = 1.001 s; two reducers 1.001->11.001, the third 11.001->21.001.
+//	  m1: ready at 2.001 (200 MB from m0); finishes 22.001. m2: 20 s reducers, finishes 42.001. -> m0.
+//	P1 = 100 MB on m2 -> one reducer.
+//	  m0: cores free at 11.001 -> 21.001; m1: 1.001 -> 11.001; m2 (local, 20 s): 0 -> 20. -> m1.
+func TestPRBHandWorked(t *testing.T) {
+	const mb = 1_000_000
+	ms := []Machine{{CoreFree: []float64{0, 0}}, {CoreFree: []float64{0, 0}}, {CoreFree: []float64{0, 0}}}
+	parts := []Partition{
+		{ID: 1, Bytes: 100 * mb, At: map[int]int64{2: 100 * mb}},
+		{ID: 0, Bytes: 300 * mb, At: map[int]int64{0: 200 * mb, 1: 100 * mb}},
+	}
+	speed := []float64{1, 1, 2}
+	exec := func(m int, b int64) float64 { return float64(b) / (10 * mb) * speed[m] }
+	bs := BindPartitions(ms, parts, uniformNet{bw: 100 * mb, lat: 0.001}, 128*mb, 0, exec)
+	if len(bs) != 2 {
+		t.Fatalf("bindings = %+v", bs)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if b := bs[0]; b.Partition != 0 || b.Machine != 0 || b.Reducers != 3 || !near(b.Start, 1.001) || !near(b.Finish, 21.001) {
+		t.Fatalf("largest partition first, on m0 with 3 reducers finishing 21.001; got %+v", b)
+	}
+	if b := bs[1]; b.Partition != 1 || b.Machine != 1 || b.Reducers != 1 || !near(b.Finish, 11.001) {
+		t.Fatalf("P1 on m1 finishing 11.001; got %+v", b)
+	}
+	if !near(ms[0].CoreFree[0]+ms[0].CoreFree[1], 21.001+11.001) {
+		t.Fatalf("m0 cores not updated: %v", ms[0].CoreFree)
+	}
+}

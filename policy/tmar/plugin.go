@@ -1,0 +1,525 @@
+package tmar
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+// Registered names.
+const (
+	Name      = "tmar"
+	NamePower = "tmar-power"
+)
+
+// profileNS is the profiles namespace of the learned matrices.
+const profileNS = "tmar"
+
+// Config holds TMaR's parameters. The paper gives no value for R_split; the
+// default is one reducer per GiB of partition, Hadoop's usual reducer input.
+type Config struct {
+	RSplitBytes           int64   `yaml:"r_split_bytes"`
+	BandwidthBps          float64 `yaml:"bandwidth_bps"`            // C_B within a rack (paper: 1 Gbps = 125 MB/s)
+	CrossRackBandwidthBps float64 `yaml:"cross_rack_bandwidth_bps"` // C_B across racks
+	LatencyMS             float64 `yaml:"latency_ms"`               // L
+	DefaultMapS           float64 `yaml:"default_map_s"`            // Map_Matrix entry before anything is learned, at ReferenceMHz
+	DefaultReduceSPerGB   float64 `yaml:"default_reduce_s_per_gb"`  // Reduce_Matrix entry before anything is learned
+	ReferenceMHz          float64 `yaml:"reference_mhz"`            // scales defaults by a node's cpu_mhz
+	Alpha                 float64 `yaml:"alpha"`                    // weight of a new observation in the matrices
+	ContainerVCores       int     `yaml:"container_vcores"`         // cores one task uses
+	TopNodes              int     `yaml:"top_nodes"`                // nodes listed in a place hint
+	// Seeds from profiling runs: job type -> node -> seconds (map) or s/GB (reduce).
+	MapMatrix    map[string]map[string]float64 `yaml:"map_matrix"`
+	ReduceMatrix map[string]map[string]float64 `yaml:"reduce_matrix"`
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{
+		RSplitBytes: 1 << 30, BandwidthBps: 125e6, CrossRackBandwidthBps: 125e6, LatencyMS: 0.2,
+		DefaultMapS: 20, DefaultReduceSPerGB: 60, ReferenceMHz: 2400, Alpha: 0.3, ContainerVCores: 1, TopNodes: 5,
+	}
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.RSplitBytes <= 0:
+		return fmt.Errorf("r_split_bytes: must be > 0")
+	case c.BandwidthBps <= 0 || c.CrossRackBandwidthBps <= 0:
+		return fmt.Errorf("bandwidth_bps, cross_rack_bandwidth_bps: must be > 0")
+	case c.Alpha <= 0 || c.Alpha > 1:
+		return fmt.Errorf("alpha: must be within (0, 1]")
+	case c.ContainerVCores <= 0:
+		return fmt.Errorf("container_vcores: must be > 0")
+	case c.DefaultMapS <= 0 || c.DefaultReduceSPerGB <= 0:
+		return fmt.Errorf("default_map_s, default_reduce_s_per_gb: must be > 0")
+	}
+	return nil
+}
+
+// matrices are one job type's learned rows of Map_Matrix and Reduce_Matrix.
+type matrices struct {
+	Map       map[string]float64 `json:"map"`        // node -> seconds per map
+	ReduceSGB map[string]float64 `json:"reduce_sgb"` // node -> seconds per GB of reducer input
+}
+
+// Plugin is TMaR (or TMaR* when powerAware).
+type Plugin struct {
+	name       string
+	powerAware bool
+	cfg        Config
+	store      policy.ProfileStore
+	log        zerolog.Logger
+
+	learned map[string]*matrices // by job type
+	loaded  map[string]bool
+	dirty   map[string]bool
+
+	// Map stage state: the machine model of the current instant and the
+	// placements made for tasks not yet started.
+	modelAt  int64
+	machines []Machine
+	index    map[string]int // node id -> machine
+	reserved map[string]reservation
+	bound    map[string]bool // apps whose partitions are bound
+}
+
+type reservation struct {
+	node   string
+	finish float64
+}
+
+// New builds tmar.
+func New(h policy.Handle) (policy.Plugin, error) { return newPlugin(Name, false, h) }
+
+// NewPower builds tmar-power (TMaR*).
+func NewPower(h policy.Handle) (policy.Plugin, error) { return newPlugin(NamePower, true, h) }
+
+func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
+	cfg := DefaultConfig()
+	if h.Args != nil {
+		if err := h.Args.Decode(name, &cfg); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("policies.%s.%w", name, err)
+	}
+	p := &Plugin{name: name, powerAware: power, cfg: cfg, store: h.Profiles, log: h.Log,
+		learned: map[string]*matrices{}, loaded: map[string]bool{}, dirty: map[string]bool{},
+		reserved: map[string]reservation{}, bound: map[string]bool{}, modelAt: -1}
+	return p, nil
+}
+
+// Name implements policy.Plugin.
+func (p *Plugin) Name() string { return p.name }
+
+func jobType(a *cluster.App) string {
+	if a == nil || a.JobType == "" {
+		return "default"
+	}
+	return a.JobType
+}
+
+// rows returns the learned matrices of a job type, loading them from the
+// profiles store the first time.
+func (p *Plugin) rows(ctx context.Context, jt string) *matrices {
+	if m, ok := p.learned[jt]; ok {
+		return m
+	}
+	m := &matrices{Map: map[string]float64{}, ReduceSGB: map[string]float64{}}
+	if p.store != nil && !p.loaded[jt] {
+		p.loaded[jt] = true
+		if _, err := p.store.Get(ctx, profileNS, jt, m); err != nil {
+			p.log.Warn().Err(err).Str("job_type", jt).Msg("loading TMaR matrices; starting from seeds")
+		}
+		if m.Map == nil {
+			m.Map = map[string]float64{}
+		}
+		if m.ReduceSGB == nil {
+			m.ReduceSGB = map[string]float64{}
+		}
+	}
+	p.learned[jt] = m
+	return m
+}
+
+// Observe learns Map_Matrix and Reduce_Matrix entries from successful attempts
+// (the paper's preprocessing stage, continued online).
+func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) {
+	if ev.Type != events.TaskFinished || ev.State != events.StateSucceeded {
+		return
+	}
+	at := v.Attempt(ev.Attempt)
+	if at == nil || at.Node == "" || at.StartTS == 0 || at.FinishTS <= at.StartTS {
+		return
+	}
+	t := at.Task
+	jt := jobType(t.App)
+	m := p.rows(ctx, jt)
+	dur := float64(at.FinishTS-at.StartTS) / 1000
+	switch t.Kind {
+	case events.Map:
+		m.Map[at.Node] = p.ewma(m.Map[at.Node], dur)
+	case events.Reduce:
+		bytes := partitionBytes(t.App, t.Partition)
+		if bytes <= 0 {
+			return
+		}
+		if at.PhaseMS != nil && at.PhaseMS.Shuffle > 0 {
+			dur -= float64(at.PhaseMS.Shuffle) / 1000 // execution, not transfer (eq. 3 adds transfer separately)
+		}
+		reducers := max(1, countReducers(t.App, t.Partition))
+		gb := float64(bytes) / float64(reducers) / 1e9
+		if gb <= 0 || dur <= 0 {
+			return
+		}
+		m.ReduceSGB[at.Node] = p.ewma(m.ReduceSGB[at.Node], dur/gb)
+	}
+	p.dirty[jt] = true
+}
+
+func (p *Plugin) ewma(old, x float64) float64 {
+	if old == 0 {
+		return x
+	}
+	return (1-p.cfg.Alpha)*old + p.cfg.Alpha*x
+}
+
+// partitionBytes sums a partition over the outputs of the app's successful maps.
+func partitionBytes(a *cluster.App, part int) int64 {
+	if part < 0 {
+		return 0
+	}
+	var sum int64
+	for _, t := range a.Tasks {
+		if t.Kind != events.Map || t.State != cluster.TaskSucceeded {
+			continue
+		}
+		if at := succeeded(t); at != nil {
+			for _, o := range at.Output {
+				if o.ID == part {
+					sum += o.Bytes
+				}
+			}
+		}
+	}
+	return sum
+}
+
+func countReducers(a *cluster.App, part int) int {
+	n := 0
+	for _, t := range a.Tasks {
+		if t.Kind == events.Reduce && t.Partition == part {
+			n++
+		}
+	}
+	return n
+}
+
+func succeeded(t *cluster.Task) *cluster.Attempt {
+	for _, a := range t.Attempts {
+		if a.State == events.StateSucceeded {
+			return a
+		}
+	}
+	return nil
+}
+
+// nodeSpeedScale scales a default by the node's clock against the reference.
+func (p *Plugin) nodeSpeedScale(n *cluster.Node) float64 {
+	if n == nil || n.CPUMHz <= 0 || p.cfg.ReferenceMHz <= 0 {
+		return 1
+	}
+	return p.cfg.ReferenceMHz / float64(n.CPUMHz)
+}
+
+// mapExec is the job type's Map_Matrix entry for a node: learned, else
+// seeded, else the default scaled by clock speed.
+func (p *Plugin) mapExec(ctx context.Context, jt string, n *cluster.Node) float64 {
+	if s := p.rows(ctx, jt).Map[n.ID]; s > 0 {
+		return s
+	}
+	if s := p.cfg.MapMatrix[jt][n.ID]; s > 0 {
+		return s
+	}
+	return p.cfg.DefaultMapS * p.nodeSpeedScale(n)
+}
+
+// reduceSPerGB is the Reduce_Matrix entry for a node.
+func (p *Plugin) reduceSPerGB(ctx context.Context, jt string, n *cluster.Node) float64 {
+	if s := p.rows(ctx, jt).ReduceSGB[n.ID]; s > 0 {
+		return s
+	}
+	if s := p.cfg.ReduceMatrix[jt][n.ID]; s > 0 {
+		return s
+	}
+	return p.cfg.DefaultReduceSPerGB * p.nodeSpeedScale(n)
+}
+
+// model returns the machine model at the view's instant: each running
+// node's cores, busy until its running attempts are expected to end or until
+// the maps this policy placed and that have not started yet are done.
+func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
+	if p.modelAt == v.Now() && p.machines != nil {
+		return p.machines
+	}
+	now := float64(v.Now()) / 1000
+	p.modelAt = v.Now()
+	p.machines = p.machines[:0]
+	p.index = make(map[string]int, len(v.Nodes()))
+	for _, n := range v.Nodes() {
+		if n.State != cluster.NodeRunning {
+			continue
+		}
+		cores := n.VCores / p.cfg.ContainerVCores
+		if cores <= 0 {
+			continue
+		}
+		m := Machine{Name: n.ID, CoreFree: make([]float64, cores), PowerIdleW: n.PowerIdleW, PowerMaxW: n.PowerMaxW}
+		for i := range m.CoreFree {
+			m.CoreFree[i] = now
+		}
+		busy := 0
+		for _, at := range n.Running {
+			if busy >= cores {
+				break
+			}
+			est := p.mapExec(ctx, jobType(at.Task.App), n)
+			if at.Task.Kind == events.Reduce {
+				est = p.reduceSPerGB(ctx, jobType(at.Task.App), n)
+			}
+			m.CoreFree[busy] = math.Max(now, float64(at.StartTS)/1000+est)
+			busy++
+		}
+		p.index[n.ID] = len(p.machines)
+		p.machines = append(p.machines, m)
+	}
+	// Placements of ours still pending keep their cores.
+	for id, r := range p.reserved {
+		if r.finish <= now {
+			delete(p.reserved, id)
+			continue
+		}
+		i, ok := p.index[r.node]
+		if !ok {
+			continue
+		}
+		m := &p.machines[i]
+		c, free := m.earliest()
+		m.CoreFree[c] = math.Max(free, r.finish)
+	}
+	return p.machines
+}
+
+// Place is Algorithm 1 (Algorithm 2 for tmar-power) for one pending map:
+// the next task of the job goes to the core that finishes it first, and the
+// core-available vector is updated (line 6), so successive calls continue
+// the same schedule.
+func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]policy.NodeScore, *policy.Status) {
+	if t.Kind != events.Map {
+		return nil, policy.NewStatus(policy.Skip, "TMaR binds reducers to partitions instead")
+	}
+	ms := p.model(ctx, v)
+	if len(ms) == 0 {
+		return nil, policy.NewStatus(policy.Skip, "no running nodes")
+	}
+	now := float64(v.Now()) / 1000
+	jt := jobType(t.App)
+	nodes := v.Nodes()
+	byName := make(map[string]*cluster.Node, len(ms))
+	for _, n := range nodes {
+		byName[n.ID] = n
+	}
+	exec := func(i int) float64 { return p.mapExec(ctx, jt, byName[ms[i].Name]) }
+
+	// Rank every machine by the finish time this task would have there,
+	// before committing the Algorithm 1 choice.
+	type cand struct {
+		i      int
+		finish float64
+	}
+	cands := make([]cand, 0, len(ms))
+	for i := range ms {
+		_, free := ms[i].earliest()
+		cands = append(cands, cand{i, math.Max(free, now) + exec(i)})
+	}
+	chosen := MapSchedule(ms, 1, now, exec, p.powerAware)
+	if len(chosen) == 0 {
+		return nil, policy.NewStatus(policy.Skip, "no free core")
+	}
+	best := chosen[0]
+	p.reserved[t.ID] = reservation{node: ms[best.Machine].Name, finish: best.Finish}
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
+	hosts := splitHosts(t)
+	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: locality(byName[ms[best.Machine].Name], hosts, v)}}
+	for _, c := range cands {
+		if len(scores) >= p.cfg.TopNodes {
+			break
+		}
+		if c.i == best.Machine {
+			continue
+		}
+		// Score decays with the extra finish time over the best choice.
+		s := 1 / (1 + c.finish - best.Finish)
+		scores = append(scores, policy.NodeScore{Node: ms[c.i].Name, Score: s, Locality: locality(byName[ms[c.i].Name], hosts, v)})
+	}
+	return scores, nil
+}
+
+func splitHosts(t *cluster.Task) map[string]bool {
+	hosts := map[string]bool{}
+	for _, s := range t.Splits {
+		for _, h := range s.Hosts {
+			hosts[h] = true
+		}
+	}
+	return hosts
+}
+
+// hostOf strips the NodeManager port from a node id ("host:8041").
+func hostOf(node string) string {
+	if i := strings.LastIndexByte(node, ':'); i > 0 {
+		return node[:i]
+	}
+	return node
+}
+
+func locality(n *cluster.Node, hosts map[string]bool, v cluster.View) events.Locality {
+	if n == nil || len(hosts) == 0 {
+		return ""
+	}
+	if hosts[hostOf(n.ID)] || hosts[n.ID] {
+		return events.NodeLocal
+	}
+	for _, other := range v.RackNodes(n.Rack) {
+		if hosts[hostOf(other.ID)] || hosts[other.ID] {
+			return events.RackLocal
+		}
+	}
+	return events.OffRack
+}
+
+// rackNet is the C_B matrix and L vector of the configuration: one bandwidth
+// within a rack, another across racks, one latency.
+type rackNet struct {
+	racks           []string
+	in, cross, latS float64
+}
+
+func (n rackNet) Bandwidth(a, b int) float64 {
+	// -1 is a node that has left: treat its data as remote.
+	if a >= 0 && b >= 0 && n.racks[a] == n.racks[b] {
+		return n.in
+	}
+	return n.cross
+}
+
+func (n rackNet) Latency(int, int) float64 { return n.latS }
+
+// Bind is Algorithms 3 and 4 (PRB): once every map of an app has finished
+// and reported its output, bind each partition, largest first, to the node
+// where its reducers finish first, with ceil(size / R_split) reducers.
+func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
+	var out []policy.Hint
+	for _, a := range v.Apps() {
+		if p.bound[a.ID] || a.Finished() || a.Maps == 0 || a.Reduces == 0 {
+			continue
+		}
+		if a.Count[events.Map].Succeeded < a.Maps {
+			continue
+		}
+		ms := p.model(ctx, v) // also indexes nodes for partitions
+		parts, ok := p.partitions(a)
+		if !ok {
+			continue
+		}
+		p.bound[a.ID] = true
+		racks := make([]string, len(ms))
+		nodes := make([]*cluster.Node, len(ms))
+		for i := range ms {
+			nodes[i] = v.Node(ms[i].Name)
+			racks[i] = nodes[i].Rack
+		}
+		net := rackNet{racks: racks, in: p.cfg.BandwidthBps, cross: p.cfg.CrossRackBandwidthBps, latS: p.cfg.LatencyMS / 1000}
+		jt := jobType(a)
+		exec := func(i int, bytes int64) float64 { return p.reduceSPerGB(ctx, jt, nodes[i]) * float64(bytes) / 1e9 }
+		for _, b := range BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec) {
+			out = append(out, policy.Hint{Kind: policy.KindReduceBinding, App: a.ID, Partition: b.Partition,
+				Node: ms[b.Machine].Name, Reducers: b.Reducers,
+				Reason: fmt.Sprintf("PRB: reducers finish at +%.1fs there (eq. 3-5)", b.Finish-float64(v.Now())/1000)})
+		}
+	}
+	return out, nil
+}
+
+// partitions gathers the app's partition sizes and where their pieces lie.
+func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
+	byID := map[int]*Partition{}
+	for _, t := range a.Tasks {
+		if t.Kind != events.Map {
+			continue
+		}
+		at := succeeded(t)
+		if at == nil || at.Output == nil {
+			return nil, false // an output is still missing
+		}
+		i, ok := p.index[at.Node]
+		if !ok {
+			i = -1 // output on a node no longer running: counts as remote everywhere
+		}
+		for _, o := range at.Output {
+			part := byID[o.ID]
+			if part == nil {
+				part = &Partition{ID: o.ID, At: map[int]int64{}}
+				byID[o.ID] = part
+			}
+			part.Bytes += o.Bytes
+			part.At[i] += o.Bytes
+		}
+	}
+	ids := make([]int, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	out := make([]Partition, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, *byID[id])
+	}
+	return out, len(out) > 0
+}
+
+// Flush saves the learned matrices.
+func (p *Plugin) Flush(ctx context.Context) error {
+	if p.store == nil {
+		return nil
+	}
+	types := make([]string, 0, len(p.dirty))
+	for jt := range p.dirty {
+		types = append(types, jt)
+	}
+	sort.Strings(types)
+	for _, jt := range types {
+		if err := p.store.Put(ctx, profileNS, jt, p.learned[jt]); err != nil {
+			return fmt.Errorf("save TMaR matrices of %s: %w", jt, err)
+		}
+		delete(p.dirty, jt)
+	}
+	return nil
+}
+
+var (
+	_ policy.Observer = (*Plugin)(nil)
+	_ policy.Placer   = (*Plugin)(nil)
+	_ policy.Binder   = (*Plugin)(nil)
+	_ policy.Flusher  = (*Plugin)(nil)
+)

@@ -1,0 +1,168 @@
+package tmar
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/engine"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/profiles"
+)
+
+type evs struct {
+	list []events.Event
+	n    int
+}
+
+func (e *evs) add(ev events.Event) {
+	e.n++
+	ev.ID = fmt.Sprintf("e%d", e.n)
+	e.list = append(e.list, ev)
+}
+
+// cluster3 has three 2-core nodes; n1 is twice as fast as the others (by clock).
+func cluster3(e *evs) {
+	for i, mhz := range []int{4800, 2400, 2400} {
+		e.add(events.Event{Type: events.NodeRegistered, TS: 1000, Node: fmt.Sprintf("n%d:8041", i+1), Rack: "/r1",
+			VCores: 2, MemoryMB: 4096, CPUMHz: mhz, PowerIdleW: 100, PowerMaxW: 300})
+	}
+	e.add(events.Event{Type: events.AppSubmitted, TS: 2000, App: "a1", Name: "wc", Queue: "q", User: "u", JobType: "wordcount", Maps: 3, Reduces: 1})
+}
+
+func mapTask(i int) string { return fmt.Sprintf("task_1_0001_m_%06d", i) }
+
+func build(t *testing.T, name string, store policy.ProfileStore) (*engine.Engine, *Plugin) {
+	t.Helper()
+	var p policy.Plugin
+	var err error
+	h := policy.Handle{Profiles: store}
+	if name == NamePower {
+		p, err = NewPower(h)
+	} else {
+		p, err = New(h)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.New(policy.NewStack(p), engine.Options{}), p.(*Plugin)
+}
+
+func applyAll(e *engine.Engine, list []events.Event) []policy.Hint {
+	var out []policy.Hint
+	for i := range list {
+		out = append(out, e.Apply(context.Background(), &list[i])...)
+	}
+	return out
+}
+
+// Maps go where they finish first. Defaults: 20 s per map at 2400 MHz, so
+// 10 s on the 4800 MHz node n1. Maps 1-2 take n1's cores (done at 10 s);
+// maps 3-4 tie there (10+10 = 20 s) with n2 (20 s) and stay on n1, the
+// first in order; map 5 would wait until 30 s on n1 and goes to n2 (20 s).
+func TestPlaceFollowsAlgorithm1(t *testing.T) {
+	var e evs
+	cluster3(&e)
+	for i := range 5 {
+		e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(i), Kind: events.Map})
+	}
+	eng, _ := build(t, Name, nil)
+	hints := applyAll(eng, e.list)
+	var first []string
+	for _, h := range hints {
+		if h.Kind == policy.KindPlace {
+			first = append(first, h.Nodes[0].Node)
+		}
+	}
+	want := []string{"n1:8041", "n1:8041", "n1:8041", "n1:8041", "n2:8041"}
+	if fmt.Sprint(first) != fmt.Sprint(want) {
+		t.Fatalf("placements = %v, want %v", first, want)
+	}
+}
+
+func TestLearnsMapMatrixAndPersists(t *testing.T) {
+	var e evs
+	cluster3(&e)
+	e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(0), Kind: events.Map})
+	e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: mapTask(0), Attempt: "m0_0", Container: "c0", Node: "n3:8041"})
+	e.add(events.Event{Type: events.TaskFinished, TS: 7000, App: "a1", Task: mapTask(0), Attempt: "m0_0", State: events.StateSucceeded})
+	store := profiles.NewMemory()
+	eng, p := build(t, Name, store)
+	applyAll(eng, e.list)
+	if got := p.rows(context.Background(), "wordcount").Map["n3:8041"]; got != 4 {
+		t.Fatalf("Map_Matrix[wordcount][n3] = %v, want 4 s", got)
+	}
+	if err := eng.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A new instance (a restart) reads the learned row from the store.
+	_, p2 := build(t, Name, store)
+	n3 := &cluster.Node{ID: "n3:8041", CPUMHz: 2400}
+	if got := p2.mapExec(context.Background(), "wordcount", n3); got != 4 {
+		t.Fatalf("after restart mapExec = %v, want the learned 4 s", got)
+	}
+}
+
+func TestBindAfterAllMapOutputs(t *testing.T) {
+	var e evs
+	cluster3(&e)
+	nodes := []string{"n1:8041", "n2:8041", "n3:8041"}
+	for i := range 3 {
+		task, att := mapTask(i), fmt.Sprintf("m%d_0", i)
+		e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: task, Kind: events.Map})
+		e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: task, Attempt: att, Container: "c" + att, Node: nodes[i]})
+		e.add(events.Event{Type: events.TaskFinished, TS: 9000, App: "a1", Task: task, Attempt: att, State: events.StateSucceeded})
+		// Partition 0 is big and mostly on n2; partition 1 small.
+		big := int64(100e6)
+		if i == 1 {
+			big = 2e9
+		}
+		e.add(events.Event{Type: events.MapOutput, TS: 9000, App: "a1", Task: task, Attempt: att, Node: nodes[i],
+			Partitions: []events.PartitionSize{{ID: 0, Bytes: big}, {ID: 1, Bytes: 10e6}}})
+	}
+	e.add(events.Event{Type: events.NodeHeartbeat, TS: 12000, Node: "n1:8041"})
+	eng, _ := build(t, Name, nil)
+	hints := applyAll(eng, e.list)
+	var binds []policy.Hint
+	for _, h := range hints {
+		if h.Kind == policy.KindReduceBinding {
+			binds = append(binds, h)
+		}
+	}
+	if len(binds) != 2 {
+		t.Fatalf("reduce-binding hints = %+v", binds)
+	}
+	// 2.2 GB with R_split 1 GiB -> 3 reducers of 0.73 GB. On n2, where 2 GB
+	// lie, data is ready at +0.8 s but each reducer takes 44 s (60 s/GB):
+	// done at +88.8 s. On n1 (twice the clock) the 2 GB arrive at +16 s and
+	// reducers take 22 s: done at +60 s, so PRB picks n1 (eq. 3-5).
+	if b := binds[0]; b.Partition != 0 || b.Reducers != 3 || b.Node != "n1:8041" || b.Reason != "PRB: reducers finish at +60.0s there (eq. 3-5)" {
+		t.Fatalf("partition 0 binding = %+v", b)
+	}
+	if b := binds[1]; b.Partition != 1 || b.Reducers != 1 {
+		t.Fatalf("partition 1 binding = %+v", b)
+	}
+	// Bound once: a later tick adds nothing.
+	more := eng.Tick(context.Background(), 20000)
+	for _, h := range more {
+		if h.Kind == policy.KindReduceBinding {
+			t.Fatalf("rebound: %+v", h)
+		}
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	_, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+		into.(*Config).Alpha = 2
+		return nil
+	})})
+	if err == nil || err.Error() != "policies.tmar.alpha: must be within (0, 1]" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type argsFunc func(string, any) error
+
+func (f argsFunc) Decode(name string, into any) error { return f(name, into) }
