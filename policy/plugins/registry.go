@@ -3,6 +3,7 @@ package plugins
 
 import (
 	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/baseline"
 	"github.com/rmsidecar/rmsidecar/policy/erul"
 	"github.com/rmsidecar/rmsidecar/policy/none"
 )
@@ -18,6 +19,9 @@ func NewRegistry() policy.Registry {
 		{erul.NameERUL, erul.NewERUL},
 		{erul.NameMCP, erul.NewMCP},
 		{erul.NameExMCP, erul.NewExMCP},
+		{baseline.NaiveName, baseline.NewNaive},
+		{baseline.LATEName, baseline.NewLATE},
+		{baseline.YARNName, baseline.NewYARN},
 	} {
 		if err := r.Register(e.name, e.f); err != nil {
 			panic(err) // built-in names are constants: a clash is a programming error

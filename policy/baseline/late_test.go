@@ -1,0 +1,87 @@
+package baseline_test
+
+import (
+	"testing"
+
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy/baseline"
+	"github.com/rmsidecar/rmsidecar/policy/baseline/clustertest"
+)
+
+// lateReducers builds the SAMR §II-C situation for LATE: R1 has just finished
+// its copy stage after Tr = 100 s (LATE's TTE 2·Tr = 200 s; with the real
+// weights R1 = 0.6, R2 = R3 = 0.2 it needs 0.67·Tr = 67 s), R2 entered its
+// reduce stage after 300 s (LATE: 150 s; really 75 s). Six fast reducers set
+// the 25th-percentile rate above both. LATE's static weights make it pick
+// R1, though R2 has longer to go: policy/samr picks R2 on the same state.
+func lateReducers(b *clustertest.Builder) {
+	b.Node("n1", "r1", 8, 16384, 8, 0)
+	b.Node("n2", "r1", 8, 16384, 7, 0) // one free slot
+	for _, n := range []string{"n3", "n4", "n5"} {
+		b.Node(n, "r1", 8, 16384, 8, 0)
+	}
+	b.App("j", "sort", 0, 8)
+	startAt(b, "j", "r1", events.Reduce, "n1", now-100_000, 1.0/3, "sort", 0)
+	startAt(b, "j", "r2", events.Reduce, "n1", now-300_000, 2.0/3, "reduce", 0)
+	for _, id := range []string{"f1", "f2", "f3", "f4", "f5", "f6"} {
+		startAt(b, "j", id, events.Reduce, "n1", now-10_000, 5.0/6, "reduce", 0.5)
+	}
+}
+
+// doneOn records a finished task of another app on node (LATE's node score).
+func doneOn(b *clustertest.Builder, node, task string) {
+	b.App("old", "sort", 4, 0)
+	b.Start("old", task, events.Map, task+"_0", node, false)
+	b.Finish(task+"_0", events.StateSucceeded, nil)
+}
+
+func TestLATE(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  args
+		setup func(b *clustertest.Builder)
+		want  []want
+	}{
+		{"SAMR II-C: LATE picks R1 by its static-weight TTE of 2 Tr", nil, lateReducers,
+			[]want{{"r1", "n2", 200_000}}},
+		{"no copy on a node below the SlowNodeThreshold", nil, func(b *clustertest.Builder) {
+			lateReducers(b)
+			for i, n := range []string{"n3", "n4", "n5"} {
+				doneOn(b, n, "old"+string(rune('a'+i)))
+			}
+		}, nil},
+		{"a fast node gets the copy instead", nil, func(b *clustertest.Builder) {
+			lateReducers(b)
+			for i, n := range []string{"n3", "n4", "n5"} {
+				doneOn(b, n, "old"+string(rune('a'+i)))
+			}
+			b.Heartbeat("n4", 7, 0)
+		}, []want{{"r1", "n4", 200_000}}},
+		{"SpeculativeCap reached", args{"late": {"speculative_cap": 0.025}}, func(b *clustertest.Builder) {
+			lateReducers(b)
+			b.Start("j", "f1", events.Reduce, "f1_1", "n3", true)
+		}, nil},
+		{"two free slots, two copies, longest TTE first", nil, func(b *clustertest.Builder) {
+			lateReducers(b)
+			b.Heartbeat("n3", 7, 0)
+		}, []want{{"r1", "n2", 200_000}, {"r2", "n3", 150_000}}},
+		{"a task with a running copy is not speculated again", nil, func(b *clustertest.Builder) {
+			lateReducers(b)
+			b.Start("j", "r1", events.Reduce, "r1_1", "n3", true)
+		}, []want{{"r2", "n2", 150_000}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := clustertest.New(now)
+			tt.setup(b)
+			p := build(t, baseline.NewLATE, tt.args)
+			check(t, tt.name, speculate(t, p, b), tt.want)
+		})
+	}
+}
+
+func TestLATEBadConfig(t *testing.T) {
+	if _, err := baseline.NewLATE(policyHandle(args{"late": {"slow_task_threshold": 1.5}})); err == nil {
+		t.Fatal("a percentile above 1 must be rejected")
+	}
+}

@@ -1,0 +1,124 @@
+package baseline
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+// NaiveName is the registered name of Hadoop's rule.
+const NaiveName = "naive"
+
+// NaiveConfig are the settings of the naive policy (Hadoop 0.20 defaults).
+type NaiveConfig struct {
+	// Gap is how far below the average progress score a straggler is (eq. 3: 20 %).
+	Gap float64 `json:"gap" yaml:"gap"`
+	// MinRuntimeMS is how long a task must have run before it may be
+	// speculated (Hadoop's SPECULATIVE_LAG, one minute).
+	MinRuntimeMS int64 `json:"min_runtime_ms" yaml:"min_runtime_ms"`
+	// ReproposeMS is how long a proposal stands before the task may be
+	// proposed again if no copy showed up.
+	ReproposeMS int64 `json:"repropose_ms" yaml:"repropose_ms"`
+}
+
+// DefaultNaiveConfig returns Hadoop's parameters.
+func DefaultNaiveConfig() NaiveConfig {
+	return NaiveConfig{Gap: 0.2, MinRuntimeMS: 60_000, ReproposeMS: 15_000}
+}
+
+// Naive is Hadoop 0.20's speculation rule (SAMR eq. 1–3): a task whose
+// progress score is below the average of its job's running tasks of the same
+// kind minus 20 % gets one backup, at most once in its life.
+type Naive struct {
+	cfg       NaiveConfig
+	durations *Durations
+	proposals *Proposals
+}
+
+// NewNaive is the factory of the naive policy.
+func NewNaive(h policy.Handle) (policy.Plugin, error) {
+	cfg := DefaultNaiveConfig()
+	if err := DecodeArgs(h, NaiveName, &cfg); err != nil {
+		return nil, err
+	}
+	return &Naive{cfg: cfg, durations: NewDurations(), proposals: NewProposals()}, nil
+}
+
+// Name implements policy.Plugin.
+func (*Naive) Name() string { return NaiveName }
+
+// Observe implements policy.Observer: it keeps finished-task durations for
+// the backup estimate.
+func (p *Naive) Observe(_ context.Context, ev *events.Event, v cluster.View) {
+	p.durations.Observe(ev, v)
+}
+
+type naiveCandidate struct {
+	at          *cluster.Attempt
+	ps, avg, pr float64
+	avgPR       float64
+}
+
+// Speculate implements policy.Speculator.
+func (p *Naive) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
+	now := v.Now()
+	p.proposals.Outstanding(v, now, p.cfg.ReproposeMS) // prune
+	var cands []naiveCandidate
+	for _, g := range GroupByJob(Running(v)) {
+		// Hadoop hands a job's free slot to its pending tasks before any
+		// speculative one.
+		if g.App.Count[g.Kind].Pending > 0 {
+			continue
+		}
+		ps := make([]float64, len(g.Attempts))
+		sum, sumPR := 0.0, 0.0
+		for i, at := range g.Attempts {
+			ps[i] = ProgressScore(at, g.Kind, HadoopWeights) // eq. 1
+			sum += ps[i]
+			sumPR += ProgressRate(ps[i], Elapsed(at, now))
+		}
+		avg := sum / float64(len(ps)) // eq. 2
+		avgPR := sumPR / float64(len(ps))
+		for i, at := range g.Attempts {
+			t := at.Task
+			if at.Speculative || HasRunningCopy(t) || EverSpeculated(t) ||
+				p.proposals.Recent(Key(t), now, p.cfg.ReproposeMS) ||
+				Elapsed(at, now) < p.cfg.MinRuntimeMS {
+				continue
+			}
+			if ps[i] < avg-p.cfg.Gap { // eq. 3
+				cands = append(cands, naiveCandidate{at: at, ps: ps[i], avg: avg,
+					pr: ProgressRate(ps[i], Elapsed(at, now)), avgPR: avgPR})
+			}
+		}
+	}
+	// The furthest behind first; ids break ties.
+	slices.SortStableFunc(cands, func(a, b naiveCandidate) int {
+		if c := cmp.Compare(a.ps, b.ps); c != 0 {
+			return c
+		}
+		return cmp.Compare(Key(a.at.Task), Key(b.at.Task))
+	})
+	capacity := NewCapacity(v)
+	var out []policy.Hint
+	for _, c := range cands {
+		node := capacity.Pick(NeedOf(c.at), nil, c.at.Node)
+		if node == nil {
+			continue
+		}
+		t := c.at.Task
+		p.proposals.Add(Key(t), now)
+		out = append(out, policy.Hint{
+			Kind: policy.KindSpeculate, App: t.App.ID, Task: t.ID, Attempt: c.at.ID, Node: node.ID,
+			EstRemainingMS: int64(TimeToEnd(c.ps, c.pr)),
+			EstBackupMS:    EstBackupMS(p.durations.Of(t.App.ID, t.Kind), c.avgPR),
+			Reason:         fmt.Sprintf("naive: PS %.3f < PS_avg %.3f - %.2f (eq. 3)", c.ps, c.avg, p.cfg.Gap),
+		})
+	}
+	return out, nil
+}

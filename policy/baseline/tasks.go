@@ -1,0 +1,223 @@
+package baseline
+
+import (
+	"math"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+)
+
+// Running returns the running attempts of running apps, in node order and
+// then order of arrival on the node, so callers iterate deterministically.
+func Running(v cluster.View) []*cluster.Attempt {
+	var out []*cluster.Attempt
+	for _, n := range v.Nodes() {
+		for _, at := range n.Running {
+			if at.Task == nil || at.Task.App == nil || at.Task.App.Finished() {
+				continue
+			}
+			out = append(out, at)
+		}
+	}
+	return out
+}
+
+// HasRunningCopy reports whether a task already runs more than one attempt
+// or a speculative one: such a task is never speculated again.
+func HasRunningCopy(t *cluster.Task) bool {
+	n := 0
+	for _, a := range t.Attempts {
+		if a.Running() {
+			n++
+			if a.Speculative {
+				return true
+			}
+		}
+	}
+	return n > 1
+}
+
+// EverSpeculated reports whether a task has had a speculative attempt.
+func EverSpeculated(t *cluster.Task) bool {
+	for _, a := range t.Attempts {
+		if a.Speculative {
+			return true
+		}
+	}
+	return false
+}
+
+// RunningSpeculative counts running speculative attempts over running apps.
+func RunningSpeculative(running []*cluster.Attempt) int {
+	n := 0
+	for _, at := range running {
+		if at.Speculative {
+			n++
+		}
+	}
+	return n
+}
+
+// Elapsed is how long an attempt has run at now, in ms.
+func Elapsed(at *cluster.Attempt, now int64) int64 {
+	if at.StartTS <= 0 || now <= at.StartTS {
+		return 0
+	}
+	return now - at.StartTS
+}
+
+// Group is the running attempts of one job and task kind.
+type Group struct {
+	App      *cluster.App
+	Kind     events.TaskKind
+	Attempts []*cluster.Attempt
+}
+
+// GroupByJob splits running attempts by app and task kind, groups in order of
+// their first attempt.
+func GroupByJob(running []*cluster.Attempt) []*Group {
+	var out []*Group
+	index := map[string]int{}
+	for _, at := range running {
+		t := at.Task
+		k := t.App.ID + "|" + string(t.Kind)
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, &Group{App: t.App, Kind: t.Kind})
+		}
+		out[i].Attempts = append(out[i].Attempts, at)
+	}
+	return out
+}
+
+// Key identifies a task across apps.
+func Key(t *cluster.Task) string { return t.App.ID + "/" + t.ID }
+
+// Stats are running statistics of finished task durations (ms).
+type Stats struct {
+	N    int
+	Mean float64
+	m2   float64 // sum of squared deviations (Welford)
+}
+
+func (s *Stats) add(x float64) {
+	s.N++
+	d := x - s.Mean
+	s.Mean += d / float64(s.N)
+	s.m2 += d * (x - s.Mean)
+}
+
+// Std is the population standard deviation (Hadoop's DataStatistics.std).
+func (s *Stats) Std() float64 {
+	if s.N == 0 {
+		return 0
+	}
+	return math.Sqrt(s.m2 / float64(s.N))
+}
+
+// Durations keeps, per app and task kind, the statistics of the durations of
+// each task's first successful attempt (start to finish), as Hadoop's
+// StartEndTimesBase does. Feed it every event through Observe.
+type Durations struct {
+	apps map[string]*appDurations
+}
+
+type appDurations struct {
+	kinds map[events.TaskKind]*Stats
+	done  map[string]bool
+}
+
+// NewDurations returns empty statistics.
+func NewDurations() *Durations { return &Durations{apps: map[string]*appDurations{}} }
+
+// Observe folds a task.finished of a successful attempt into the statistics
+// and forgets an app when it finishes.
+func (d *Durations) Observe(ev *events.Event, v cluster.View) {
+	switch ev.Type {
+	case events.AppFinished:
+		delete(d.apps, ev.App)
+	case events.TaskFinished:
+		if ev.State != events.StateSucceeded {
+			return
+		}
+		at := v.Attempt(ev.Attempt)
+		if at == nil || at.Task == nil || at.StartTS <= 0 || at.FinishTS < at.StartTS {
+			return
+		}
+		a := d.apps[ev.App]
+		if a == nil {
+			a = &appDurations{kinds: map[events.TaskKind]*Stats{}, done: map[string]bool{}}
+			d.apps[ev.App] = a
+		}
+		if a.done[ev.Task] {
+			return // a task counts once, by its first success
+		}
+		a.done[ev.Task] = true
+		s := a.kinds[at.Task.Kind]
+		if s == nil {
+			s = &Stats{}
+			a.kinds[at.Task.Kind] = s
+		}
+		s.add(float64(at.FinishTS - at.StartTS))
+	}
+}
+
+// Of returns the statistics of an app's finished tasks of a kind (zero N
+// when none finished).
+func (d *Durations) Of(app string, kind events.TaskKind) Stats {
+	if a := d.apps[app]; a != nil {
+		if s := a.kinds[kind]; s != nil {
+			return *s
+		}
+	}
+	return Stats{}
+}
+
+// Proposals remembers which tasks a speculator proposed a copy for and when,
+// so it neither re-proposes a task nor over-runs its cap while the copy it
+// asked for has not yet shown up as an attempt.
+type Proposals struct {
+	at map[string]int64
+}
+
+// NewProposals returns an empty memory.
+func NewProposals() *Proposals { return &Proposals{at: map[string]int64{}} }
+
+// Add records a proposal for task key at now.
+func (p *Proposals) Add(key string, now int64) { p.at[key] = now }
+
+// Recent reports whether key was proposed within window ms before now.
+func (p *Proposals) Recent(key string, now, window int64) bool {
+	ts, ok := p.at[key]
+	return ok && now-ts < window
+}
+
+// Outstanding counts proposals within window whose task does not yet run a
+// copy, and forgets proposals older than window.
+func (p *Proposals) Outstanding(v cluster.View, now, window int64) int {
+	n := 0
+	for key, ts := range p.at { // counting and deleting: order does not matter
+		if now-ts >= window {
+			delete(p.at, key)
+			continue
+		}
+		if t := taskByKey(v, key); t != nil && t.State == cluster.TaskRunning && !HasRunningCopy(t) {
+			n++
+		}
+	}
+	return n
+}
+
+func taskByKey(v cluster.View, key string) *cluster.Task {
+	for i := 0; i < len(key); i++ {
+		if key[i] == '/' {
+			if a := v.App(key[:i]); a != nil {
+				return a.Task(key[i+1:])
+			}
+			return nil
+		}
+	}
+	return nil
+}
