@@ -42,6 +42,10 @@ type Options struct {
 	State *cluster.State
 	// Resume continues a checkpointed engine (nil: start afresh).
 	Resume *Checkpoint
+	// ManualTick stops Apply from ticking when event time crosses a tick
+	// boundary; the caller runs ticks with Tick (the simulator reports
+	// progress first, then ticks).
+	ManualTick bool
 }
 
 // Stats counts what the engine has done.
@@ -66,6 +70,7 @@ type Engine struct {
 	ttl      map[policy.HintKind]int64
 	idPrefix string
 	log      zerolog.Logger
+	manual   bool
 
 	nextTick int64
 	seq      uint64
@@ -88,6 +93,7 @@ func New(stack *policy.Stack, opts Options) *Engine {
 		ttl:      make(map[policy.HintKind]int64, len(defaultTTL)),
 		idPrefix: opts.IDPrefix,
 		log:      opts.Log,
+		manual:   opts.ManualTick,
 		active:   make(map[string]active),
 		stats: Stats{Hints: map[string]uint64{}, Panics: map[string]uint64{}, Errors: map[string]uint64{},
 			Invalid: map[string]uint64{}, ByType: map[events.Type]uint64{}},
@@ -222,7 +228,7 @@ func (e *Engine) Tick(ctx context.Context, now int64) []policy.Hint {
 }
 
 func (e *Engine) maybeTick(ctx context.Context, now int64) []policy.Hint {
-	if now >= e.nextTick {
+	if !e.manual && now >= e.nextTick {
 		e.tick(ctx, now)
 	}
 	return e.out
