@@ -451,6 +451,11 @@ func TestConcurrentLookupsRace(t *testing.T) {
 	}
 	wg.Wait()
 	waitIdle(t, h.r)
+	// With 5 paths over 4 entries any one may have been evicted: make sure
+	// the one looked up after Close is cached.
+	if _, err := h.r.Resolve(context.Background(), []string{"/data/single"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := h.r.Close(); err != nil {
 		t.Fatal(err)
 	}
