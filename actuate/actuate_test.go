@@ -1,0 +1,204 @@
+package actuate
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+// flaky fails its first n deliveries, then records.
+type flaky struct {
+	mu    sync.Mutex
+	fails int
+	got   []string
+	tries int
+}
+
+func (f *flaky) Name() string { return "flaky" }
+func (f *flaky) Deliver(_ context.Context, h policy.Hint) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tries++
+	if f.fails > 0 {
+		f.fails--
+		return errors.New("rm unavailable")
+	}
+	f.got = append(f.got, h.ID)
+	return nil
+}
+
+type countMetrics struct {
+	mu                       sync.Mutex
+	errors, actuated, gaveUp map[string]int
+}
+
+func newCountMetrics() *countMetrics {
+	return &countMetrics{errors: map[string]int{}, actuated: map[string]int{}, gaveUp: map[string]int{}}
+}
+func (m *countMetrics) ActuationError(a string) { m.mu.Lock(); m.errors[a]++; m.mu.Unlock() }
+func (m *countMetrics) Actuated(a string)       { m.mu.Lock(); m.actuated[a]++; m.mu.Unlock() }
+func (m *countMetrics) GaveUp(a string)         { m.mu.Lock(); m.gaveUp[a]++; m.mu.Unlock() }
+
+func hint(id string, kind policy.HintKind, ts int64) policy.Hint {
+	h := policy.Hint{V: 1, ID: id, TS: ts, ExpiresTS: ts + 1000, Policy: "p", Kind: kind, Reason: "r"}
+	switch kind {
+	case policy.KindNodeCapacity:
+		h.Node, h.VCores, h.MemoryMB = "n1", 4, 4096
+	case policy.KindRatio:
+		h.Queue, h.MaxMaps, h.MaxReduces = "default", 10, 2
+	default:
+		h.App, h.Task, h.Attempt, h.Node = "app_1", "task_1", "att_"+id, "n2"
+	}
+	return h
+}
+
+func TestDispatcherRetriesAndReports(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		fails, maxAttempts     int
+		wantGot                []string
+		wantErrors, wantGaveUp int
+	}{
+		{name: "first try", fails: 0, maxAttempts: 3, wantGot: []string{"h1"}},
+		{name: "recovers after two failures", fails: 2, maxAttempts: 3, wantGot: []string{"h1"}, wantErrors: 2},
+		{name: "gives up and says so", fails: 5, maxAttempts: 3, wantErrors: 3, wantGaveUp: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &flaky{fails: tc.fails}
+			m := newCountMetrics()
+			d := NewDispatcher(Options{Actuators: []Actuator{a}, MaxAttempts: tc.maxAttempts,
+				Backoff: time.Millisecond, Metrics: m, Log: zerolog.Nop()})
+			d.Start(context.Background())
+			if _, err := d.Dispatch(context.Background(), []policy.Hint{hint("h1", policy.KindSpeculate, 100)}); err != nil {
+				t.Fatal(err)
+			}
+			d.Close()
+			if !slices.Equal(a.got, tc.wantGot) {
+				t.Errorf("delivered %v, want %v", a.got, tc.wantGot)
+			}
+			if m.errors["flaky"] != tc.wantErrors || m.gaveUp["flaky"] != tc.wantGaveUp {
+				t.Errorf("errors %d gave up %d, want %d and %d", m.errors["flaky"], m.gaveUp["flaky"], tc.wantErrors, tc.wantGaveUp)
+			}
+		})
+	}
+}
+
+func TestDispatcherLeaderGetsClusterWideHints(t *testing.T) {
+	hs := []policy.Hint{hint("h1", policy.KindSpeculate, 1), hint("h2", policy.KindNodeCapacity, 1), hint("h3", policy.KindRatio, 1)}
+	for _, tc := range []struct {
+		leader bool
+		want   []string
+	}{{true, []string{"h1", "h2", "h3"}}, {false, []string{"h1"}}} {
+		a := &flaky{}
+		d := NewDispatcher(Options{Actuators: []Actuator{a}, Leader: func() bool { return tc.leader }})
+		d.Start(context.Background())
+		if _, err := d.Dispatch(context.Background(), hs); err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+		if !slices.Equal(a.got, tc.want) {
+			t.Errorf("leader=%v: delivered %v, want %v", tc.leader, a.got, tc.want)
+		}
+	}
+}
+
+func TestFileJournalSurvivesRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "actuated.jsonl")
+	run := func(hs ...policy.Hint) []string {
+		j, err := OpenFileJournal(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		a := &flaky{}
+		d := NewDispatcher(Options{Actuators: []Actuator{a}, Journal: j})
+		d.Start(context.Background())
+		if _, err := d.Dispatch(context.Background(), hs); err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+		return a.got
+	}
+	h1 := hint("h1", policy.KindSpeculate, 100)
+	if got := run(h1); !slices.Equal(got, []string{"h1"}) {
+		t.Fatalf("first run delivered %v", got)
+	}
+	// After a restart the same decision, re-derived from re-applied events
+	// under a new id, is still in force: not actuated again.
+	again := h1
+	again.ID, again.TS = "h7", 500
+	if got := run(again); len(got) != 0 {
+		t.Fatalf("second run re-actuated %v", got)
+	}
+	// Once expired, the same decision is news again.
+	later := h1
+	later.ID, later.TS, later.ExpiresTS = "h9", 1200, 2200
+	if got := run(later); !slices.Equal(got, []string{"h9"}) {
+		t.Fatalf("after expiry delivered %v, want [h9]", got)
+	}
+}
+
+type fakeRM struct{ calls []string }
+
+func (f *fakeRM) SetNodeResource(_ context.Context, n string, v, m int) error {
+	f.calls = append(f.calls, "resource "+n)
+	return nil
+}
+func (f *fakeRM) SetNodeClass(_ context.Context, n string, ms, rs bool) error {
+	f.calls = append(f.calls, "class "+n)
+	return nil
+}
+func (f *fakeRM) SignalContainer(_ context.Context, c string) error {
+	f.calls = append(f.calls, "signal "+c)
+	return nil
+}
+func (f *fakeRM) SetAppPriority(_ context.Context, a string, p int) error {
+	f.calls = append(f.calls, "priority "+a)
+	return nil
+}
+
+func TestRMActuatorMapsKinds(t *testing.T) {
+	for _, tc := range []struct {
+		h    policy.Hint
+		want []string
+	}{
+		{policy.Hint{Kind: policy.KindNodeCapacity, Node: "n1", VCores: 2}, []string{"resource n1"}},
+		{policy.Hint{Kind: policy.KindNodeClass, Node: "n2", MapSlow: true}, []string{"class n2"}},
+		{policy.Hint{Kind: policy.KindKill, App: "a", Attempt: "x", Container: "c9"}, []string{"signal c9"}},
+		{policy.Hint{Kind: policy.KindPriority, App: "a1", Priority: 3}, []string{"priority a1"}},
+		{policy.Hint{Kind: policy.KindSpeculate, App: "a"}, nil},
+	} {
+		rm := &fakeRM{}
+		if err := (RM{W: rm}).Deliver(context.Background(), tc.h); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(rm.calls, tc.want) {
+			t.Errorf("%s: calls %v, want %v", tc.h.Kind, rm.calls, tc.want)
+		}
+	}
+}
+
+func TestPullKeepsNewestLast(t *testing.T) {
+	p := NewPull(3)
+	for i, id := range []string{"a", "b", "c", "d", "e"} {
+		_ = p.Deliver(context.Background(), policy.Hint{ID: id, TS: int64(i)})
+	}
+	var ids []string
+	for _, h := range p.Hints(0) {
+		ids = append(ids, h.ID)
+	}
+	if !slices.Equal(ids, []string{"c", "d", "e"}) {
+		t.Fatalf("kept %v, want [c d e]", ids)
+	}
+	if got := p.Hints(4); len(got) != 1 || got[0].ID != "e" {
+		t.Fatalf("since 4: %v", got)
+	}
+}

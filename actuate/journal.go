@@ -1,0 +1,140 @@
+package actuate
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+// Journal remembers which hints each actuator delivered, so a restart that
+// re-applies events (at-least-once) does not actuate the same decision
+// twice while it is still in force.
+type Journal interface {
+	// Seen reports whether actuator delivered a hint with h's target and
+	// content that has not expired at h.TS.
+	Seen(actuator string, h *policy.Hint) bool
+	// Record notes that actuator delivered h.
+	Record(actuator string, h *policy.Hint) error
+}
+
+// journalKey identifies a decision: the actuator, the hint's target and content.
+func journalKey(actuator string, h *policy.Hint) string {
+	sum := sha256.Sum256([]byte(actuator + "\x00" + h.Target() + "\x00" + h.Content()))
+	return hex.EncodeToString(sum[:16])
+}
+
+// MemoryJournal is a Journal that lives as long as the process.
+type MemoryJournal struct {
+	mu      sync.Mutex
+	expires map[string]int64
+}
+
+// NewMemoryJournal returns an empty journal.
+func NewMemoryJournal() *MemoryJournal { return &MemoryJournal{expires: map[string]int64{}} }
+
+// Seen implements Journal.
+func (j *MemoryJournal) Seen(actuator string, h *policy.Hint) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.expires[journalKey(actuator, h)] > h.TS
+}
+
+// Record implements Journal.
+func (j *MemoryJournal) Record(actuator string, h *policy.Hint) error {
+	j.mu.Lock()
+	j.expires[journalKey(actuator, h)] = h.ExpiresTS
+	j.mu.Unlock()
+	return nil
+}
+
+// FileJournal is a Journal appended to a file: one JSON line per delivered
+// hint, written (not fsynced) before the delivery is acknowledged, so a
+// killed process keeps it; only a machine crash can lose the newest lines.
+type FileJournal struct {
+	MemoryJournal
+	f *os.File
+}
+
+type journalLine struct {
+	K   string `json:"k"`
+	Exp int64  `json:"exp"`
+}
+
+// OpenFileJournal loads and then appends to path. Entries are kept until
+// they expire in event time; the file is rewritten without duplicates at open.
+func OpenFileJournal(path string) (*FileJournal, error) {
+	j := &FileJournal{MemoryJournal: MemoryJournal{expires: map[string]int64{}}}
+	var order []string
+	if f, err := os.Open(path); err == nil {
+		sc := bufio.NewScanner(f)
+		for line := 1; sc.Scan(); line++ {
+			var l journalLine
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				// A torn last line from a kill: everything before it counts.
+				break
+			}
+			if _, ok := j.expires[l.K]; !ok {
+				order = append(order, l.K)
+			}
+			j.expires[l.K] = max(j.expires[l.K], l.Exp)
+		}
+		f.Close()
+		if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("actuation journal %s: %w", path, err)
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, fmt.Errorf("actuation journal %s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	out, err := os.Create(tmp)
+	if err != nil {
+		return nil, fmt.Errorf("actuation journal %s: %w", path, err)
+	}
+	w := bufio.NewWriter(out)
+	enc := json.NewEncoder(w)
+	for _, k := range order {
+		if err := enc.Encode(journalLine{K: k, Exp: j.expires[k]}); err != nil {
+			out.Close()
+			return nil, fmt.Errorf("actuation journal %s: %w", path, err)
+		}
+	}
+	if err := errors.Join(w.Flush(), out.Sync(), out.Close()); err != nil {
+		return nil, fmt.Errorf("actuation journal %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, fmt.Errorf("actuation journal %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("actuation journal %s: %w", path, err)
+	}
+	j.f = f
+	return j, nil
+}
+
+// Record implements Journal.
+func (j *FileJournal) Record(actuator string, h *policy.Hint) error {
+	k := journalKey(actuator, h)
+	b, err := json.Marshal(journalLine{K: k, Exp: h.ExpiresTS})
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.expires[k] = h.ExpiresTS
+	if _, err := j.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("actuation journal: %w", err)
+	}
+	return nil
+}
+
+// Close closes the file.
+func (j *FileJournal) Close() error { return j.f.Close() }

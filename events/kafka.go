@@ -1,0 +1,433 @@
+package events
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/xdg-go/scram"
+)
+
+// KafkaClient are the connection settings every Kafka client of rmsidecar
+// shares (the config package fills them from kafka.*).
+type KafkaClient struct {
+	Brokers  []string
+	Version  string // broker protocol version, e.g. "3.9.0"; at least 2.1.0
+	ClientID string
+	Assignor string // sticky, cooperative-sticky, range, roundrobin
+	TLS      KafkaTLS
+	SASL     KafkaSASL
+}
+
+// KafkaTLS configures TLS to the brokers.
+type KafkaTLS struct {
+	Enabled            bool
+	CAFile             string
+	CertFile, KeyFile  string
+	InsecureSkipVerify bool
+}
+
+// KafkaSASL configures SASL authentication (SCRAM-SHA-256, SCRAM-SHA-512, PLAIN).
+type KafkaSASL struct {
+	Enabled   bool
+	Mechanism string
+	User      string
+	Password  string
+}
+
+// minKafkaVersion is the oldest protocol the consumer group needs: 2.1.0
+// brings the fetch and offset-commit versions with leader epochs and
+// KIP-211 commit semantics that at-least-once relies on.
+var minKafkaVersion = sarama.V2_1_0_0
+
+// SaramaConfig builds the sarama configuration for c: protocol version,
+// assignor, TLS, SASL. Offsets are committed explicitly (auto-commit off)
+// because the live loop commits only what it has applied and checkpointed.
+func SaramaConfig(c KafkaClient) (*sarama.Config, error) {
+	cfg := sarama.NewConfig()
+	v, err := sarama.ParseKafkaVersion(c.Version)
+	if err != nil {
+		return nil, fmt.Errorf("kafka.version: %w", err)
+	}
+	if !v.IsAtLeast(minKafkaVersion) {
+		return nil, fmt.Errorf("kafka.version: %s is older than 2.1.0", c.Version)
+	}
+	cfg.Version = v
+	if c.ClientID != "" {
+		cfg.ClientID = c.ClientID
+	}
+	switch c.Assignor {
+	case "", "sticky":
+		cfg.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategySticky()}
+	case "cooperative-sticky":
+		cfg.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategyCooperativeSticky()}
+	case "range":
+		cfg.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategyRange()}
+	case "roundrobin":
+		cfg.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategyRoundRobin()}
+	default:
+		return nil, fmt.Errorf("kafka.assignor: unknown %q", c.Assignor)
+	}
+	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+	cfg.Consumer.Offsets.AutoCommit.Enable = false
+	cfg.Consumer.Return.Errors = true
+	cfg.Producer.Return.Successes = true
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	if c.TLS.Enabled {
+		tc, err := tlsConfig(c.TLS)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Net.TLS.Enable, cfg.Net.TLS.Config = true, tc
+	}
+	if c.SASL.Enabled {
+		cfg.Net.SASL.Enable = true
+		cfg.Net.SASL.Handshake = true
+		cfg.Net.SASL.User, cfg.Net.SASL.Password = c.SASL.User, c.SASL.Password
+		switch c.SASL.Mechanism {
+		case "SCRAM-SHA-256":
+			cfg.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA256
+			cfg.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA256} }
+		case "SCRAM-SHA-512":
+			cfg.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA512
+			cfg.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA512} }
+		case "PLAIN":
+			cfg.Net.SASL.Mechanism = sarama.SASLTypePlaintext
+		default:
+			return nil, fmt.Errorf("kafka.sasl.mechanism: unknown %q", c.SASL.Mechanism)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("kafka: %w", err)
+	}
+	return cfg, nil
+}
+
+func tlsConfig(t KafkaTLS) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // operator's explicit choice
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("kafka.tls.ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("kafka.tls.ca_file: no certificates in %s", t.CAFile)
+		}
+		tc.RootCAs = pool
+	}
+	if t.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("kafka.tls.cert_file: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+// scramClient adapts xdg-go/scram to sarama.SCRAMClient.
+type scramClient struct {
+	hash scram.HashGeneratorFcn
+	conv *scram.ClientConversation
+}
+
+func (s *scramClient) Begin(user, password, authzID string) error {
+	c, err := s.hash.NewClient(user, password, authzID)
+	if err != nil {
+		return fmt.Errorf("scram: %w", err)
+	}
+	s.conv = c.NewConversation()
+	return nil
+}
+
+func (s *scramClient) Step(challenge string) (string, error) {
+	resp, err := s.conv.Step(challenge)
+	if err != nil {
+		return "", fmt.Errorf("scram: %w", err)
+	}
+	return resp, nil
+}
+
+func (s *scramClient) Done() bool { return s.conv.Done() }
+
+// Dead-letter headers: where a rejected message came from and why.
+const (
+	HeaderTopic     = "rmsidecar-original-topic"
+	HeaderPartition = "rmsidecar-original-partition"
+	HeaderOffset    = "rmsidecar-original-offset"
+	HeaderError     = "rmsidecar-error"
+)
+
+// RejectReason classifies why a message was not applied, for the
+// rmsidecar_events_rejected_total{reason} label: a small fixed set.
+func RejectReason(err error) string {
+	var fe *FieldError
+	if !errors.As(err, &fe) {
+		return "invalid"
+	}
+	switch fe.Field {
+	case "":
+		return "malformed"
+	case "type":
+		return "unknown_type"
+	case "v":
+		return "version"
+	}
+	return "invalid_field"
+}
+
+// Message is one consumed record: a decoded event, or a rejection.
+type Message struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	// HighWater is the partition's high-water mark when the message was
+	// fetched: HighWater-Offset-1 is the lag behind it.
+	HighWater int64
+	Key       []byte
+	// Event is the decoded event; nil when the message was rejected.
+	Event *Event
+	// Err is why the message was rejected (it is on the dead-letter topic).
+	Err error
+	// Received is when the consumer got the message (hint latency starts here).
+	Received time.Time
+}
+
+// TopicPartition names one partition.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+func (tp TopicPartition) String() string { return tp.Topic + "/" + strconv.Itoa(int(tp.Partition)) }
+
+// Feed is what a GroupConsumer feeds: the live loop in front of the engine.
+type Feed interface {
+	// Enqueue hands one message over in partition order. It blocks while the
+	// feed's bounded queue is full (backpressure on the partition).
+	Enqueue(ctx context.Context, m Message) error
+	// Sync blocks until every message enqueued so far is applied and the
+	// state checkpointed, and returns the next offset to consume for every
+	// partition the feed has applied messages of.
+	Sync(ctx context.Context) (map[TopicPartition]int64, error)
+	// Assigned reports the partitions of a new group generation.
+	Assigned(claims map[string][]int32)
+	// Released reports that this consumer no longer owns a partition.
+	Released(tp TopicPartition)
+}
+
+// DeadLetters receives rejected messages. A GroupConsumer does not mark a
+// rejected message consumed until Send returns nil.
+type DeadLetters interface {
+	Send(ctx context.Context, m *sarama.ConsumerMessage, reason error) error
+}
+
+// DeadLetterProducer writes rejected messages, unchanged, to a topic, with
+// the origin and the error in headers.
+type DeadLetterProducer struct {
+	topic string
+	prod  sarama.SyncProducer
+}
+
+// NewDeadLetterProducer returns a producer writing to topic.
+func NewDeadLetterProducer(prod sarama.SyncProducer, topic string) *DeadLetterProducer {
+	return &DeadLetterProducer{topic: topic, prod: prod}
+}
+
+// Send writes m's key and value to the dead-letter topic.
+func (d *DeadLetterProducer) Send(_ context.Context, m *sarama.ConsumerMessage, reason error) error {
+	msg := &sarama.ProducerMessage{
+		Topic: d.topic,
+		Value: sarama.ByteEncoder(m.Value),
+		Headers: []sarama.RecordHeader{
+			{Key: []byte(HeaderTopic), Value: []byte(m.Topic)},
+			{Key: []byte(HeaderPartition), Value: []byte(strconv.Itoa(int(m.Partition)))},
+			{Key: []byte(HeaderOffset), Value: []byte(strconv.FormatInt(m.Offset, 10))},
+			{Key: []byte(HeaderError), Value: []byte(reason.Error())},
+		},
+	}
+	if m.Key != nil {
+		msg.Key = sarama.ByteEncoder(m.Key)
+	}
+	if _, _, err := d.prod.SendMessage(msg); err != nil {
+		return fmt.Errorf("dead-letter %s/%d@%d to %s: %w", m.Topic, m.Partition, m.Offset, d.topic, err)
+	}
+	return nil
+}
+
+// GroupConsumer consumes topics in a consumer group and feeds decoded events
+// to a Feed, at least once: an offset is committed only after Feed.Sync has
+// confirmed everything before it applied and checkpointed. It commits
+// periodically, when a partition is released in a rebalance, and at shutdown.
+type GroupConsumer struct {
+	group          sarama.ConsumerGroup
+	topics         []string
+	feed           Feed
+	dead           DeadLetters
+	commitInterval time.Duration
+	onError        func(error)
+}
+
+// GroupOptions configure a GroupConsumer.
+type GroupOptions struct {
+	Topics         []string
+	Feed           Feed
+	DeadLetters    DeadLetters
+	CommitInterval time.Duration
+	// OnError sees errors that do not stop consumption (nil: ignored).
+	OnError func(error)
+}
+
+// NewGroupConsumer wraps a sarama consumer group.
+func NewGroupConsumer(group sarama.ConsumerGroup, o GroupOptions) *GroupConsumer {
+	if o.CommitInterval <= 0 {
+		o.CommitInterval = time.Second
+	}
+	if o.OnError == nil {
+		o.OnError = func(error) {}
+	}
+	return &GroupConsumer{group: group, topics: o.Topics, feed: o.Feed, dead: o.DeadLetters,
+		commitInterval: o.CommitInterval, onError: o.OnError}
+}
+
+// Run consumes until ctx is done. Consume returns at every rebalance, so it
+// runs in a loop (the outer Consume loop sarama requires). Errors of a
+// generation are reported and the loop goes on after a short pause; Run
+// returns only when ctx is done or the group is closed.
+func (g *GroupConsumer) Run(ctx context.Context) error {
+	go func() {
+		for err := range g.group.Errors() {
+			g.onError(fmt.Errorf("kafka consumer: %w", err))
+		}
+	}()
+	h := &groupHandler{g: g}
+	for {
+		err := g.group.Consume(ctx, g.topics, h)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, sarama.ErrClosedConsumerGroup) {
+			return nil
+		}
+		if err != nil {
+			g.onError(fmt.Errorf("kafka consume: %w", err))
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// Close leaves the group.
+func (g *GroupConsumer) Close() error { return g.group.Close() }
+
+type groupHandler struct {
+	g      *GroupConsumer
+	stop   chan struct{}
+	done   chan struct{}
+	claims map[string][]int32
+}
+
+func (h *groupHandler) Setup(s sarama.ConsumerGroupSession) error {
+	h.claims = s.Claims()
+	h.g.feed.Assigned(h.claims)
+	h.stop, h.done = make(chan struct{}), make(chan struct{})
+	go h.commitLoop(s, h.stop, h.done)
+	return nil
+}
+
+// Cleanup runs after every ConsumeClaim of the generation returned: commit
+// what was applied, so the next owner starts after it.
+func (h *groupHandler) Cleanup(s sarama.ConsumerGroupSession) error {
+	close(h.stop)
+	<-h.done
+	return h.commit(context.Background(), s)
+}
+
+func (h *groupHandler) commitLoop(s sarama.ConsumerGroupSession, stop, done chan struct{}) {
+	defer close(done)
+	t := time.NewTicker(h.g.commitInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if err := h.commit(s.Context(), s); err != nil && s.Context().Err() == nil {
+				h.g.onError(err)
+			}
+		}
+	}
+}
+
+// commit marks and commits the applied positions of the partitions this
+// session owns.
+func (h *groupHandler) commit(ctx context.Context, s sarama.ConsumerGroupSession) error {
+	pos, err := h.g.feed.Sync(ctx)
+	if err != nil {
+		return fmt.Errorf("kafka commit: %w", err)
+	}
+	marked := false
+	for topic, parts := range h.claims {
+		for _, p := range parts {
+			if off, ok := pos[TopicPartition{topic, p}]; ok {
+				s.MarkOffset(topic, p, off, "")
+				marked = true
+			}
+		}
+	}
+	if marked {
+		s.Commit()
+	}
+	return nil
+}
+
+func (h *groupHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.ConsumerGroupClaim) error {
+	ctx := s.Context()
+	tp := TopicPartition{c.Topic(), c.Partition()}
+	defer h.g.feed.Released(tp)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case msg, ok := <-c.Messages():
+			if !ok {
+				return nil
+			}
+			m := Message{Topic: msg.Topic, Partition: msg.Partition, Offset: msg.Offset,
+				HighWater: c.HighWaterMarkOffset(), Key: msg.Key, Received: time.Now()}
+			ev, err := Decode(msg.Value)
+			if err != nil {
+				m.Err = err
+				// Retry the dead-letter write until it lands or we stop: a
+				// message is never marked consumed before it is somewhere.
+				for {
+					derr := h.g.dead.Send(ctx, msg, err)
+					if derr == nil {
+						break
+					}
+					h.g.onError(derr)
+					select {
+					case <-ctx.Done():
+						return nil
+					case <-time.After(time.Second):
+					}
+				}
+			} else {
+				m.Event = &ev
+			}
+			if err := h.g.feed.Enqueue(ctx, m); err != nil {
+				return nil //nolint:nilerr // the feed stops only when we are shutting down
+			}
+		}
+	}
+}
