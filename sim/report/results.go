@@ -1,6 +1,3 @@
-// Package report holds the simulator's results (results.json, the contract
-// in shared/interfaces.md) and renders them as a text table, CSV, plots and
-// an HTML report.
 package report
 
 // Version of results.json.
