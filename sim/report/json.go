@@ -18,6 +18,7 @@ func WriteJSON(w io.Writer, res Results) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // a file, not a web page: keep "&" readable
 	if err := enc.Encode(res); err != nil {
 		return fmt.Errorf("encode results: %w", err)
 	}
