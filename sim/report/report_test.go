@@ -183,6 +183,13 @@ func TestStats(t *testing.T) {
 	if got := JCTs([]Job{{SubmitS: 5, FinishS: 9}, {SubmitS: 5}, {SubmitS: 1, FinishS: 1.5}}); !reflect.DeepEqual(got, []float64{4, 0.5}) {
 		t.Errorf("JCTs = %v", got)
 	}
+	mk, mean, p95 := JobStats(fixture().Runs[0].Jobs) // JCTs 12..1500, submits 0..180, last finish 180+1500
+	if mk != 1680 || math.Abs(mean-329.2) > 1e-9 || p95 != 1500 {
+		t.Errorf("JobStats = %v, %v, %v; want 1680, 329.2, 1500", mk, mean, p95)
+	}
+	if mk, _, _ := JobStats([]Job{{SubmitS: 3}}); mk != 0 {
+		t.Errorf("no finished jobs: makespan %v", mk)
+	}
 	if Percentile(nil, 95) != 0 || Mean(nil) != 0 {
 		t.Error("empty inputs should give 0")
 	}

@@ -77,3 +77,20 @@ func relMakespan(r, base Run) (float64, bool) {
 	}
 	return r.MakespanS / base.MakespanS, true
 }
+
+// JobStats summarizes finished jobs the way results.json reports them:
+// makespan from the first submit to the last finish, mean and nearest-rank
+// 95th-percentile completion time. Jobs that did not finish are left out.
+func JobStats(jobs []Job) (makespanS, meanJCTS, p95JCTS float64) {
+	first, last := math.Inf(1), math.Inf(-1)
+	for _, j := range jobs {
+		if j.FinishS >= j.SubmitS && j.FinishS > 0 {
+			first, last = min(first, j.SubmitS), max(last, j.FinishS)
+		}
+	}
+	if math.IsInf(first, 1) {
+		return 0, 0, 0
+	}
+	jcts := JCTs(jobs)
+	return last - first, Mean(jcts), Percentile(jcts, 95)
+}
