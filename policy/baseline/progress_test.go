@@ -11,7 +11,6 @@ import (
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
-
 // TestProgressScore checks eq. 1 (Hadoop weights) and eq. 16–18 (any weights).
 func TestProgressScore(t *testing.T) {
 	samrLike := baseline.Weights{M1: 0.8, M2: 0.2, R1: 0.6, R2: 0.2, R3: 0.2}
@@ -54,7 +53,7 @@ func TestLATETimeToEndExample(t *testing.T) {
 	real := baseline.Weights{M1: 1, R1: 0.6, R2: 0.2, R3: 0.2}
 
 	psLATE := baseline.ProgressScore(&at, events.Reduce, baseline.HadoopWeights) // eq. 1
-	tteLATE := baseline.TimeToEnd(psLATE, baseline.ProgressRate(psLATE, tr))    // eq. 4, 5
+	tteLATE := baseline.TimeToEnd(psLATE, baseline.ProgressRate(psLATE, tr))     // eq. 4, 5
 	if !near(tteLATE, 2*tr, 1) {
 		t.Errorf("LATE TTE = %v, want 2*Tr = %v", tteLATE, 2*tr)
 	}

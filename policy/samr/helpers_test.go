@@ -1,0 +1,87 @@
+package samr_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/baseline/clustertest"
+)
+
+const now = 10_000_000
+
+type args map[string]map[string]any
+
+func (a args) Decode(name string, into any) error {
+	m, ok := a[name]
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
+}
+
+// speculate feeds the builder's new events to the plugin's observer, then
+// asks it to speculate; it returns the speculate and node-class hints apart.
+func speculate(t *testing.T, p policy.Plugin, b *clustertest.Builder) (spec, class []policy.Hint) {
+	t.Helper()
+	ctx := context.Background()
+	if o, ok := p.(policy.Observer); ok {
+		for i := range b.Log {
+			o.Observe(ctx, &b.Log[i], b.State)
+		}
+		b.Log = b.Log[:0]
+	}
+	hs, st := p.(policy.Speculator).Speculate(ctx, b.State)
+	if !st.IsSuccess() {
+		t.Fatalf("status %v: %s", st.Code(), st.Message())
+	}
+	for _, h := range hs {
+		if err := h.Validate(); err != nil {
+			t.Fatalf("invalid hint %+v: %v", h, err)
+		}
+		switch h.Kind {
+		case policy.KindSpeculate:
+			spec = append(spec, h)
+		case policy.KindNodeClass:
+			class = append(class, h)
+		default:
+			t.Fatalf("unexpected hint kind %s", h.Kind)
+		}
+	}
+	return spec, class
+}
+
+func startAt(b *clustertest.Builder, app, task string, kind events.TaskKind, node string, start int64, progress float64, phase string, pp float64) {
+	cur := b.Now()
+	b.At(start)
+	b.Start(app, task, kind, task+"_0", node, false)
+	b.At(cur)
+	b.Progress(task+"_0", progress, phase, pp)
+}
+
+type want struct {
+	task, node string
+	remMS      int64
+}
+
+func check(t *testing.T, got []policy.Hint, wants []want) {
+	t.Helper()
+	if len(got) != len(wants) {
+		t.Fatalf("%d speculate hints %+v, want %d", len(got), got, len(wants))
+	}
+	for i, w := range wants {
+		h := got[i]
+		if h.Task != w.task || h.Attempt != w.task+"_0" || h.Node != w.node {
+			t.Errorf("hint %d = %s/%s -> %s, want %s -> %s", i, h.Task, h.Attempt, h.Node, w.task, w.node)
+		}
+		if w.remMS >= 0 && (h.EstRemainingMS < w.remMS-2 || h.EstRemainingMS > w.remMS+2) {
+			t.Errorf("hint %d: est_remaining_ms = %d, want %d", i, h.EstRemainingMS, w.remMS)
+		}
+	}
+}
