@@ -4,9 +4,9 @@ package plugins
 import (
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/baseline"
+	"github.com/rmsidecar/rmsidecar/policy/dhsa"
 	"github.com/rmsidecar/rmsidecar/policy/erul"
 	"github.com/rmsidecar/rmsidecar/policy/none"
-	"github.com/rmsidecar/rmsidecar/policy/samr"
 )
 
 // NewRegistry returns a registry with every built-in policy.
@@ -17,13 +17,14 @@ func NewRegistry() policy.Registry {
 		f    policy.Factory
 	}{
 		{none.Name, none.New},
+		{dhsa.PIName, dhsa.NewPI},
+		{dhsa.PDName, dhsa.NewPD},
 		{erul.NameERUL, erul.NewERUL},
 		{erul.NameMCP, erul.NewMCP},
 		{erul.NameExMCP, erul.NewExMCP},
 		{baseline.NaiveName, baseline.NewNaive},
 		{baseline.LATEName, baseline.NewLATE},
 		{baseline.YARNName, baseline.NewYARN},
-		{samr.Name, samr.New},
 	} {
 		if err := r.Register(e.name, e.f); err != nil {
 			panic(err) // built-in names are constants: a clash is a programming error

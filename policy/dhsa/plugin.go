@@ -1,0 +1,251 @@
+package dhsa
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+// Registered names.
+const (
+	PIName = "dhsa-pi"
+	PDName = "dhsa-pd"
+)
+
+// Plugin is dhsa-pi or dhsa-pd: a policy.Shaper emitting ratio hints, and for
+// dhsa-pd with assign: true also a policy.Assigner emitting place hints.
+type Plugin struct {
+	name string
+	cfg  Config
+}
+
+var (
+	_ policy.Shaper   = (*Plugin)(nil)
+	_ policy.Assigner = (*Plugin)(nil)
+)
+
+// NewPI is the factory of dhsa-pi.
+func NewPI(h policy.Handle) (policy.Plugin, error) { return newPlugin(h, PIName) }
+
+// NewPD is the factory of dhsa-pd.
+func NewPD(h policy.Handle) (policy.Plugin, error) { return newPlugin(h, PDName) }
+
+func newPlugin(h policy.Handle, name string) (*Plugin, error) {
+	cfg := DefaultConfig()
+	if h.Args != nil {
+		if err := h.Args.Decode(name, &cfg); err != nil {
+			return nil, fmt.Errorf("%s settings: %w", name, err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%s settings: %w", name, err)
+	}
+	return &Plugin{name: name, cfg: cfg}, nil
+}
+
+// New builds a plugin of the named variant from a config (for tests and
+// embedding).
+func New(name string, cfg Config) (*Plugin, error) {
+	if name != PIName && name != PDName {
+		return nil, fmt.Errorf("dhsa: unknown variant %q", name)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%s settings: %w", name, err)
+	}
+	return &Plugin{name: name, cfg: cfg}, nil
+}
+
+// Name implements policy.Plugin.
+func (p *Plugin) Name() string { return p.name }
+
+func (p *Plugin) borrow() Borrow {
+	return Borrow{Weights: Weights{Map: p.cfg.MapSlotWeight, Reduce: p.cfg.ReduceSlotWeight},
+		PctMap: p.cfg.PercentageOfBorrowedMapSlots, PctReduce: p.cfg.PercentageOfBorrowedReduceSlots}
+}
+
+// ClusterSlots sums the map and reduce slots of the running nodes.
+func (p *Plugin) ClusterSlots(v cluster.View) Slots {
+	var s Slots
+	for _, n := range v.Nodes() {
+		if n.State != cluster.NodeRunning {
+			continue
+		}
+		m, r := p.cfg.NodeSlots(n.VCores)
+		s.Map += m
+		s.Reduce += r
+	}
+	return s
+}
+
+// pool groups the unfinished apps of one queue.
+type pool struct {
+	name             string
+	apps             []*cluster.App
+	maps, reduces    int // demand: running + pending
+	running          int
+	pendMaps, pendRs int
+}
+
+// pools returns the queues with unfinished apps, sorted by name, each with
+// its apps in submission order.
+func pools(v cluster.View) []*pool {
+	byName := map[string]*pool{}
+	var out []*pool
+	for _, a := range v.Apps() {
+		if a.Finished() {
+			continue
+		}
+		q := a.Queue
+		if q == "" {
+			q = "default"
+		}
+		pl := byName[q]
+		if pl == nil {
+			pl = &pool{name: q}
+			byName[q] = pl
+			out = append(out, pl)
+		}
+		m, r := a.Count[events.Map], a.Count[events.Reduce]
+		pl.apps = append(pl.apps, a)
+		pl.maps += m.Pending + m.Running
+		pl.reduces += r.Pending + r.Running
+		pl.running += m.Running + r.Running
+		pl.pendMaps += m.Pending
+		pl.pendRs += r.Pending
+	}
+	slices.SortFunc(out, func(a, b *pool) int { return cmp.Compare(a.name, b.name) })
+	for _, pl := range out {
+		slices.SortStableFunc(pl.apps, func(a, b *cluster.App) int {
+			if c := cmp.Compare(a.SubmitTS, b.SubmitTS); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+	}
+	return out
+}
+
+// Allocate runs the plugin's variant over the view and returns the pools'
+// allocations (sorted by queue name) and the cluster's slots.
+func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
+	slots := p.ClusterSlots(v)
+	ps := pools(v)
+	demand := make([]PoolDemand, len(ps))
+	var nM, nR int
+	for i, pl := range ps {
+		demand[i] = PoolDemand{Name: pl.name, Weight: p.cfg.poolWeight(pl.name), Maps: pl.maps, Reduces: pl.reduces}
+		nM += pl.maps
+		nR += pl.reduces
+	}
+	what := fmt.Sprintf("demand %d maps %d reduces on %d/%d map/reduce slots", nM, nR, slots.Map, slots.Reduce)
+	if p.name == PDName {
+		return AllocatePD(demand, slots, p.borrow()), slots, what
+	}
+	alloc, c := AllocatePI(demand, slots, p.borrow())
+	return alloc, slots, fmt.Sprintf("case %d, %s", c, what)
+}
+
+// Shape implements policy.Shaper: one ratio hint per queue (or app).
+func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
+	alloc, slots, what := p.Allocate(v)
+	if slots.Map+slots.Reduce == 0 {
+		return nil, policy.NewStatus(policy.Skip, "no running nodes")
+	}
+	if len(alloc) == 0 {
+		return nil, policy.NewStatus(policy.Skip, "no unfinished apps")
+	}
+	var out []policy.Hint
+	if p.cfg.Scope == ScopeQueue {
+		for _, a := range alloc {
+			reason := fmt.Sprintf("%s: %s; queue %s granted %d maps %d reduces", p.name, what, a.Name, a.Maps, a.Reduces)
+			if a.PoolCase != "" {
+				reason += ", pool case " + a.PoolCase
+			}
+			out = append(out, policy.Hint{Kind: policy.KindRatio, Queue: a.Name,
+				MaxMaps: a.MaxMaps, MaxReduces: a.MaxReduces, Reason: reason})
+		}
+		return out, nil
+	}
+	ps := pools(v)
+	for i, pl := range ps {
+		a := alloc[i]
+		dm, dr := make([]int, len(pl.apps)), make([]int, len(pl.apps))
+		eq := make([]float64, len(pl.apps))
+		for k, app := range pl.apps {
+			m, r := app.Count[events.Map], app.Count[events.Reduce]
+			dm[k], dr[k], eq[k] = m.Pending+m.Running, r.Pending+r.Running, 1
+		}
+		gm, gr := waterfill(a.Maps, dm, eq), waterfill(a.Reduces, dr, eq)
+		hm, hr := a.MaxMaps-a.Maps, a.MaxReduces-a.Reduces
+		for k, app := range pl.apps {
+			out = append(out, policy.Hint{Kind: policy.KindRatio, App: app.ID,
+				MaxMaps: gm[k] + hm, MaxReduces: gr[k] + hr,
+				Reason: fmt.Sprintf("%s: %s; queue %s granted %d maps %d reduces, app %d maps %d reduces",
+					p.name, what, a.Name, a.Maps, a.Reduces, gm[k], gr[k])})
+		}
+	}
+	return out, nil
+}
+
+// Assign implements policy.Assigner for dhsa-pd with assign: true: Cases 1–4
+// of §2.1.2 on the heartbeating node, as place hints naming it.
+func (p *Plugin) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([]policy.Hint, *policy.Status) {
+	if p.name != PDName || !p.cfg.Assign {
+		return nil, nil
+	}
+	if n.State != cluster.NodeRunning {
+		return nil, policy.NewStatus(policy.Skip, "node not running")
+	}
+	free := n.FreeVCores() / p.cfg.VCoresPerSlot
+	limit := min(free, p.cfg.MaxAssignPerHeartbeat)
+	if limit <= 0 {
+		return nil, nil
+	}
+	load := NodeLoad{ID: n.ID}
+	load.Slots.Map, load.Slots.Reduce = p.cfg.NodeSlots(n.VCores)
+	for _, at := range n.Running {
+		if at.Task != nil && at.Task.Kind == events.Reduce {
+			load.RunningReduces++
+		} else {
+			load.RunningMaps++
+		}
+	}
+	var queues []PoolQueue
+	for _, pl := range pools(v) {
+		if pl.pendMaps+pl.pendRs == 0 {
+			continue
+		}
+		q := PoolQueue{Name: pl.name, Weight: p.cfg.poolWeight(pl.name), Running: pl.running}
+		for _, app := range pl.apps {
+			jq := JobQueue{App: app.ID}
+			for _, t := range app.Tasks {
+				if t.State != cluster.TaskPending {
+					continue
+				}
+				if t.Kind == events.Reduce {
+					jq.Reduces = append(jq.Reduces, t)
+				} else {
+					jq.Maps = append(jq.Maps, t)
+				}
+			}
+			q.Jobs = append(q.Jobs, jq)
+		}
+		queues = append(queues, q)
+	}
+	as := AssignNode(load, queues, p.borrow(), func(t *cluster.Task) events.Locality { return MapLocality(v, n, t) }, limit)
+	out := make([]policy.Hint, 0, len(as))
+	for _, a := range as {
+		reason := fmt.Sprintf("%s: case %d on %s", p.name, a.Case, n.ID)
+		if a.Relaxed {
+			reason += " (visitedForMap: locality relaxed)"
+		}
+		out = append(out, policy.Hint{Kind: policy.KindPlace, App: a.App, Task: a.Task,
+			Nodes: []policy.NodeScore{{Node: n.ID, Score: 1, Locality: a.Locality}}, Reason: reason})
+	}
+	return out, nil
+}

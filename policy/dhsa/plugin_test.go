@@ -1,0 +1,219 @@
+package dhsa
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/baseline/clustertest"
+)
+
+// args is a policy.Args over plain maps, as the config package hands them.
+type args map[string]map[string]any
+
+func (a args) Decode(name string, into any) error {
+	m, ok := a[name]
+	if !ok {
+		return nil
+	}
+	c := into.(*Config)
+	for k, v := range m {
+		switch k {
+		case "map_slots":
+			c.MapSlots = v.(int)
+		case "reduce_slots":
+			c.ReduceSlots = v.(int)
+		case "scope":
+			c.Scope = Scope(v.(string))
+		case "percentage_of_borrowed_map_slots":
+			c.PercentageOfBorrowedMapSlots = v.(float64)
+		default:
+			return fmt.Errorf("%s: unknown key", k)
+		}
+	}
+	return nil
+}
+
+// cluster of two 12-core nodes; app1 in queue "etl" with pending maps.
+func build(t *testing.T, maps, reduces int) *clustertest.Builder {
+	t.Helper()
+	b := clustertest.New(1000)
+	b.Node("n1", "r1", 12, 24576, 0, 0)
+	b.Node("n2", "r1", 12, 24576, 0, 0)
+	b.Apply(events.Event{Type: events.AppSubmitted, App: "app1", Name: "sort", Queue: "etl", User: "u",
+		JobType: "sort", Maps: maps, Reduces: reduces})
+	for i := range maps {
+		b.Apply(events.Event{Type: events.TaskPending, App: "app1", Task: fmt.Sprintf("task_1_0001_m_%06d", i),
+			Kind: events.Map, Splits: []events.Split{{Path: "/in", Hosts: []string{"n1"}}}})
+	}
+	for i := range reduces {
+		b.Pending("app1", fmt.Sprintf("task_1_0001_r_%06d", i), events.Reduce)
+	}
+	return b
+}
+
+func ratio(t *testing.T, hs []policy.Hint) (int, int) {
+	t.Helper()
+	if len(hs) != 1 || hs[0].Kind != policy.KindRatio {
+		t.Fatalf("hints = %+v, want one ratio hint", hs)
+	}
+	return hs[0].MaxMaps, hs[0].MaxReduces
+}
+
+// A 1/11 map/reduce split per node (§3.2.2's worst static configuration):
+// with only maps pending, DHSA lets maps borrow every idle reduce slot; once
+// reduces are pending they take their reduce share first and the maps keep
+// only their own slots plus the reduce slots still idle.
+func TestShapeRatioFollowsDemand(t *testing.T) {
+	for _, name := range []string{PIName, PDName} {
+		t.Run(name, func(t *testing.T) {
+			h := policy.Handle{Args: args{name: {"map_slots": 1, "reduce_slots": 11}}}
+			var p policy.Plugin
+			var err error
+			if name == PIName {
+				p, err = NewPI(h)
+			} else {
+				p, err = NewPD(h)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			shaper := p.(policy.Shaper)
+			b := build(t, 30, 0)
+			hs, st := shaper.Shape(context.Background(), b.State)
+			if !st.IsSuccess() {
+				t.Fatal(st.Message())
+			}
+			if hs[0].Queue != "etl" {
+				t.Errorf("queue = %q, want etl", hs[0].Queue)
+			}
+			if m, r := ratio(t, hs); m != 24 || r != 0 {
+				t.Errorf("maps only: max maps %d, reduces %d; want 24, 0 (2 map + 22 borrowed reduce slots)", m, r)
+			}
+			for i := range 5 {
+				b.Pending("app1", fmt.Sprintf("task_1_0001_r_%06d", i), events.Reduce)
+			}
+			hs, _ = shaper.Shape(context.Background(), b.State)
+			if m, r := ratio(t, hs); m != 19 || r != 5 {
+				t.Errorf("5 reduces pending: max maps %d, reduces %d; want 19, 5", m, r)
+			}
+		})
+	}
+}
+
+// Finished apps and idle clusters produce nothing.
+func TestShapeSkips(t *testing.T) {
+	p, err := New(PIName, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := clustertest.New(1000)
+	if _, st := p.Shape(context.Background(), b.State); st.Code() != policy.Skip {
+		t.Errorf("no nodes: status %v, want Skip", st.Code())
+	}
+	b = build(t, 2, 0)
+	b.AppFinished("app1", "SUCCEEDED")
+	if hs, st := p.Shape(context.Background(), b.State); st.Code() != policy.Skip || len(hs) != 0 {
+		t.Errorf("finished app: %d hints, status %v; want none, Skip", len(hs), st.Code())
+	}
+}
+
+// scope: app splits the queue's grant among its apps max-min by demand.
+func TestShapeScopeApp(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MapSlots, cfg.ReduceSlots, cfg.Scope = 4, 4, ScopeApp
+	p, err := New(PIName, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := build(t, 20, 0)
+	b.Apply(events.Event{Type: events.AppSubmitted, App: "app2", Name: "grep", Queue: "etl", User: "u", Maps: 3})
+	for i := range 3 {
+		b.Pending("app2", fmt.Sprintf("task_1_0002_m_%06d", i), events.Map)
+	}
+	hs, st := p.Shape(context.Background(), b.State)
+	if !st.IsSuccess() || len(hs) != 2 {
+		t.Fatalf("hints %+v, status %v", hs, st.Message())
+	}
+	got := map[string][2]int{}
+	for _, h := range hs {
+		got[h.App] = [2]int{h.MaxMaps, h.MaxReduces}
+	}
+	// 16 slots, 23 maps demanded: app2 gets its 3, app1 the other 13.
+	if got["app1"] != [2]int{13, 0} || got["app2"] != [2]int{3, 0} {
+		t.Errorf("caps = %v, want app1 [13 0], app2 [3 0]", got)
+	}
+}
+
+func TestConfigErrorsNameTheKey(t *testing.T) {
+	tests := []struct {
+		mutate func(*Config)
+		key    string
+	}{
+		{func(c *Config) { c.MapShare = 1.5 }, "map_share"},
+		{func(c *Config) { c.PercentageOfBorrowedMapSlots = -0.1 }, "percentage_of_borrowed_map_slots"},
+		{func(c *Config) { c.ReduceSlotWeight = 0 }, "reduce_slot_weight"},
+		{func(c *Config) { c.Pools = map[string]float64{"etl": 0} }, "pools.etl"},
+		{func(c *Config) { c.Scope = "node" }, "scope"},
+	}
+	for _, tt := range tests {
+		c := DefaultConfig()
+		tt.mutate(&c)
+		err := c.Validate()
+		if err == nil || !strings.HasPrefix(err.Error(), tt.key+":") {
+			t.Errorf("Validate() = %v, want an error starting with %q", err, tt.key+":")
+		}
+	}
+	if _, err := NewPD(policy.Handle{Args: args{PDName: {"bogus": 1}}}); err == nil || !strings.Contains(err.Error(), "dhsa-pd settings") {
+		t.Errorf("unknown key: err = %v, want one naming dhsa-pd settings", err)
+	}
+}
+
+func TestNodeSlots(t *testing.T) {
+	c := DefaultConfig()
+	if m, r := c.NodeSlots(12); m != 6 || r != 6 {
+		t.Errorf("default 12 cores = %d/%d, want 6/6", m, r)
+	}
+	c.MapShare = 1.0 / 12
+	if m, r := c.NodeSlots(12); m != 1 || r != 11 {
+		t.Errorf("share 1/12 = %d/%d, want 1/11", m, r)
+	}
+	c.MapSlots, c.ReduceSlots = 8, 4
+	if m, r := c.NodeSlots(12); m != 8 || r != 4 {
+		t.Errorf("fixed 8/4 = %d/%d", m, r)
+	}
+}
+
+// dhsa-pd with assign: true places tasks on the heartbeating node.
+func TestAssignPlaceHints(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MapSlots, cfg.ReduceSlots, cfg.Assign, cfg.MaxAssignPerHeartbeat = 1, 1, true, 4
+	p, err := New(PDName, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := build(t, 3, 1)
+	hs, st := p.Assign(context.Background(), b.State, b.State.Node("n1"))
+	if !st.IsSuccess() {
+		t.Fatal(st.Message())
+	}
+	var got []string
+	for _, h := range hs {
+		if h.Kind != policy.KindPlace || len(h.Nodes) != 1 || h.Nodes[0].Node != "n1" {
+			t.Fatalf("hint %+v: want a place hint naming n1", h)
+		}
+		got = append(got, h.Task+"@"+string(h.Nodes[0].Locality))
+	}
+	want := "task_1_0001_m_000000@node task_1_0001_r_000000@"
+	if strings.Join(got, " ") != want {
+		t.Errorf("placed %v, want %s", got, want)
+	}
+	// dhsa-pi never assigns.
+	pi, _ := New(PIName, cfg)
+	if hs, _ := pi.Assign(context.Background(), b.State, b.State.Node("n1")); len(hs) != 0 {
+		t.Errorf("dhsa-pi assigned %d", len(hs))
+	}
+}
