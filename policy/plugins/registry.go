@@ -7,6 +7,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy/dhsa"
 	"github.com/rmsidecar/rmsidecar/policy/erul"
 	"github.com/rmsidecar/rmsidecar/policy/none"
+	"github.com/rmsidecar/rmsidecar/policy/samr"
 )
 
 // NewRegistry returns a registry with every built-in policy.
@@ -25,6 +26,7 @@ func NewRegistry() policy.Registry {
 		{baseline.NaiveName, baseline.NewNaive},
 		{baseline.LATEName, baseline.NewLATE},
 		{baseline.YARNName, baseline.NewYARN},
+		{samr.Name, samr.New},
 	} {
 		if err := r.Register(e.name, e.f); err != nil {
 			panic(err) // built-in names are constants: a clash is a programming error
