@@ -269,7 +269,8 @@ func SWIMReduces(shuffle, output, bytesPerReduce int64, nodes int) int {
 	if bytesPerReduce <= 0 {
 		return 1
 	}
-	n := int64(math.Round(float64(shuffle+output) / float64(bytesPerReduce)))
+	// Summed as floats: two saturated byte counts must not wrap around.
+	n := int64(math.Round((float64(shuffle) + float64(output)) / float64(bytesPerReduce)))
 	if n < 1 {
 		n = 1
 	}
@@ -296,7 +297,14 @@ func scaleBytes(v int64, nodes, traceNodes int) int64 {
 	return int64(q)
 }
 
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+// ceilDiv is ⌈a/b⌉ for a >= 0, b > 0, without overflowing near MaxInt64.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
+}
 
 // SWIM writes its replay input as SequenceFiles of 100-byte BytesWritable
 // records, one file per HDFS block, and counts a job's input in usable

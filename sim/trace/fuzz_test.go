@@ -1,0 +1,55 @@
+package trace
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// FuzzParseSWIM: any input either parses into jobs that keep SWIM's floors
+// or fails with a *ParseError; it never panics.
+func FuzzParseSWIM(f *testing.F) {
+	f.Add(swimHead)
+	f.Add("job0\t1\t1\t1\t1\n")
+	f.Add("# c\r\n\r\nj\t1e3\t0\t9223372036854775807\t0\t0\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		jobs, err := ParseSWIM(strings.NewReader(in), SWIMOptions{Nodes: 3000})
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			return
+		}
+		for _, j := range jobs {
+			if j.Maps < 1 || j.Reduces < 1 || j.InputBytes < 57_303_500 || j.ShuffleBytes < 1024 || j.SubmitS < 0 {
+				t.Fatalf("job %+v breaks the floors", j)
+			}
+		}
+	})
+}
+
+// FuzzParseRumen: any input parses or fails with a *ParseError, never panics.
+func FuzzParseRumen(f *testing.F) {
+	f.Add(rumenJobJSON)
+	f.Add("[" + rumenEarlyJSON + "]")
+	f.Add(`{"jobID":"j","submitTime":1}{"jobID":"k","submitTime":0}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		jobs, err := ParseRumen(strings.NewReader(in))
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			return
+		}
+		for i, j := range jobs {
+			if i > 0 && j.SubmitS < jobs[i-1].SubmitS {
+				t.Fatalf("jobs out of submit order: %v", jobs)
+			}
+			if len(j.Tasks) != j.Maps+j.Reduces && len(j.Tasks) > 0 {
+				t.Fatalf("job %s: %d tasks for %d maps + %d reduces", j.Name, len(j.Tasks), j.Maps, j.Reduces)
+			}
+		}
+	})
+}
