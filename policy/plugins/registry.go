@@ -8,6 +8,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy/erul"
 	"github.com/rmsidecar/rmsidecar/policy/none"
 	"github.com/rmsidecar/rmsidecar/policy/samr"
+	"github.com/rmsidecar/rmsidecar/policy/sepb"
 )
 
 // NewRegistry returns a registry with every built-in policy.
@@ -27,6 +28,7 @@ func NewRegistry() policy.Registry {
 		{baseline.LATEName, baseline.NewLATE},
 		{baseline.YARNName, baseline.NewYARN},
 		{samr.Name, samr.New},
+		{sepb.Name, sepb.New},
 	} {
 		if err := r.Register(e.name, e.f); err != nil {
 			panic(err) // built-in names are constants: a clash is a programming error

@@ -1,0 +1,243 @@
+package sepb
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/baseline"
+)
+
+// Name is the registered name.
+const Name = "sepb"
+
+// Config are SEPB's parameters.
+type Config struct {
+	// PercentageOfJobsChecked is percentageOfJobsCheckedForPendingTasks: the
+	// share of running jobs in a window (paper: 0.0–1.0, recommended 0.6–1.0).
+	PercentageOfJobsChecked float64 `json:"percentage_of_jobs_checked" yaml:"percentage_of_jobs_checked"`
+	// MaxJobsChecked, when > 0, sets maxNumOfJobsCheckedForPendingTasks
+	// directly instead of from the percentage.
+	MaxJobsChecked int `json:"max_jobs_checked" yaml:"max_jobs_checked"`
+	// PercentageOfBorrowedMapSlots and PercentageOfBorrowedReduceSlots (DHSA):
+	// whether a free map (reduce) container may serve a pending reduce (map)
+	// task, condition (3). Zero without DHSA in the stack.
+	PercentageOfBorrowedMapSlots    float64 `json:"percentage_of_borrowed_map_slots" yaml:"percentage_of_borrowed_map_slots"`
+	PercentageOfBorrowedReduceSlots float64 `json:"percentage_of_borrowed_reduce_slots" yaml:"percentage_of_borrowed_reduce_slots"`
+	// KillFactor: an attempt running longer than KillFactor × the mean of its
+	// job's finished tasks of the kind is a hard straggler (2).
+	KillFactor float64 `json:"kill_factor" yaml:"kill_factor"`
+	// KillMinFinished is how many tasks of the kind must have finished before
+	// their mean is trusted (1); 0 disables the kill rule.
+	KillMinFinished int `json:"kill_min_finished" yaml:"kill_min_finished"`
+	// ContainerVCores and ContainerMemoryMB size the container a pending
+	// task needs, to count free containers from heartbeats.
+	ContainerVCores   int `json:"container_vcores" yaml:"container_vcores"`
+	ContainerMemoryMB int `json:"container_memory_mb" yaml:"container_memory_mb"`
+}
+
+// DefaultConfig returns the paper's parameters.
+func DefaultConfig() Config {
+	return Config{PercentageOfJobsChecked: 1.0, KillFactor: 2, KillMinFinished: 1,
+		ContainerVCores: 1, ContainerMemoryMB: 1024}
+}
+
+func (c Config) validate() error {
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"percentage_of_jobs_checked", c.PercentageOfJobsChecked},
+		{"percentage_of_borrowed_map_slots", c.PercentageOfBorrowedMapSlots},
+		{"percentage_of_borrowed_reduce_slots", c.PercentageOfBorrowedReduceSlots}} {
+		if p.v < 0 || p.v > 1 {
+			return fmt.Errorf("sepb settings: %s: %v not in [0,1]", p.name, p.v)
+		}
+	}
+	switch {
+	case c.MaxJobsChecked < 0:
+		return fmt.Errorf("sepb settings: max_jobs_checked: %d is negative", c.MaxJobsChecked)
+	case c.KillFactor <= 1:
+		return fmt.Errorf("sepb settings: kill_factor: %v must exceed 1", c.KillFactor)
+	case c.ContainerVCores < 1 || c.ContainerMemoryMB < 0:
+		return fmt.Errorf("sepb settings: container_vcores must be >= 1 and container_memory_mb >= 0")
+	}
+	return nil
+}
+
+// Plugin is SEPB: a SpeculationGate (pending tasks first), a Speculator and
+// Observer (hard-straggler kills).
+type Plugin struct {
+	cfg       Config
+	durations *baseline.Durations
+	killed    map[string]bool // attempts already sent a kill
+}
+
+// New is the factory.
+func New(h policy.Handle) (policy.Plugin, error) {
+	cfg := DefaultConfig()
+	if err := baseline.DecodeArgs(h, Name, &cfg); err != nil {
+		return nil, err
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Plugin{cfg: cfg, durations: baseline.NewDurations(), killed: map[string]bool{}}, nil
+}
+
+// Name implements policy.Plugin.
+func (*Plugin) Name() string { return Name }
+
+// Config returns the parameters in force.
+func (p *Plugin) Config() Config { return p.cfg }
+
+// Observe implements policy.Observer: finished-task durations for the kill
+// rule.
+func (p *Plugin) Observe(_ context.Context, ev *events.Event, v cluster.View) {
+	p.durations.Observe(ev, v)
+	if ev.Type == events.TaskFinished {
+		delete(p.killed, ev.Attempt)
+	}
+}
+
+// Speculate implements policy.Speculator: the hard-straggler rule.
+func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
+	if p.cfg.KillMinFinished <= 0 {
+		return nil, nil
+	}
+	now := v.Now()
+	var out []policy.Hint
+	for _, at := range baseline.Running(v) {
+		if p.killed[at.ID] || at.Container == "" {
+			continue
+		}
+		t := at.Task
+		s := p.durations.Of(t.App.ID, t.Kind)
+		if s.N < p.cfg.KillMinFinished || s.Mean <= 0 {
+			continue
+		}
+		el := baseline.Elapsed(at, now)
+		if float64(el) <= p.cfg.KillFactor*s.Mean {
+			continue
+		}
+		p.killed[at.ID] = true
+		out = append(out, policy.Hint{Kind: policy.KindKill, App: t.App.ID, Task: t.ID, Attempt: at.ID,
+			Container: at.Container, Node: at.Node,
+			Reason: fmt.Sprintf("sepb: hard straggler: running %d ms > %.0f x mean %.0f ms of %d finished %ss; kill so a fresh attempt replaces it",
+				el, p.cfg.KillFactor, s.Mean, s.N, t.Kind)})
+	}
+	return out, nil
+}
+
+// window is the pending work SEPB weighs against one job's copies.
+type window struct {
+	ownPending    int // J_i's pending tasks of the copy's kind (failed ones rerun are pending too)
+	maps, reduces int // pending tasks in J_i … J_j
+	jobs          int
+	condition     string
+	pendingFirst  bool
+	demand        int // containers the window's pending tasks claim
+}
+
+// Gate implements policy.SpeculationGate.
+func (p *Plugin) Gate(_ context.Context, v cluster.View, proposed []policy.Hint) ([]policy.Hint, *policy.Status) {
+	var jobs []*cluster.App
+	pos := map[string]int{}
+	for _, a := range v.Apps() {
+		if !a.Finished() {
+			pos[a.ID] = len(jobs)
+			jobs = append(jobs, a)
+		}
+	}
+	maxJobs := p.cfg.MaxJobsChecked
+	if maxJobs == 0 {
+		maxJobs = int(math.Ceil(p.cfg.PercentageOfJobsChecked*float64(len(jobs)) - 1e-9))
+	}
+	// The kill rule reruns these tasks; a copy on top would be a third attempt.
+	killing := map[string]bool{}
+	for _, h := range proposed {
+		if h.Kind == policy.KindKill {
+			killing[h.App+"/"+h.Task] = true
+		}
+	}
+	need := baseline.Need{VCores: p.cfg.ContainerVCores, MemoryMB: p.cfg.ContainerMemoryMB}
+	free := baseline.NewCapacity(v).Slots(need)
+	granted := 0
+	out := make([]policy.Hint, 0, len(proposed))
+	for _, h := range proposed {
+		if h.Kind != policy.KindSpeculate {
+			out = append(out, h)
+			continue
+		}
+		if killing[h.App+"/"+h.Task] {
+			out = append(out, deny(h, "sepb: the hard straggler is being killed; its rerun replaces a copy"))
+			continue
+		}
+		i, ok := pos[h.App]
+		if !ok || maxJobs <= 0 {
+			out = append(out, h)
+			continue
+		}
+		kind := taskKind(v.App(h.App), h.Task)
+		w := p.window(jobs, i, maxJobs, kind)
+		if w.pendingFirst && free-granted <= w.demand {
+			out = append(out, deny(h, fmt.Sprintf(
+				"sepb: pending tasks first (%s): %d maps and %d reduces pending in the %d jobs from %s claim the %d free containers",
+				w.condition, w.maps, w.reduces, w.jobs, h.App, free-granted)))
+			continue
+		}
+		granted++
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+func deny(h policy.Hint, reason string) policy.Hint {
+	return policy.Hint{Kind: policy.KindDenySpeculation, App: h.App, Task: h.Task, Attempt: h.Attempt, Reason: reason}
+}
+
+func taskKind(a *cluster.App, task string) events.TaskKind {
+	if a != nil {
+		if t := a.Task(task); t != nil {
+			return t.Kind
+		}
+	}
+	return events.Map
+}
+
+// window sums the pending tasks of jobs[i … i+maxJobs-1] and applies the
+// paper's skip conditions for a copy of a task of kind in jobs[i].
+func (p *Plugin) window(jobs []*cluster.App, i, maxJobs int, kind events.TaskKind) window {
+	var w window
+	last := min(len(jobs), i+maxJobs)
+	for _, a := range jobs[i:last] {
+		w.maps += a.Count[events.Map].Pending
+		w.reduces += a.Count[events.Reduce].Pending
+	}
+	w.jobs = last - i
+	w.ownPending = jobs[i].Count[kind].Pending
+	same, other, borrow := w.maps, w.reduces, p.cfg.PercentageOfBorrowedMapSlots
+	if kind == events.Reduce {
+		same, other, borrow = w.reduces, w.maps, p.cfg.PercentageOfBorrowedReduceSlots
+	}
+	cond1 := w.ownPending == 0
+	cond2 := same > 0
+	cond3 := other > 0 && borrow > 0
+	w.demand = same
+	if borrow > 0 {
+		w.demand += other
+	}
+	switch {
+	case !cond1:
+		// Not skipped by SEPB, but Hadoop serves the job's own pending
+		// tasks before its speculative ones.
+		w.pendingFirst, w.condition = true, "the job's own pending tasks"
+	case cond2:
+		w.pendingFirst, w.condition = true, "conditions 1+2"
+	case cond3:
+		w.pendingFirst, w.condition = true, "conditions 1+3"
+	}
+	return w
+}
