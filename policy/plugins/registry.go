@@ -7,6 +7,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy/dhsa"
 	"github.com/rmsidecar/rmsidecar/policy/erul"
 	"github.com/rmsidecar/rmsidecar/policy/none"
+	"github.com/rmsidecar/rmsidecar/policy/prescheduling"
 	"github.com/rmsidecar/rmsidecar/policy/samr"
 	"github.com/rmsidecar/rmsidecar/policy/sepb"
 )
@@ -21,6 +22,7 @@ func NewRegistry() policy.Registry {
 		{none.Name, none.New},
 		{dhsa.PIName, dhsa.NewPI},
 		{dhsa.PDName, dhsa.NewPD},
+		{prescheduling.Name, prescheduling.NewPlugin},
 		{erul.NameERUL, erul.NewERUL},
 		{erul.NameMCP, erul.NewMCP},
 		{erul.NameExMCP, erul.NewExMCP},
