@@ -6,6 +6,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy/baseline"
 	"github.com/rmsidecar/rmsidecar/policy/dhsa"
 	"github.com/rmsidecar/rmsidecar/policy/erul"
+	"github.com/rmsidecar/rmsidecar/policy/learning"
 	"github.com/rmsidecar/rmsidecar/policy/none"
 	"github.com/rmsidecar/rmsidecar/policy/prescheduling"
 	"github.com/rmsidecar/rmsidecar/policy/samr"
@@ -26,6 +27,8 @@ func NewRegistry() policy.Registry {
 		{erul.NameERUL, erul.NewERUL},
 		{erul.NameMCP, erul.NewMCP},
 		{erul.NameExMCP, erul.NewExMCP},
+		{learning.NameNB, learning.NewNBPlugin},
+		{learning.NamePerceptron, learning.NewPerceptronPlugin},
 		{baseline.NaiveName, baseline.NewNaive},
 		{baseline.LATEName, baseline.NewLATE},
 		{baseline.YARNName, baseline.NewYARN},

@@ -1,0 +1,301 @@
+package learning
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsidecar/rmsidecar/engine"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/profiles"
+)
+
+const t0 = int64(1_700_000_000_000)
+
+// mapArgs is policy.Args over a map of per-policy settings.
+type mapArgs map[string]func(*Config)
+
+func (a mapArgs) Decode(name string, into any) error {
+	if f := a[name]; f != nil {
+		f(into.(*Config))
+	}
+	return nil
+}
+
+func testHandle(store policy.ProfileStore, args policy.Args) policy.Handle {
+	return policy.Handle{Args: args, Profiles: store, Log: zerolog.Nop(), Seed: 1}
+}
+
+// world writes events of a small cluster for plugin tests.
+type world struct {
+	t   *testing.T
+	eng *engine.Engine
+	seq int
+	now int64
+}
+
+func newWorld(t *testing.T, p policy.Plugin) *world {
+	return &world{t: t, eng: engine.New(policy.NewStack(p), engine.Options{TickMS: 5000}), now: t0}
+}
+
+func (w *world) apply(ev events.Event) []policy.Hint {
+	w.seq++
+	ev.V, ev.ID = 1, fmt.Sprintf("e%05d", w.seq)
+	if ev.TS == 0 {
+		ev.TS = w.now
+	}
+	return append([]policy.Hint(nil), w.eng.Apply(context.Background(), &ev)...)
+}
+
+func (w *world) node(id string, cores int) {
+	w.apply(events.Event{Type: events.NodeRegistered, Node: id, Rack: "r1", VCores: cores, MemoryMB: cores * 1024, CPUMHz: 2400})
+}
+
+func (w *world) job(app, jobType string, maps int, f *events.Features, utility string) {
+	w.apply(events.Event{Type: events.AppSubmitted, App: app, Name: app, Queue: "q", User: "u", JobType: jobType,
+		Maps: maps, Features: f, Utility: utility})
+	for i := range maps {
+		w.apply(events.Event{Type: events.TaskPending, App: app, Task: fmt.Sprintf("%s_m_%d", app, i), Kind: events.Map,
+			Splits: []events.Split{{Path: "/in", Length: 1, Hosts: []string{"n2"}}}})
+	}
+}
+
+func (w *world) heartbeat(node string, load float64, dt int64) []policy.Hint {
+	w.now += dt
+	return w.apply(events.Event{Type: events.NodeHeartbeat, Node: node, Load1: load})
+}
+
+func places(hs []policy.Hint) []policy.Hint {
+	var out []policy.Hint
+	for _, h := range hs {
+		if h.Kind == policy.KindPlace {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// noExplore turns exploration off, so every assignment is the classifier's.
+var noExplore = mapArgs{NameNB: func(c *Config) { c.Explore = 0 }, NamePerceptron: func(c *Config) { c.Explore = 0 }}
+
+func TestJudgedAtNextHeartbeat(t *testing.T) {
+	p, err := New(NameNB, testHandle(nil, noExplore))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, p)
+	w.node("n1", 4)
+	w.node("n2", 4)
+	w.job("app1", "wc", 3, &events.Features{CPU: 5, Memory: 6, Disk: 8, Network: 5}, "")
+
+	// First heartbeat: untrained, so the candidate is good; a place hint names n1.
+	ph := places(w.heartbeat("n1", 1.0, 5000))
+	if len(ph) != 1 || ph[0].Nodes[0].Node != "n1" || ph[0].App != "app1" || ph[0].Policy != NameNB {
+		t.Fatalf("first heartbeat place hints = %+v", ph)
+	}
+	if ph[0].Nodes[0].Locality != events.RackLocal {
+		t.Errorf("locality %q, want rack (the split is on n2, same rack)", ph[0].Nodes[0].Locality)
+	}
+	if p.Judged() != 0 {
+		t.Fatal("judged before the next heartbeat")
+	}
+	// Another node's heartbeat does not judge n1's decision.
+	w.heartbeat("n2", 0, 1000)
+	if got := p.m.NB.Class; got != [2]float64{0, 0} {
+		t.Fatalf("class counts after n2's heartbeat = %v, want none (n1 not yet judged)", got)
+	}
+	// n1's next heartbeat: load 2 on 4 cores is under the target 1: good.
+	// A new decision is made at this heartbeat, with features close to
+	// the good one.
+	if len(places(w.heartbeat("n1", 2.0, 4000))) != 1 {
+		t.Fatal("no decision at the second heartbeat")
+	}
+	if got := p.m.NB.Class; got != [2]float64{0, 1} {
+		t.Fatalf("class counts = %v, want one good", got)
+	}
+	// It is judged at the following heartbeat: load 4.8 is over: bad.
+	w.heartbeat("n1", 4.8, 5000)
+	if got := p.m.NB.Class; got != [2]float64{1, 1} {
+		t.Fatalf("class counts = %v, want one bad, one good", got)
+	}
+	acc := p.Accuracy()
+	if len(acc) != 1 || acc[0].Decisions != 2 || acc[0].Correct != 1 {
+		t.Fatalf("accuracy = %+v, want one right and one wrong decision", acc)
+	}
+	// Every judged decision's bins were counted: the job's cpu feature 5 is bin 4.
+	if p.m.NB.Count[0][0][4] != 1 || p.m.NB.Count[1][0][4] != 1 {
+		t.Errorf("cpu histogram bad=%v good=%v", p.m.NB.Count[0][0], p.m.NB.Count[1][0])
+	}
+	if got := p.AccuracyOf("wc"); len(got) != 1 || got[0].Decisions != 2 {
+		t.Errorf("per-type accuracy %+v", got)
+	}
+}
+
+// TestAllBadNoAssignmentAndShrink teaches the classifier that this job
+// overloads the node at high load; then no task is assigned, the node's
+// advertised capacity shrinks, and it is restored when a candidate is good.
+func TestAllBadNoAssignmentAndShrink(t *testing.T) {
+	p, err := New(NameNB, testHandle(nil, noExplore))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, p)
+	w.node("n1", 4)
+	w.job("app1", "cpu", 40, &events.Features{CPU: 10, Memory: 5, Disk: 5, Network: 3}, "")
+	// Blocks of low-load heartbeats (a decision there is judged good) and
+	// high-load ones (judged bad), ending with a high block.
+	var hs []policy.Hint
+	for i := range 32 {
+		load := 0.4
+		if i/4%2 == 1 {
+			load = 6.0
+		}
+		out := w.heartbeat("n1", load, 5000)
+		if i >= 28 {
+			hs = append(hs, out...)
+		}
+		if i == 31 && len(places(out)) != 0 {
+			t.Fatalf("assigned at high load: %+v", places(out))
+		}
+	}
+	// The last capacity hint of the high block shrinks n1 to what it uses
+	// (the engine suppresses identical repeats, so it may come early).
+	var shrink *policy.Hint
+	for i := range hs {
+		if hs[i].Kind == policy.KindNodeCapacity {
+			shrink = &hs[i]
+		}
+	}
+	if shrink == nil || shrink.Node != "n1" || shrink.VCores != 1 || shrink.MemoryMB != 1 {
+		t.Fatalf("want a node-capacity shrink of n1 to its use, got %+v", hs)
+	}
+	// Low load again: good, assigned, capacity restored.
+	hs = w.heartbeat("n1", 0.4, 5000)
+	if len(places(hs)) != 1 {
+		t.Fatalf("no assignment at low load: %+v", hs)
+	}
+	restored := false
+	for _, h := range hs {
+		if h.Kind == policy.KindNodeCapacity && h.VCores == 4 && h.MemoryMB == 4096 {
+			restored = true
+		}
+	}
+	if !restored {
+		t.Fatalf("capacity not restored: %+v", hs)
+	}
+}
+
+func TestPickMaxExpectedUtility(t *testing.T) {
+	p, err := New(NameNB, testHandle(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, p)
+	w.node("n1", 4)
+	f := &events.Features{CPU: 3, Memory: 3, Disk: 3, Network: 3}
+	w.job("cheap", "a", 2, f, "revenue:1")
+	w.job("rich", "a", 2, f, "revenue:5")
+	ph := places(w.heartbeat("n1", 0, 5000))
+	if len(ph) != 1 || ph[0].App != "rich" {
+		t.Fatalf("want the higher-revenue job, got %+v", ph)
+	}
+	if !strings.Contains(ph[0].Reason, "E.U.") {
+		t.Errorf("reason %q", ph[0].Reason)
+	}
+}
+
+func TestPerceptronPluginLearnsFromMistakes(t *testing.T) {
+	p, err := New(NamePerceptron, testHandle(nil, noExplore))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, p)
+	w.node("n1", 4)
+	w.job("app1", "cpu", 10, &events.Features{CPU: 10, Memory: 5, Disk: 5, Network: 3}, "")
+	if len(places(w.heartbeat("n1", 0.5, 5000))) != 1 {
+		t.Fatal("initial bias > 0 should label the job good")
+	}
+	w.heartbeat("n1", 8, 5000) // judged bad: mistake, update
+	if p.Perceptron().Updates != 1 || p.Perceptron().B != p.cfg.InitialBias-1 {
+		t.Fatalf("perceptron after one mistake: %+v", p.Perceptron())
+	}
+}
+
+func TestPersistenceAcrossInstances(t *testing.T) {
+	store := profiles.NewMemory()
+	ctx := context.Background()
+	for _, name := range []string{NameNB, NamePerceptron} {
+		a, err := New(name, testHandle(store, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := newWorld(t, a)
+		w.node("n1", 4)
+		w.job("app1", "wc", 20, &events.Features{CPU: 5, Memory: 6, Disk: 8, Network: 5}, "")
+		for i := range 6 {
+			w.heartbeat("n1", float64(i%3)*3, 5000)
+		}
+		if err := w.eng.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		b, err := New(name, testHandle(store, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Judged() == 0 || b.Judged() != a.Judged() {
+			t.Fatalf("%s: judged %d, restored %d", name, a.Judged(), b.Judged())
+		}
+		if name == NameNB && fmt.Sprint(b.NaiveBayes()) != fmt.Sprint(a.NaiveBayes()) {
+			t.Fatalf("restored NB differs:\n%v\n%v", b.NaiveBayes(), a.NaiveBayes())
+		}
+		if name == NamePerceptron && fmt.Sprint(b.Perceptron()) != fmt.Sprint(a.Perceptron()) {
+			t.Fatalf("restored perceptron differs:\n%v\n%v", b.Perceptron(), a.Perceptron())
+		}
+		// The job type's features were remembered: an app of that type without
+		// features gets them.
+		if got := b.jobs.ByType["wc"]; got != (JobFeatures{5, 6, 8, 5}) {
+			t.Fatalf("remembered features %+v", got)
+		}
+		// Other overload rules: the stored model is not reused.
+		c, err := New(name, testHandle(store, mapArgs{name: func(c *Config) { c.Target = 2 }}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Judged() != 0 {
+			t.Fatalf("%s: model learned under other rules was reused", name)
+		}
+	}
+}
+
+func TestJobFeaturesFromHistory(t *testing.T) {
+	p, err := New(NameNB, testHandle(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, p)
+	w.node("n1", 4)
+	w.job("a1", "wc", 1, &events.Features{CPU: 5, Memory: 6, Disk: 8, Network: 5}, "")
+	w.job("a2", "grep", 1, &events.Features{CPU: 3, Memory: 6, Disk: 8, Network: 2}, "")
+	w.job("a3", "sort", 1, &events.Features{CPU: 3, Memory: 4, Disk: 7, Network: 2}, "")
+	w.job("a4", "wc", 1, nil, "")
+	w.job("a5", "unknown", 1, nil, "")
+	st := w.eng.State()
+	if got := p.jobFeatures(st.App("a4")); got != (JobFeatures{5, 6, 8, 5}) {
+		t.Errorf("same job type: %+v", got)
+	}
+	// Mode per resource: cpu 3, memory 6, disk 8, network 2.
+	if got := p.jobFeatures(st.App("a5")); got != (JobFeatures{3, 6, 8, 2}) {
+		t.Errorf("mode of seen values: %+v", got)
+	}
+}
+
+func TestBadArgsNameKey(t *testing.T) {
+	_, err := New(NameNB, testHandle(nil, mapArgs{NameNB: func(c *Config) { c.Target = -1 }}))
+	if err == nil || !strings.Contains(err.Error(), "policies.learning-nb.target") {
+		t.Fatalf("err = %v", err)
+	}
+}
