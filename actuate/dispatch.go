@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -56,6 +57,8 @@ type Dispatcher struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	closed  bool
+	pending atomic.Int64
+	aborted atomic.Bool
 }
 
 type worker struct {
@@ -112,7 +115,10 @@ func (d *Dispatcher) Start(ctx context.Context) {
 		go func() {
 			defer d.wg.Done()
 			for h := range w.queue {
-				d.deliver(ctx, w.a, h)
+				if !d.aborted.Load() {
+					d.deliver(ctx, w.a, h)
+				}
+				d.pending.Add(-1)
 			}
 		}()
 	}
@@ -130,9 +136,11 @@ func (d *Dispatcher) Dispatch(ctx context.Context, hs []policy.Hint) (int, error
 		}
 		h.Nodes = append([]policy.NodeScore(nil), h.Nodes...)
 		for _, w := range d.workers {
+			d.pending.Add(1)
 			select {
 			case w.queue <- h:
 			case <-ctx.Done():
+				d.pending.Add(-1)
 				return n, fmt.Errorf("dispatch hint %s: %w", h.ID, ctx.Err())
 			}
 		}
@@ -140,6 +148,24 @@ func (d *Dispatcher) Dispatch(ctx context.Context, hs []policy.Hint) (int, error
 	}
 	return n, nil
 }
+
+// Wait blocks until every queued hint has been delivered or given up on.
+// The live loop waits before it checkpoints, so a checkpoint never covers an
+// event whose hints are still only in memory.
+func (d *Dispatcher) Wait(ctx context.Context) error {
+	for d.pending.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for actuators: %w", ctx.Err())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// Abort drops whatever is still queued, as a killed process would (crash
+// tests and drills); Close must still be called.
+func (d *Dispatcher) Abort() { d.aborted.Store(true) }
 
 // Close stops taking hints and waits until the workers have delivered (or
 // given up on) everything queued.

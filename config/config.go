@@ -54,18 +54,21 @@ type HTTP struct {
 // Kafka configures ingestion and the hints and dead-letter topics.
 type Kafka struct {
 	// Brokers; empty starts an embedded broker fed by a simulated cluster.
-	Brokers         []string      `mapstructure:"brokers"`
-	Version         string        `mapstructure:"version"`
-	Group           string        `mapstructure:"group"`
-	EventsTopic     string        `mapstructure:"events_topic"`
-	NodeTopic       string        `mapstructure:"node_topic"`
-	HintsTopic      string        `mapstructure:"hints_topic"`
-	DeadLetterTopic string        `mapstructure:"dead_letter_topic"`
-	ClientID        string        `mapstructure:"client_id"`
-	Assignor        string        `mapstructure:"assignor"`
-	CommitInterval  time.Duration `mapstructure:"commit_interval"`
-	TLS             TLS           `mapstructure:"tls"`
-	SASL            SASL          `mapstructure:"sasl"`
+	Brokers         []string `mapstructure:"brokers"`
+	Version         string   `mapstructure:"version"`
+	Group           string   `mapstructure:"group"`
+	EventsTopic     string   `mapstructure:"events_topic"`
+	NodeTopic       string   `mapstructure:"node_topic"`
+	HintsTopic      string   `mapstructure:"hints_topic"`
+	DeadLetterTopic string   `mapstructure:"dead_letter_topic"`
+	ClientID        string   `mapstructure:"client_id"`
+	// Instance names this sidecar among several in one group: it keys the
+	// instance's own node-topic group and its hint ids (empty: the hostname).
+	Instance       string        `mapstructure:"instance"`
+	Assignor       string        `mapstructure:"assignor"`
+	CommitInterval time.Duration `mapstructure:"commit_interval"`
+	TLS            TLS           `mapstructure:"tls"`
+	SASL           SASL          `mapstructure:"sasl"`
 }
 
 // TLS configures Kafka TLS.
@@ -112,6 +115,9 @@ type Policies struct {
 // Actuators chooses where hints go.
 type Actuators struct {
 	Enabled []string `mapstructure:"enabled"` // log, kafka, http, rm
+	// Journal records delivered hints so a restart does not actuate a hint
+	// still in force twice.
+	Journal string `mapstructure:"journal"`
 }
 
 // RM configures the ResourceManager REST client.
@@ -149,6 +155,7 @@ func defaults() map[string]any {
 		"kafka.hints_topic":              "rmsidecar.hints",
 		"kafka.dead_letter_topic":        "rmsidecar.events.dlq",
 		"kafka.client_id":                "rmsidecar",
+		"kafka.instance":                 "",
 		"kafka.assignor":                 "sticky",
 		"kafka.commit_interval":          "1s",
 		"kafka.tls.enabled":              false,
@@ -164,6 +171,7 @@ func defaults() map[string]any {
 		"engine.queue_size":              4096,
 		"policies.stack":                 "yarn",
 		"actuators.enabled":              []string{"log"},
+		"actuators.journal":              "rmsidecar-actuated.jsonl",
 		"rm.urls":                        []string{},
 		"rm.user":                        "yarn",
 		"rm.timeout":                     "10s",
@@ -388,6 +396,9 @@ func (c *Config) Validate() error {
 	}
 	if c.HDFS.CacheEntries <= 0 {
 		bad("hdfs.cache_entries", "must be > 0")
+	}
+	if c.Actuators.Journal == "" {
+		bad("actuators.journal", "must not be empty")
 	}
 	if c.Profiles.Path == "" {
 		bad("profiles.path", "must not be empty")

@@ -219,6 +219,10 @@ type Feed interface {
 	Sync(ctx context.Context) (map[TopicPartition]int64, error)
 	// Assigned reports the partitions of a new group generation.
 	Assigned(claims map[string][]int32)
+	// Claimed reports that a partition claim starts at initial (a committed
+	// offset, or sarama.OffsetOldest/OffsetNewest) with the partition's
+	// high-water mark then.
+	Claimed(tp TopicPartition, initial, highWater int64)
 	// Released reports that this consumer no longer owns a partition.
 	Released(tp TopicPartition)
 }
@@ -394,6 +398,7 @@ func (h *groupHandler) commit(ctx context.Context, s sarama.ConsumerGroupSession
 func (h *groupHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.ConsumerGroupClaim) error {
 	ctx := s.Context()
 	tp := TopicPartition{c.Topic(), c.Partition()}
+	h.g.feed.Claimed(tp, c.InitialOffset(), c.HighWaterMarkOffset())
 	defer h.g.feed.Released(tp)
 	for {
 		select {

@@ -27,6 +27,7 @@ type replayOptions struct {
 	skipBad      string
 	profilesPath string
 	seed         uint64
+	kafka        replayKafkaOptions
 }
 
 func newReplayCmd(a *app) *cobra.Command {
@@ -52,6 +53,9 @@ Learned profiles are kept in memory unless --profiles names a store file.`,
   rmsidecar replay --events run.jsonl --policies yarn,samr+sepb --hints-out hints.jsonl --skip-bad rejected.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.kafka.brokers != "" {
+				return runReplayKafka(cmd.Context(), a, o)
+			}
 			return runReplay(cmd.Context(), a, o)
 		},
 	}
@@ -62,6 +66,7 @@ Learned profiles are kept in memory unless --profiles names a store file.`,
 	f.StringVar(&o.skipBad, "skip-bad", "", "write lines that fail to decode to this file and carry on (default: stop with exit 2)")
 	f.StringVar(&o.profilesPath, "profiles", "", "profiles store file to load and update (default: in memory)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed for any randomness in policies")
+	addReplayKafkaFlags(f, &o.kafka)
 	_ = cmd.MarkFlagRequired("events")
 	return cmd
 }

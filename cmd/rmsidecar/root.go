@@ -108,6 +108,7 @@ variables < flags. Exit codes: 0 ok, 1 runtime failure, 2 bad input or config.`,
 		newVersionCmd(a),
 		newReplayCmd(a),
 		newProfilesCmd(a),
+		newRunCmd(a),
 	)
 	return root
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rmsidecar/rmsidecar/config"
+	"github.com/rmsidecar/rmsidecar/sidecar"
+)
+
+type runOptions struct {
+	demoSpeed float64
+	seed      uint64
+}
+
+func newRunCmd(a *app) *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run [--config FILE] [--http ADDR]",
+		Short: "Run the live sidecar (with no Kafka brokers configured: an embedded demo)",
+		Long: `run consumes events v1 from Kafka (kafka.events_topic in the consumer group
+kafka.group, and kafka.node_topic in a group of this instance's own), applies
+them to the cluster model, runs the policy stack (policies.stack) on every event
+and on every tick, and delivers the hints to the enabled actuators: log (dry
+run, the default), kafka (kafka.hints_topic), http (/v1/hints), rm.
+
+With no kafka.brokers configured, run starts an embedded Kafka broker and a
+simulated cluster that feeds it in accelerated time, so events -> policies ->
+hints show up within seconds. It says so in one log line.
+
+HTTP (--http, default 127.0.0.1:9464): /metrics, /healthz, /readyz, /v1/hints,
+/v1/nodes, /v1/apps/{id}, /debug/pprof.
+
+SIGTERM or SIGINT: finish the events in flight, checkpoint, commit, exit 0.`,
+		Example: `  rmsidecar run
+  rmsidecar run --config /etc/rmsidecar/config.yaml --http 0.0.0.0:9464`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSidecar(cmd.Context(), a, cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.String("http", "127.0.0.1:9464", "HTTP listen address (http.addr)")
+	f.Float64Var(&o.demoSpeed, "demo-speed", 10, "embedded demo only: how much faster than recorded the simulated cluster runs")
+	f.Uint64Var(&o.seed, "seed", 1, "seed for any randomness in policies")
+	return cmd
+}
+
+func runSidecar(ctx context.Context, a *app, cmd *cobra.Command, o runOptions) error {
+	cfg, err := a.loadConfig(config.Flag{Key: "http.addr", Flag: cmd.Flags().Lookup("http")})
+	if err != nil {
+		return err
+	}
+	log := a.logger(cfg)
+	sc, err := sidecar.New(ctx, sidecar.Options{Config: cfg, Log: log, Seed: o.seed, DemoSpeed: o.demoSpeed})
+	if err != nil {
+		var ke *config.KeyError
+		if errors.As(err, &ke) {
+			return &inputError{err: err}
+		}
+		return err
+	}
+	if err := sc.Run(ctx); err != nil {
+		var ke *config.KeyError
+		if errors.As(err, &ke) {
+			return &inputError{err: err}
+		}
+		return err
+	}
+	return nil
+}

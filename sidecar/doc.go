@@ -1,0 +1,17 @@
+// Package sidecar is the live rmsidecar: Kafka consumer groups feed one
+// engine through a bounded queue (Loop), the engine's hints go to the
+// configured actuators (package actuate), and an HTTP server exposes
+// metrics, health, readiness, hints, nodes and apps.
+//
+// Reliability: offsets are committed only after the events before them are
+// applied, their hints handed to the actuators, and a checkpoint of the
+// cluster state, the engine and the positions written to the profiles store
+// together with the plugins' learned profiles. A restart restores that
+// checkpoint and resumes from the committed offsets; events re-consumed after
+// a crash are applied again, which changes nothing twice, and an actuation
+// journal keeps their hints from being actuated twice.
+//
+// With no brokers configured, Run starts an embedded Kafka broker (kfake) and
+// a demo event source feeding it in accelerated time, so `rmsidecar run`
+// shows events -> policies -> hints on a laptop.
+package sidecar

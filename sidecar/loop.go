@@ -1,0 +1,377 @@
+package sidecar
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/engine"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+// HintSink takes the hints the engine emits (an actuate.Dispatcher).
+type HintSink interface {
+	Dispatch(ctx context.Context, hs []policy.Hint) (int, error)
+}
+
+// ErrStopped is returned to the consumer once the loop has stopped.
+var ErrStopped = errors.New("engine loop stopped")
+
+// item is one entry of the engine queue: a message, or a barrier asking for
+// a checkpoint and the positions applied so far.
+type item struct {
+	msg     events.Message
+	barrier chan barrierResult
+}
+
+type barrierResult struct {
+	pos map[events.TopicPartition]int64
+	err error
+}
+
+// LoopOptions configure a Loop.
+type LoopOptions struct {
+	QueueSize int
+	// IdleTick runs the policies' periodic points on the wall clock when no
+	// event has arrived for this long, advancing event time by the wall time
+	// elapsed (0: only event time ticks, which keeps replays deterministic).
+	IdleTick    time.Duration
+	Checkpoints Checkpointer // nil: no checkpoints
+	Sink        HintSink
+	Metrics     *Metrics
+	Log         zerolog.Logger
+	// EventsTopic's partition 0 makes its owner the leader (see Leader).
+	EventsTopic string
+}
+
+// Loop runs the engine on one goroutine behind a bounded queue. Every
+// partition claim feeds it (events.Feed) in partition order, so an app's
+// events, which share a partition, are applied in order.
+type Loop struct {
+	o     LoopOptions
+	eng   *engine.Engine
+	queue chan item
+	done  chan struct{}
+
+	// mu is held for writing while the engine applies events, and for
+	// reading by the HTTP handlers that look at the state.
+	mu        sync.RWMutex
+	positions map[events.TopicPartition]int64
+	current   map[string]policy.Hint // newest hint per target, for /v1/nodes and /v1/apps
+	dirty     bool
+	lastEvent time.Time
+	lastTS    int64
+
+	claimMu  sync.Mutex
+	claims   map[events.TopicPartition]*claimInfo
+	assigned bool
+	leader   atomic.Bool
+
+	applied   atomic.Uint64
+	rejected  atomic.Uint64
+	aborted   atomic.Bool
+	abortCh   chan struct{}
+	abortOnce sync.Once
+}
+
+type claimInfo struct{ caughtUp bool }
+
+// NewLoop wraps eng. Run must be running for Enqueue and Sync to return.
+func NewLoop(eng *engine.Engine, o LoopOptions) *Loop {
+	if o.QueueSize <= 0 {
+		o.QueueSize = 4096
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
+	}
+	return &Loop{o: o, eng: eng, queue: make(chan item, o.QueueSize), done: make(chan struct{}),
+		positions: map[events.TopicPartition]int64{}, current: map[string]policy.Hint{},
+		claims: map[events.TopicPartition]*claimInfo{}, abortCh: make(chan struct{})}
+}
+
+// Resume sets the positions a checkpoint recorded (before Run).
+func (l *Loop) Resume(ps []Position) {
+	for _, p := range ps {
+		l.positions[events.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.Next
+	}
+}
+
+// Enqueue implements events.Feed.
+func (l *Loop) Enqueue(ctx context.Context, m events.Message) error {
+	select {
+	case l.queue <- item{msg: m}:
+		l.o.Metrics.queueDepth.Set(float64(len(l.queue)))
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-l.done:
+		return ErrStopped
+	}
+}
+
+// Sync implements events.Feed: a barrier through the queue.
+func (l *Loop) Sync(ctx context.Context) (map[events.TopicPartition]int64, error) {
+	res := make(chan barrierResult, 1)
+	select {
+	case l.queue <- item{barrier: res}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-l.done:
+		return nil, ErrStopped
+	}
+	select {
+	case r := <-res:
+		return r.pos, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-l.done:
+		return nil, ErrStopped
+	}
+}
+
+// Assigned implements events.Feed.
+func (l *Loop) Assigned(claims map[string][]int32) {
+	l.claimMu.Lock()
+	defer l.claimMu.Unlock()
+	l.assigned = true
+	if l.o.EventsTopic != "" {
+		leader := false
+		for _, p := range claims[l.o.EventsTopic] {
+			leader = leader || p == 0
+		}
+		// A node-topic group never changes leadership: only the events group knows.
+		if _, ok := claims[l.o.EventsTopic]; ok || len(claims) == 0 {
+			l.leader.Store(leader)
+		}
+	}
+}
+
+// Claimed implements events.Feed.
+func (l *Loop) Claimed(tp events.TopicPartition, initial, highWater int64) {
+	l.claimMu.Lock()
+	defer l.claimMu.Unlock()
+	// Nothing to read (an empty partition, or a committed offset at the end):
+	// caught up from the start.
+	l.claims[tp] = &claimInfo{caughtUp: initial >= highWater || (initial < 0 && highWater == 0)}
+}
+
+// Released implements events.Feed.
+func (l *Loop) Released(tp events.TopicPartition) {
+	l.claimMu.Lock()
+	delete(l.claims, tp)
+	l.claimMu.Unlock()
+}
+
+// Ready reports whether partitions are assigned and every claim has caught
+// up with its high-water mark once.
+func (l *Loop) Ready() (bool, string) {
+	l.claimMu.Lock()
+	defer l.claimMu.Unlock()
+	if !l.assigned {
+		return false, "no partitions assigned yet"
+	}
+	for tp, c := range l.claims {
+		if !c.caughtUp {
+			return false, "catching up on " + tp.String()
+		}
+	}
+	return true, "ok"
+}
+
+// Leader reports whether this instance owns partition 0 of the events topic
+// and therefore actuates cluster-wide hints.
+func (l *Loop) Leader() bool { return l.leader.Load() }
+
+// Applied counts valid messages applied; Rejected counts the others.
+func (l *Loop) Applied() uint64  { return l.applied.Load() }
+func (l *Loop) Rejected() uint64 { return l.rejected.Load() }
+
+// Abort makes Run return at once without a final checkpoint, as a killed
+// process would: for crash tests and drills.
+func (l *Loop) Abort() {
+	l.abortOnce.Do(func() {
+		l.aborted.Store(true)
+		close(l.abortCh)
+	})
+}
+
+// Run applies queued messages until ctx is done, then drains what is queued
+// and writes a final checkpoint. Cancel ctx only after the consumers have
+// returned, so their last commit finds the loop running.
+func (l *Loop) Run(ctx context.Context) error {
+	defer close(l.done)
+	var idle <-chan time.Time
+	if l.o.IdleTick > 0 {
+		t := time.NewTicker(l.o.IdleTick)
+		defer t.Stop()
+		idle = t.C
+	}
+	// Work that must finish even while shutting down runs on its own context.
+	work := context.WithoutCancel(ctx)
+	for {
+		select {
+		case <-l.abortCh:
+			return nil
+		case it := <-l.queue:
+			if l.aborted.Load() {
+				return nil
+			}
+			l.handle(work, it)
+		case <-idle:
+			l.idleTick(work)
+		case <-ctx.Done():
+			for {
+				select {
+				case it := <-l.queue:
+					if l.aborted.Load() {
+						return nil
+					}
+					l.handle(work, it)
+				default:
+					if l.aborted.Load() {
+						return nil
+					}
+					_, err := l.checkpoint(work)
+					return err
+				}
+			}
+		}
+	}
+}
+
+func (l *Loop) handle(ctx context.Context, it item) {
+	if it.barrier != nil {
+		pos, err := l.checkpoint(ctx)
+		it.barrier <- barrierResult{pos: pos, err: err}
+		return
+	}
+	m := it.msg
+	tp := events.TopicPartition{Topic: m.Topic, Partition: m.Partition}
+	var hs []policy.Hint
+	l.mu.Lock()
+	if m.Event == nil {
+		l.rejected.Add(1)
+		l.o.Metrics.rejected.WithLabelValues(events.RejectReason(m.Err)).Inc()
+	} else {
+		hs = l.eng.Apply(ctx, m.Event)
+		l.applied.Add(1)
+		l.o.Metrics.consumed.WithLabelValues(string(m.Event.Type)).Inc()
+		l.lastEvent, l.lastTS = time.Now(), l.eng.State().Now()
+	}
+	if m.Topic != "" {
+		l.positions[tp] = m.Offset + 1
+	}
+	l.dirty = true
+	l.remember(hs)
+	l.mu.Unlock()
+	l.emit(ctx, hs, m.Received)
+	if m.Topic != "" {
+		lag := m.HighWater - m.Offset - 1
+		l.o.Metrics.lag.WithLabelValues(partitionLabel(m.Topic, m.Partition)).Set(float64(max(lag, 0)))
+		if lag <= 0 {
+			l.claimMu.Lock()
+			if c := l.claims[tp]; c != nil {
+				c.caughtUp = true
+			}
+			l.claimMu.Unlock()
+		}
+	}
+}
+
+func (l *Loop) idleTick(ctx context.Context) {
+	l.mu.Lock()
+	if l.lastEvent.IsZero() || time.Since(l.lastEvent) < l.o.IdleTick {
+		l.mu.Unlock()
+		return
+	}
+	now := l.lastTS + time.Since(l.lastEvent).Milliseconds()
+	hs := l.eng.Tick(ctx, now)
+	l.remember(hs)
+	l.mu.Unlock()
+	l.emit(ctx, hs, time.Now())
+}
+
+// remember keeps the newest hint per target and forgets expired ones (mu held).
+func (l *Loop) remember(hs []policy.Hint) {
+	for i := range hs {
+		h := hs[i]
+		h.Nodes = slices.Clone(h.Nodes)
+		l.current[h.Target()] = h
+	}
+	if len(l.current) > 4096 {
+		now := l.eng.State().Now()
+		for k, h := range l.current {
+			if h.ExpiresTS <= now {
+				delete(l.current, k)
+			}
+		}
+	}
+}
+
+func (l *Loop) emit(ctx context.Context, hs []policy.Hint, received time.Time) {
+	if len(hs) == 0 {
+		return
+	}
+	lat := time.Since(received).Seconds()
+	for i := range hs {
+		l.o.Metrics.hints.WithLabelValues(hs[i].Policy, string(hs[i].Kind)).Inc()
+		l.o.Metrics.latency.Observe(lat)
+	}
+	if l.o.Sink != nil {
+		if _, err := l.o.Sink.Dispatch(ctx, hs); err != nil {
+			l.o.Log.Error().Err(err).Msg("dispatching hints")
+		}
+	}
+}
+
+// checkpoint saves the plugins' profiles, then the state, engine and
+// positions, and returns the positions they include.
+func (l *Loop) checkpoint(ctx context.Context) (map[events.TopicPartition]int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	pos := make(map[events.TopicPartition]int64, len(l.positions))
+	for k, v := range l.positions {
+		pos[k] = v
+	}
+	if !l.dirty || l.o.Checkpoints == nil {
+		return pos, nil
+	}
+	if w, ok := l.o.Sink.(interface{ Wait(context.Context) error }); ok {
+		if err := w.Wait(ctx); err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	if err := l.eng.Flush(ctx); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	c := &Checkpoint{V: 1, Cluster: l.eng.State().Checkpoint(), Engine: l.eng.Checkpoint(), Positions: positionsOf(pos)}
+	if err := l.o.Checkpoints.Save(ctx, c); err != nil {
+		return nil, err
+	}
+	l.o.Metrics.checkpoints.Inc()
+	l.dirty = false
+	return pos, nil
+}
+
+// View runs f with the cluster state and the newest hints per target, while
+// the engine is held still.
+func (l *Loop) View(f func(s *cluster.State, current map[string]policy.Hint)) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	f(l.eng.State(), l.current)
+}
+
+func sortPositions(ps []Position) {
+	slices.SortFunc(ps, func(a, b Position) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
+}

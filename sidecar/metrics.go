@@ -1,0 +1,70 @@
+package sidecar
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Metrics are the sidecar's Prometheus metrics (names from the public
+// contract), registered on a registry of their own: no global state.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	consumed    *prometheus.CounterVec
+	rejected    *prometheus.CounterVec
+	hints       *prometheus.CounterVec
+	latency     prometheus.Histogram
+	actErrors   *prometheus.CounterVec
+	actuated    *prometheus.CounterVec
+	gaveUp      *prometheus.CounterVec
+	lag         *prometheus.GaugeVec
+	queueDepth  prometheus.Gauge
+	checkpoints prometheus.Counter
+}
+
+// NewMetrics creates and registers the metrics, with the Go and process
+// collectors.
+func NewMetrics() *Metrics {
+	r := prometheus.NewRegistry()
+	m := &Metrics{
+		Registry: r,
+		consumed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rmsidecar_events_consumed_total",
+			Help: "Events applied to the engine, by event type."}, []string{"type"}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rmsidecar_events_rejected_total",
+			Help: "Messages not applied (sent to the dead-letter topic), by reason."}, []string{"reason"}),
+		hints: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rmsidecar_hints_emitted_total",
+			Help: "Hints emitted by the engine, by policy and kind."}, []string{"policy", "kind"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rmsidecar_hint_latency_seconds",
+			Help:    "Time from receiving an event to emitting the hints it caused.",
+			Buckets: prometheus.ExponentialBuckets(0.00005, 2, 18)}),
+		actErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rmsidecar_actuation_errors_total",
+			Help: "Failed hint delivery attempts, by actuator."}, []string{"actuator"}),
+		actuated: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rmsidecar_hints_actuated_total",
+			Help: "Hints delivered, by actuator."}, []string{"actuator"}),
+		gaveUp: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rmsidecar_actuation_gave_up_total",
+			Help: "Hints an actuator could not deliver after every retry (each is also logged)."}, []string{"actuator"}),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rmsidecar_consumer_lag",
+			Help: "Messages behind the partition's high-water mark, by topic/partition."}, []string{"partition"}),
+		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rmsidecar_engine_queue_depth",
+			Help: "Messages waiting in the engine's bounded queue."}),
+		checkpoints: prometheus.NewCounter(prometheus.CounterOpts{Name: "rmsidecar_checkpoints_total",
+			Help: "Checkpoints of cluster state, engine and positions written."}),
+	}
+	r.MustRegister(m.consumed, m.rejected, m.hints, m.latency, m.actErrors, m.actuated, m.gaveUp, m.lag,
+		m.queueDepth, m.checkpoints,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// ActuationError implements actuate.Metrics.
+func (m *Metrics) ActuationError(a string) { m.actErrors.WithLabelValues(a).Inc() }
+
+// Actuated implements actuate.Metrics.
+func (m *Metrics) Actuated(a string) { m.actuated.WithLabelValues(a).Inc() }
+
+// GaveUp implements actuate.Metrics.
+func (m *Metrics) GaveUp(a string) { m.gaveUp.WithLabelValues(a).Inc() }
+
+func partitionLabel(topic string, p int32) string { return topic + "/" + strconv.Itoa(int(p)) }

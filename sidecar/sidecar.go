@@ -1,0 +1,365 @@
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/rs/zerolog"
+
+	"github.com/rmsidecar/rmsidecar/actuate"
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/config"
+	"github.com/rmsidecar/rmsidecar/engine"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/plugins"
+	"github.com/rmsidecar/rmsidecar/profiles"
+)
+
+// Store is the profiles store the sidecar keeps learned state and its
+// checkpoint in.
+type Store interface {
+	policy.ProfileStore
+	Close() error
+}
+
+// Options configure a Sidecar.
+type Options struct {
+	Config *config.Config
+	// Registry resolves policies.stack (nil: every built-in policy).
+	Registry policy.Registry
+	// Profiles is the store (nil: open Config.Profiles.Path).
+	Profiles Store
+	// Actuators are added to those Config.Actuators enables (tests record hints).
+	Actuators []actuate.Actuator
+	// RM backs the rm actuator; required when it is enabled.
+	RM  actuate.RMWriter
+	Log zerolog.Logger
+	// Seed makes the policies' randomness reproducible.
+	Seed uint64
+	// DeterministicTicks turns off the wall-clock idle tick, so the hints
+	// depend on the events only (replays, golden tests).
+	DeterministicTicks bool
+	// DemoSpeed is how much faster than recorded the embedded demo plays (default 10).
+	DemoSpeed float64
+}
+
+// Sidecar is one live instance.
+type Sidecar struct {
+	o            Options
+	cfg          *config.Config
+	store        Store
+	ownStore     bool
+	metrics      *Metrics
+	loop         *Loop
+	disp         *actuate.Dispatcher
+	pull         *actuate.Pull
+	journal      actuate.Journal
+	closeJournal func() error
+	instance     string
+	log          zerolog.Logger
+
+	pendingActs []actuate.Actuator
+
+	httpMu   sync.Mutex
+	httpAddr string
+	httpUp   chan struct{}
+}
+
+// New builds the engine from the config and the last checkpoint.
+func New(ctx context.Context, o Options) (*Sidecar, error) {
+	cfg := o.Config
+	if cfg == nil {
+		return nil, errors.New("sidecar: no config")
+	}
+	s := &Sidecar{o: o, cfg: cfg, metrics: NewMetrics(), log: o.Log, httpUp: make(chan struct{})}
+	s.instance = cfg.Kafka.Instance
+	if s.instance == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			h = "rmsidecar"
+		}
+		s.instance = h
+	}
+	s.store = o.Profiles
+	demo := len(cfg.Kafka.Brokers) == 0
+	if s.store == nil && demo {
+		// The embedded broker forgets everything at exit, so a checkpoint of
+		// its offsets would be wrong next time, and demo jobs must not teach
+		// a real profiles store: the demo learns in memory.
+		s.store = profiles.NewMemory()
+		s.ownStore = true
+	}
+	if s.store == nil {
+		db, err := profiles.Open(cfg.Profiles.Path, profiles.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("profiles.path: %w", err)
+		}
+		s.store, s.ownStore = db, true
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			s.closeStore()
+			if s.closeJournal != nil {
+				_ = s.closeJournal()
+			}
+		}
+	}()
+	reg := o.Registry
+	if reg == nil {
+		reg = plugins.NewRegistry()
+	}
+	stack, err := reg.Build(cfg.Policies.Stack, policy.Handle{Args: config.PolicyArgs(cfg.Policies.Settings),
+		Profiles: s.store, Log: o.Log, Seed: o.Seed})
+	if err != nil {
+		return nil, &config.KeyError{Key: "policies.stack", Reason: err.Error()}
+	}
+	ckpts := ProfileCheckpoints{Store: s.store}
+	ck, err := ckpts.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	eopts := engine.Options{TickMS: cfg.Engine.Tick.Milliseconds(), Log: o.Log, IDPrefix: s.instance + "-"}
+	if ck != nil {
+		st, err := cluster.Restore(ck.Cluster)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint in %s: %w", cfg.Profiles.Path, err)
+		}
+		eopts.State, eopts.Resume = st, &ck.Engine
+		sum := st.Summarize()
+		o.Log.Info().Int("nodes", sum.Nodes).Int("apps", sum.Apps).Int("partitions", len(ck.Positions)).
+			Msg("resuming from checkpoint")
+	}
+	eng := engine.New(stack, eopts)
+
+	var acts []actuate.Actuator
+	for _, name := range cfg.Actuators.Enabled {
+		switch name {
+		case "log":
+			acts = append(acts, actuate.Log{Log: o.Log})
+		case "http":
+			s.pull = actuate.NewPull(1000)
+			acts = append(acts, s.pull)
+		case "rm":
+			if o.RM == nil {
+				return nil, &config.KeyError{Key: "actuators.enabled", Reason: "rm: no ResourceManager writer in this build"}
+			}
+			acts = append(acts, actuate.RM{W: o.RM})
+		case "kafka":
+			// Opened in Run, once the brokers are known.
+		}
+	}
+	acts = append(acts, o.Actuators...)
+	s.journal = actuate.NewMemoryJournal()
+	if !demo {
+		fj, err := actuate.OpenFileJournal(cfg.Actuators.Journal)
+		if err != nil {
+			return nil, &config.KeyError{Key: "actuators.journal", Reason: err.Error()}
+		}
+		s.journal, s.closeJournal = fj, fj.Close
+	}
+	idle := cfg.Engine.Tick
+	if o.DeterministicTicks {
+		idle = 0
+	}
+	s.loop = NewLoop(eng, LoopOptions{QueueSize: cfg.Engine.QueueSize, IdleTick: idle, Checkpoints: ckpts,
+		Metrics: s.metrics, Log: o.Log, EventsTopic: cfg.Kafka.EventsTopic})
+	if ck != nil {
+		s.loop.Resume(ck.Positions)
+	}
+	s.pendingActs = acts
+	ok = true
+	return s, nil
+}
+
+// Loop is the engine loop (tests read its counters and state).
+func (s *Sidecar) Loop() *Loop { return s.loop }
+
+// Metrics are the sidecar's metrics.
+func (s *Sidecar) Metrics() *Metrics { return s.metrics }
+
+// HTTPAddr waits until the HTTP server listens and returns its address.
+func (s *Sidecar) HTTPAddr(ctx context.Context) (string, error) {
+	select {
+	case <-s.httpUp:
+		s.httpMu.Lock()
+		defer s.httpMu.Unlock()
+		return s.httpAddr, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// Abort simulates a kill: the loop stops without a final checkpoint or
+// commit and queued hints are not delivered. Cancel Run's context after it.
+func (s *Sidecar) Abort() {
+	s.loop.Abort()
+	if s.disp != nil {
+		s.disp.Abort()
+	}
+}
+
+func (s *Sidecar) closeStore() {
+	if s.ownStore {
+		if err := s.store.Close(); err != nil {
+			s.log.Warn().Err(err).Msg("closing profiles store")
+		}
+	}
+}
+
+func (s *Sidecar) kafkaClient(brokers []string) events.KafkaClient {
+	k := s.cfg.Kafka
+	return events.KafkaClient{Brokers: brokers, Version: k.Version, ClientID: k.ClientID, Assignor: k.Assignor,
+		TLS: events.KafkaTLS{Enabled: k.TLS.Enabled, CAFile: k.TLS.CAFile, CertFile: k.TLS.CertFile, KeyFile: k.TLS.KeyFile,
+			InsecureSkipVerify: k.TLS.InsecureSkipVerify},
+		SASL: events.KafkaSASL{Enabled: k.SASL.Enabled, Mechanism: k.SASL.Mechanism, User: k.SASL.User, Password: string(k.SASL.Password)}}
+}
+
+// Run consumes, decides and actuates until ctx is done, then finishes the
+// work in flight, checkpoints, commits and returns nil.
+func (s *Sidecar) Run(ctx context.Context) (err error) {
+	defer s.closeStore()
+	defer func() {
+		if s.closeJournal == nil {
+			return
+		}
+		if cerr := s.closeJournal(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	brokers := s.cfg.Kafka.Brokers
+	var demo *embedded
+	if len(brokers) == 0 {
+		demo, err = startEmbedded(s.cfg.Kafka, s.log)
+		if err != nil {
+			return err
+		}
+		defer demo.close()
+		brokers = demo.brokers
+		s.log.Warn().Strs("brokers", brokers).Str("events_topic", s.cfg.Kafka.EventsTopic).
+			Msg("EMBEDDED DEMO MODE: no kafka.brokers configured, so an in-process Kafka broker is fed by a simulated cluster; set kafka.brokers to attach to a real cluster")
+	}
+	kc := s.kafkaClient(brokers)
+
+	acts := s.pendingActs
+	var hintsProd sarama.SyncProducer
+	for _, name := range s.cfg.Actuators.Enabled {
+		if name == "kafka" {
+			if hintsProd, err = actuate.NewKafkaProducer(kc); err != nil {
+				return err
+			}
+			defer hintsProd.Close()
+			acts = append(acts, actuate.NewKafka(hintsProd, s.cfg.Kafka.HintsTopic))
+		}
+	}
+	s.disp = actuate.NewDispatcher(actuate.Options{Actuators: acts, Journal: s.journal, Leader: s.loop.Leader,
+		QueueSize: s.cfg.Engine.QueueSize, Metrics: s.metrics, Log: s.log})
+	s.loop.o.Sink = s.disp
+	actCtx, stopActs := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopActs()
+	s.disp.Start(actCtx)
+
+	dlqProd, err := events.NewProducer(kc)
+	if err != nil {
+		return err
+	}
+	defer dlqProd.Close()
+	dead := events.NewDeadLetterProducer(dlqProd, s.cfg.Kafka.DeadLetterTopic)
+
+	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopLoop()
+	loopErr := make(chan error, 1)
+	go func() { loopErr <- s.loop.Run(loopCtx) }()
+
+	srv, err := s.serveHTTP()
+	if err != nil {
+		stopLoop()
+		<-loopErr
+		return err
+	}
+
+	if demo != nil {
+		go demo.feed(ctx, kc, s.cfg.Kafka, s.o.DemoSpeed, s.log)
+	}
+
+	groups := []struct{ group, topic string }{
+		{s.cfg.Kafka.Group, s.cfg.Kafka.EventsTopic},
+		// Every instance reads every node event: its own group on the node topic.
+		{s.cfg.Kafka.Group + ".nodes." + s.instance, s.cfg.Kafka.NodeTopic},
+	}
+	var wg sync.WaitGroup
+	var consumers []*events.GroupConsumer
+	for _, g := range groups {
+		sg, err := events.NewGroup(kc, g.group)
+		if err != nil {
+			for _, c := range consumers {
+				_ = c.Close()
+			}
+			stopLoop()
+			<-loopErr
+			return err
+		}
+		gc := events.NewGroupConsumer(sg, events.GroupOptions{Topics: []string{g.topic}, Feed: s.loop, DeadLetters: dead,
+			CommitInterval: s.cfg.Kafka.CommitInterval,
+			OnError:        func(err error) { s.log.Warn().Err(err).Str("group", g.group).Msg("kafka") }})
+		consumers = append(consumers, gc)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = gc.Run(ctx)
+		}()
+	}
+	s.log.Info().Strs("brokers", brokers).Str("group", s.cfg.Kafka.Group).Str("instance", s.instance).
+		Str("stack", s.cfg.Policies.Stack).Strs("actuators", s.cfg.Actuators.Enabled).Msg("sidecar running")
+
+	<-ctx.Done()
+	s.log.Info().Msg("shutting down: finishing in-flight events, committing")
+	wg.Wait() // each consumer committed what the loop applied
+	for _, c := range consumers {
+		if err := c.Close(); err != nil {
+			s.log.Warn().Err(err).Msg("closing consumer group")
+		}
+	}
+	stopLoop()
+	err = <-loopErr
+	s.disp.Close()
+	if srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = srv.Shutdown(sctx)
+		cancel()
+	}
+	s.log.Info().Uint64("applied", s.loop.Applied()).Uint64("rejected", s.loop.Rejected()).Msg("stopped")
+	return err
+}
+
+func (s *Sidecar) serveHTTP() (*http.Server, error) {
+	addr := s.cfg.HTTP.Addr
+	if addr == "" {
+		close(s.httpUp)
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, &config.KeyError{Key: "http.addr", Reason: err.Error()}
+	}
+	srv := &http.Server{Handler: Handler(s.loop, s.pull, s.metrics), ReadHeaderTimeout: 5 * time.Second}
+	s.httpMu.Lock()
+	s.httpAddr = ln.Addr().String()
+	s.httpMu.Unlock()
+	close(s.httpUp)
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error().Err(err).Msg("http server")
+		}
+	}()
+	s.log.Info().Str("addr", s.httpAddr).Msg("http: /metrics /healthz /readyz /v1/hints /v1/nodes /v1/apps/{id} /debug/pprof")
+	return srv, nil
+}
