@@ -76,20 +76,32 @@ stop_pidfile() {
   log "$name stopped after $(( $(date +%s) - t0 ))s"
 }
 
+# run_mvn ARGS...: quiet batch Maven; its output is shown only when it fails.
+run_mvn() {
+  local out rc=0
+  out=$(mktemp)
+  # shellcheck disable=SC2086
+  mvn -q -B ${HARNESS_MVN_ARGS:-} "$@" >"$out" 2>&1 || rc=$?
+  if [ "$rc" -ne 0 ]; then tail -60 "$out" >&2; fi
+  rm -f "$out"
+  return "$rc"
+}
+
 # build_harness: compile the harness and copy both classpaths with Maven (Maven Central only).
+# HARNESS_MVN_ARGS adds Maven flags (e.g. -Dmaven.repo.local=DIR to try an empty repository).
 build_harness() {
   local stamp="$HARNESS_DIR/target/.built" kstamp="$KAFKA_POM_DIR/target/.built"
   if [ ! -f "$stamp" ] || [ -n "$(find "$HARNESS_DIR/pom.xml" "$HARNESS_DIR/src" -newer "$stamp" -print -quit)" ]; then
     log "building harness (mvn package) ..."
     local t0; t0=$(now_ms)
-    mvn -q -B -f "$HARNESS_DIR/pom.xml" package -DskipTests >&2 || die "harness build failed"
+    run_mvn -f "$HARNESS_DIR/pom.xml" package -DskipTests || die "harness build failed"
     touch "$stamp"
     log "harness built in $(( ($(now_ms) - t0) / 1000 ))s"
   fi
   if [ ! -f "$kstamp" ] || [ "$KAFKA_POM_DIR/pom.xml" -nt "$kstamp" ]; then
     log "resolving Kafka classpath (mvn package) ..."
     local t0; t0=$(now_ms)
-    mvn -q -B -f "$KAFKA_POM_DIR/pom.xml" package >&2 || die "kafka classpath build failed"
+    run_mvn -f "$KAFKA_POM_DIR/pom.xml" package || die "kafka classpath build failed"
     touch "$kstamp"
     log "kafka classpath ready in $(( ($(now_ms) - t0) / 1000 ))s"
   fi

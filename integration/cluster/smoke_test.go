@@ -171,14 +171,32 @@ func kafkaConfig() *sarama.Config {
 	return cfg
 }
 
-// collector is a sarama consumer group handler that forwards messages to a channel.
+// collector is a sarama consumer group handler that forwards messages to a channel. It marks
+// every message and commits every commitEvery messages and in Cleanup (autocommit is off),
+// recording how long the synchronous commits take.
 type collector struct {
-	msgs chan *sarama.ConsumerMessage
+	msgs        chan *sarama.ConsumerMessage
+	commitEvery int
+	commits     int
+	commitTime  time.Duration
 }
 
-func (h *collector) Setup(sarama.ConsumerGroupSession) error   { return nil }
-func (h *collector) Cleanup(sarama.ConsumerGroupSession) error { return nil }
+func (h *collector) Setup(sarama.ConsumerGroupSession) error { return nil }
+
+func (h *collector) Cleanup(sess sarama.ConsumerGroupSession) error {
+	h.commit(sess)
+	return nil
+}
+
+func (h *collector) commit(sess sarama.ConsumerGroupSession) {
+	start := time.Now()
+	sess.Commit()
+	h.commitTime += time.Since(start)
+	h.commits++
+}
+
 func (h *collector) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
+	marked := 0
 	for {
 		select {
 		case m, ok := <-claim.Messages():
@@ -186,7 +204,10 @@ func (h *collector) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.
 				return nil
 			}
 			sess.MarkMessage(m, "")
-			sess.Commit()
+			marked++
+			if marked%h.commitEvery == 0 {
+				h.commit(sess)
+			}
 			select {
 			case h.msgs <- m:
 			case <-sess.Context().Done():
@@ -204,6 +225,7 @@ func kafkaRoundTrip(ctx context.Context, t *testing.T, bootstrap string, n int) 
 	t.Helper()
 	topic := fmt.Sprintf("smoke-%d", time.Now().UnixNano())
 	cfg := kafkaConfig()
+	start := time.Now()
 
 	producer, err := sarama.NewSyncProducer([]string{bootstrap}, cfg)
 	if err != nil {
@@ -220,13 +242,14 @@ func kafkaRoundTrip(ctx context.Context, t *testing.T, bootstrap string, n int) 
 			t.Fatalf("send %d to %s: %v", i, topic, err)
 		}
 	}
+	produced := time.Now()
 
 	group, err := sarama.NewConsumerGroup([]string{bootstrap}, topic+"-group", cfg)
 	if err != nil {
 		t.Fatalf("consumer group: %v", err)
 	}
 	defer group.Close()
-	h := &collector{msgs: make(chan *sarama.ConsumerMessage, n)}
+	h := &collector{msgs: make(chan *sarama.ConsumerMessage, n), commitEvery: 25}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
@@ -250,8 +273,12 @@ func kafkaRoundTrip(ctx context.Context, t *testing.T, bootstrap string, n int) 
 			t.Fatalf("consume %s: %v (got %d of %d)", topic, ctx.Err(), len(seen), n)
 		}
 	}
+	consumed := time.Now()
 	cancel()
 	<-done
+	t.Logf("kafka %s: produced %d in %s, consumed in %s, %d commits averaging %s",
+		topic, n, produced.Sub(start).Round(time.Millisecond), consumed.Sub(produced).Round(time.Millisecond),
+		h.commits, (h.commitTime / time.Duration(max(h.commits, 1))).Round(time.Millisecond))
 }
 
 func TestKafkaProduceConsumeRoundTrip(t *testing.T) {

@@ -239,6 +239,9 @@ public final class ClusterMain {
     conf.set("yarn.application.classpath", appClasspath);
     conf.set("mapreduce.application.classpath", appClasspath);
     conf.set("yarn.nodemanager.log.retain-seconds", "3600");
+    // Faster clean shutdown: do not wait long for container processes at NM stop.
+    conf.setLong("yarn.nodemanager.process-kill-wait.ms", 1000);
+    conf.setLong("yarn.nodemanager.sleep-delay-before-sigkill.ms", 250);
     conf.setBoolean("yarn.log-aggregation-enable", false);
 
     yarn = new MiniMRYarnCluster("rmsidecar", numNodeManagers);
@@ -460,21 +463,36 @@ public final class ClusterMain {
     if (!stopped.compareAndSet(false, true)) {
       return;
     }
+    long t0 = System.nanoTime();
     log("stopping");
+    // Each part gets a bounded time: a NodeManager waits for finished applications on stop,
+    // which can take many seconds; the run dir is disposable, so stop.sh may kill the rest.
     if (yarn != null) {
-      try {
-        yarn.stop();
-      } catch (Throwable t) {
-        System.err.println("harness: yarn stop: " + t);
-      }
+      boundedStop("yarn", () -> yarn.stop(), 8_000);
     }
     if (dfs != null) {
-      try {
-        dfs.shutdown();
-      } catch (Throwable t) {
-        System.err.println("harness: dfs stop: " + t);
-      }
+      boundedStop("dfs", () -> dfs.shutdown(), 10_000);
     }
-    log("stopped");
+    log("stopped after %d ms", ms(t0));
+  }
+
+  private static void boundedStop(String what, Runnable stop, long timeoutMs) {
+    Thread t = new Thread(() -> {
+      try {
+        stop.run();
+      } catch (Throwable e) {
+        System.err.println("harness: " + what + " stop: " + e);
+      }
+    }, "harness-stop-" + what);
+    t.setDaemon(true);
+    t.start();
+    try {
+      t.join(timeoutMs);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (t.isAlive()) {
+      log("%s did not stop within %d ms, leaving it to process exit", what, timeoutMs);
+    }
   }
 }
