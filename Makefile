@@ -8,7 +8,7 @@ MOCKGEN_VERSION     := v0.6.0
 FUZZTIME      ?= 30s
 PKGS          := ./...
 
-.PHONY: all build test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench demo sim-demo docker-config-check clean tools
+.PHONY: all build test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning demo sim-demo docker-config-check clean tools
 
 all: build
 
@@ -51,6 +51,9 @@ fuzz: ## short fuzz run of the event decoder (FUZZTIME=1m for longer)
 
 bench: ## benchmarks that print figures
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+paper-learning: ## learning scheduler: each claim of Dhok & Varma beside the measured number; figures in docs/figures
+	$(GO) test -count=1 -run '^TestPaperClaims$$' -v ./policy/learning -args -paper -paper.out=$(CURDIR)/docs/figures
 
 demo: build ## replay the bundled sample log through the engine
 	$(BIN) replay --events integration/testdata/sample-2jobs.jsonl --policies none --hints-out -
