@@ -274,6 +274,11 @@ type candidate struct {
 func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
 	now := v.Now()
 	p.sweep(v, now)
+	// Backups need a free container: without one there is nothing to decide.
+	free, order, totalFree := p.freeSlots(v)
+	if totalFree == 0 {
+		return nil, policy.NewStatus(policy.Skip, "no free container")
+	}
 
 	var byClass [numClasses][]candidate
 	pending := 0
@@ -314,9 +319,8 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		}
 	}
 
-	free, order, totalFree := p.freeSlots(v)
-	if totalFree == 0 {
-		return nil, policy.NewStatus(policy.Skip, "no free container")
+	if len(byClass[OffRack])+len(byClass[RackLocal])+len(byClass[DataLocal])+len(byClass[Reduce]) == 0 {
+		return nil, nil
 	}
 	eta := loadFactor(pending, totalFree) // eq. 17
 	table := p.capabilityTable(v, now)
