@@ -275,7 +275,7 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 	now := v.Now()
 	p.sweep(v, now)
 	// Backups need a free container: without one there is nothing to decide.
-	free, order, totalFree := p.freeSlots(v)
+	order, totalFree := p.freeSlots(v)
 	if totalFree == 0 {
 		return nil, policy.NewStatus(policy.Skip, "no free container")
 	}
@@ -323,7 +323,7 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		return nil, nil
 	}
 	eta := loadFactor(pending, totalFree) // eq. 17
-	table := p.capabilityTable(v, now)
+	tg := p.newTargets(order, p.capabilityTable(v, now))
 
 	var out []policy.Hint
 	// §3.5: Off-Rack maps, Rack-Local maps, Data-Local maps, then reduces;
@@ -340,7 +340,7 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 			return 0
 		})
 		for _, c := range cands {
-			if h, ok := p.consider(v, c, free, order, table, eta, now); ok {
+			if h, ok := p.consider(v, c, tg, eta, now); ok {
 				out = append(out, h)
 			}
 		}
@@ -370,13 +370,14 @@ func mapsFetched(at *cluster.Attempt, app *cluster.App) (total, fetched int) {
 // slot is the free capacity of one node.
 type slot struct {
 	node             *cluster.Node
+	idx              int // order of the node in the view: ties go to the lower
 	vcores, memoryMB int
 }
 
 // freeSlots returns each running node's free capacity (after the slots held
 // for backups not yet running), the nodes in order, and the number of free
 // map containers in the cluster (numfree_slots of eq. 17).
-func (p *Plugin) freeSlots(v cluster.View) (map[string]*slot, []*slot, int) {
+func (p *Plugin) freeSlots(v cluster.View) ([]*slot, int) {
 	reserved := map[string]hold{}
 	for _, h := range p.holds {
 		if t := taskOf(v, h.app, h.task); t == nil || len(t.Running()) != 1 {
@@ -387,7 +388,6 @@ func (p *Plugin) freeSlots(v cluster.View) (map[string]*slot, []*slot, int) {
 		r.memoryMB += h.memoryMB
 		reserved[h.node] = r
 	}
-	free := map[string]*slot{}
 	var order []*slot
 	total := 0
 	for _, n := range v.Nodes() {
@@ -395,12 +395,11 @@ func (p *Plugin) freeSlots(v cluster.View) (map[string]*slot, []*slot, int) {
 			continue
 		}
 		r := reserved[n.ID]
-		s := &slot{node: n, vcores: n.FreeVCores() - r.vcores, memoryMB: n.FreeMemoryMB() - r.memoryMB}
-		free[n.ID] = s
+		s := &slot{node: n, idx: len(order), vcores: n.FreeVCores() - r.vcores, memoryMB: n.FreeMemoryMB() - r.memoryMB}
 		order = append(order, s)
 		total += s.fits(p.cfg.MapVCores, p.cfg.MapMemoryMB)
 	}
-	return free, order, total
+	return order, total
 }
 
 // fits counts the containers of a size that fit in the slot.
@@ -507,10 +506,56 @@ func (t capTable) fast(cls TaskClass, c float64) bool {
 	return c > 0 && c <= t.threshold[cls]*(1+1e-9)
 }
 
+// targets indexes the free slots of one tick for the target search.
+type targets struct {
+	table  capTable
+	byID   map[string]*slot
+	byHost map[string]*slot
+	// fast lists, per class, the nodes fast for it (§3.3), fastest first.
+	fast [numClasses][]*slot
+	head [numClasses]int // leading entries of fast already full
+	minV int             // the smallest container: a slot below it is full
+	minM int
+}
+
+func (p *Plugin) newTargets(order []*slot, table capTable) *targets {
+	tg := &targets{table: table, byID: make(map[string]*slot, len(order)), byHost: make(map[string]*slot, len(order)),
+		minV: min(p.cfg.MapVCores, p.cfg.ReduceVCores), minM: min(p.cfg.MapMemoryMB, p.cfg.ReduceMemoryMB)}
+	for _, s := range order {
+		tg.byID[s.node.ID] = s
+		tg.byHost[hostOf(s.node.ID)] = s
+		caps := table.caps[s.node.ID]
+		for cls := TaskClass(0); cls < numClasses; cls++ {
+			if caps != nil && table.fast(cls, caps[cls]) {
+				tg.fast[cls] = append(tg.fast[cls], s)
+			}
+		}
+	}
+	for cls := range tg.fast {
+		slices.SortStableFunc(tg.fast[cls], func(a, b *slot) int {
+			ca, cb := table.caps[a.node.ID][cls], table.caps[b.node.ID][cls]
+			switch {
+			case ca < cb:
+				return -1
+			case ca > cb:
+				return 1
+			}
+			return a.idx - b.idx
+		})
+	}
+	return tg
+}
+
+func (tg *targets) host(h string) *slot {
+	if s := tg.byID[h]; s != nil {
+		return s
+	}
+	return tg.byHost[h]
+}
+
 // consider picks the target of a backup for one candidate and applies the
 // benefit test; on success it holds the slot and returns the hint.
-func (p *Plugin) consider(v cluster.View, c candidate, free map[string]*slot, order []*slot,
-	table capTable, eta float64, now int64) (policy.Hint, bool) {
+func (p *Plugin) consider(v cluster.View, c candidate, tg *targets, eta float64, now int64) (policy.Hint, bool) {
 	at, t := c.at, c.at.Task
 	vc, mem := at.VCores, at.MemoryMB
 	if vc <= 0 || mem <= 0 {
@@ -519,34 +564,63 @@ func (p *Plugin) consider(v cluster.View, c candidate, free map[string]*slot, or
 			vc, mem = p.cfg.ReduceVCores, p.cfg.ReduceMemoryMB
 		}
 	}
-	var replicas replicaSet
-	if c.class.isMap() {
-		replicas = replicasOf(v, &p.racks, t)
-	}
+	table := tg.table
 	var (
 		best      *slot
 		bestTime  = math.Inf(1)
 		bestClass TaskClass
 	)
-	for _, s := range order {
-		n := s.node
-		if n.ID == at.Node || s.fits(vc, mem) == 0 || runsOn(t, n.ID) {
-			continue
+	usable := func(s *slot) bool {
+		return s != nil && s.node.ID != at.Node && s.fits(vc, mem) > 0 && !runsOn(t, s.node.ID)
+	}
+	// offer weighs one node on which the task would be of class cls; only
+	// nodes fast for cls qualify (§3.3) and the shortest eq. 18 time wins.
+	offer := func(s *slot, cls TaskClass) {
+		if !usable(s) {
+			return
 		}
-		cls := c.class // without replica hosts, compare like with like
-		if c.class.isMap() {
-			if on, ok := replicas.classOn(n); ok {
-				cls = on
-			}
-		}
-		capN := table.caps[n.ID][cls]
-		// §3.3: no backups of a class on a node slow for that class.
+		capN := table.caps[s.node.ID][cls]
 		if !table.fast(cls, capN) {
-			continue
+			return
 		}
-		if tb := backupTime(cls.isMap(), capN, c.data); tb < bestTime { // eq. 18
+		tb := backupTime(cls.isMap(), capN, c.data) // eq. 18
+		if tb < bestTime || (tb == bestTime && s.idx < best.idx) {
 			best, bestTime, bestClass = s, tb, cls
 		}
+	}
+	// first offers the fastest usable node of a class list that accept takes.
+	first := func(cls TaskClass, accept func(*slot) bool) {
+		list := tg.fast[cls]
+		for tg.head[cls] < len(list) && list[tg.head[cls]].fits(tg.minV, tg.minM) == 0 {
+			tg.head[cls]++
+		}
+		for _, s := range list[tg.head[cls]:] {
+			if usable(s) && (accept == nil || accept(s)) {
+				offer(s, cls)
+				return
+			}
+		}
+	}
+	replicas := replicaSet{}
+	if c.class.isMap() {
+		replicas = replicasOf(v, &p.racks, t)
+	}
+	if replicas.known {
+		// The class of a map depends on the node (§3.1): Data-Local on a
+		// replica host, Rack-Local beside one, Off-Rack elsewhere.
+		for h := range replicas.hosts {
+			offer(tg.host(h), DataLocal)
+		}
+		for rack := range replicas.racks {
+			for _, n := range v.RackNodes(rack) {
+				if on, _ := replicas.classOn(n); on == RackLocal {
+					offer(tg.byID[n.ID], RackLocal)
+				}
+			}
+		}
+		first(OffRack, func(s *slot) bool { on, _ := replicas.classOn(s.node); return on == OffRack })
+	} else {
+		first(c.class, nil) // without replica hosts, compare like with like
 	}
 	if best == nil {
 		return policy.Hint{}, false

@@ -310,8 +310,8 @@ func TestExMCPUsesOriginalSlotValue(t *testing.T) {
 				"n1": {Reduce: tt.origCap}, "n2": {Reduce: 60}, "n3": {Reduce: 400},
 			}}
 			table.threshold[Reduce] = 200
-			free, order, _ := p.freeSlots(st)
-			h, ok := p.consider(st, candidate{at: at, class: Reduce, rem: 100}, free, order, table, 1, t0+60_000)
+			order, _ := p.freeSlots(st)
+			h, ok := p.consider(st, candidate{at: at, class: Reduce, rem: 100}, p.newTargets(order, table), 1, t0+60_000)
 			if ok != tt.want {
 				t.Fatalf("speculate = %v (%+v), want %v", ok, h, tt.want)
 			}
