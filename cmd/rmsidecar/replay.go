@@ -102,7 +102,7 @@ func runReplay(ctx context.Context, a *app, o replayOptions) error {
 	}
 	defer store.Close()
 
-	reg := plugins.NewRegistry()
+	reg := newRegistry()
 	built := make([]*policy.Stack, 0, len(stacks))
 	for _, s := range stacks {
 		st, err := reg.Build(s, policy.Handle{Args: config.PolicyArgs(cfg.Policies.Settings), Profiles: store, Log: log, Seed: o.seed})
@@ -237,3 +237,6 @@ func createOutput(path string, stdout io.Writer) (io.Writer, func() error, error
 	}
 	return f, f.Close, nil
 }
+
+// newRegistry is the registry of every built-in policy.
+func newRegistry() policy.Registry { return plugins.NewRegistry() }

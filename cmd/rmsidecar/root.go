@@ -109,6 +109,7 @@ variables < flags. Exit codes: 0 ok, 1 runtime failure, 2 bad input or config.`,
 		newReplayCmd(a),
 		newProfilesCmd(a),
 		newRunCmd(a),
+		newSimCmd(a),
 	)
 	return root
 }
@@ -135,7 +136,8 @@ func execute(ctx context.Context, args []string, io stdio, env []string) int {
 func isUsageError(err error) bool {
 	msg := err.Error()
 	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "flag needs an argument",
-		"invalid argument", "accepts ", "requires at least", "required flag", "if any flags in the group"} {
+		"invalid argument", "accepts ", "requires at least", "required flag", "if any flags in the group",
+		"at least one of the flags in the group"} {
 		if strings.Contains(msg, p) {
 			return true
 		}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/sim"
+	"github.com/rmsidecar/rmsidecar/sim/report"
+)
+
+type simOptions struct {
+	scenario   string
+	trace      string
+	policies   string
+	seed       uint64
+	out        string
+	emitEvents string
+	nodes      int
+	parallel   int
+	quiet      bool
+}
+
+func newSimCmd(a *app) *cobra.Command {
+	var o simOptions
+	cmd := &cobra.Command{
+		Use:   "sim (--scenario FILE.yaml | --trace swim:FILE | --trace rumen:FILE) [--policies STACKS]",
+		Short: "Simulate a workload under one or more policy stacks and write a report",
+		Long: `sim runs a deterministic discrete-event simulation of a YARN/MapReduce cluster
+(docs/simulator.md) once per policy stack, with the same policy code the live
+sidecar runs, and writes DIR/results.json plus DIR/report/ (table.txt, runs.csv,
+jobs.csv, makespan.svg, jct_cdf.svg, timeline.svg, index.html). The table is
+also printed on stdout.
+
+The workload is a scenario YAML (cluster, YARN settings, stragglers, jobs; see
+scenarios/ and shared/interfaces.md) or a trace: swim:FILE (SWIM TSV; bytes
+scaled by --nodes / 600 as SWIM does) or rumen:FILE (Rumen job history). A
+trace runs on --nodes identical nodes (default 600).
+
+The same scenario and --seed give byte-identical results.json. --emit-events
+writes the first stack's events (events v1 JSONL), so a simulated run can be
+replayed into the live sidecar.`,
+		Example: `  rmsidecar sim --scenario scenarios/hetero-stragglers.yaml --policies none,naive,late,yarn --out out/hetero
+  rmsidecar sim --trace swim:../shared/traces/SWIM_FB-2009_samples_24_times_1hr_0_first50jobs.tsv --nodes 50 --policies yarn
+  rmsidecar sim --trace rumen:../shared/traces/rumen-2jobs2min.json --policies yarn --emit-events out/rumen.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, a, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.scenario, "scenario", "", "scenario YAML file")
+	f.StringVar(&o.trace, "trace", "", "trace as FORMAT:FILE, FORMAT swim or rumen")
+	f.StringVar(&o.policies, "policies", "", "comma list of policy stacks, one run each (default: config policies.stack)")
+	f.Uint64Var(&o.seed, "seed", 0, "seed (default: the scenario's seed, 1 for traces)")
+	f.StringVar(&o.out, "out", "out", "output directory for results.json and report/")
+	f.StringVar(&o.emitEvents, "emit-events", "", "write the first stack's events to this JSONL file")
+	f.IntVar(&o.nodes, "nodes", 0, "cluster size for --trace (default 600, the FB-2009 cluster)")
+	f.IntVar(&o.parallel, "parallel", 1, "stacks simulated at once (results do not depend on it)")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress bar and no table on stdout")
+	cmd.MarkFlagsMutuallyExclusive("scenario", "trace")
+	cmd.MarkFlagsOneRequired("scenario", "trace")
+	return cmd
+}
+
+func runSim(cmd *cobra.Command, a *app, o simOptions) error {
+	ctx := cmd.Context()
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	log := a.logger(cfg)
+	list := o.policies
+	if list == "" {
+		list = cfg.Policies.Stack
+	}
+	stacks, err := policy.ParseStacks(list)
+	if err != nil {
+		return badInput("--policies: %v", err)
+	}
+
+	reg := newRegistry()
+	for _, s := range stacks {
+		if _, err := reg.Build(s, policy.Handle{Log: log}); err != nil {
+			return badInput("--policies: %v", err)
+		}
+	}
+
+	var sc *sim.Scenario
+	switch {
+	case o.scenario != "":
+		if o.nodes != 0 {
+			return badInput("--nodes applies to --trace only; set the cluster in %s", o.scenario)
+		}
+		if sc, err = sim.LoadScenario(o.scenario); err != nil {
+			return &inputError{err: err}
+		}
+	default:
+		format, path, ok := strings.Cut(o.trace, ":")
+		if !ok || (format != "swim" && format != "rumen") || path == "" {
+			return badInput("--trace %q: want swim:FILE or rumen:FILE", o.trace)
+		}
+		seed := o.seed
+		if seed == 0 {
+			seed = 1
+		}
+		if sc, err = sim.ScenarioFromTrace(format, path, o.nodes, seed); err != nil {
+			return &inputError{err: err}
+		}
+	}
+	if o.seed != 0 {
+		sc.Seed = o.seed
+	}
+
+	opts := sim.Options{Registry: reg, Log: log, Parallel: max(1, o.parallel)}
+	if o.emitEvents != "" {
+		if err := os.MkdirAll(filepath.Dir(o.emitEvents), 0o755); err != nil {
+			return fmt.Errorf("--emit-events: %w", err)
+		}
+		f, err := os.Create(o.emitEvents)
+		if err != nil {
+			return fmt.Errorf("--emit-events: %w", err)
+		}
+		defer f.Close()
+		w := bufio.NewWriterSize(f, 1<<20)
+		defer w.Flush()
+		opts.Events = w
+	}
+	var bar *report.Progress
+	if !o.quiet {
+		total := len(sc.Jobs) * len(stacks)
+		bar = report.NewProgress(a.io.err, total, isTerminal(a.io.err))
+		var mu sync.Mutex
+		done := map[string]int{}
+		opts.Progress = func(p sim.Progress) {
+			mu.Lock()
+			done[p.Stack] = p.JobsDone
+			sum := 0
+			for _, n := range done {
+				sum += n
+			}
+			mu.Unlock()
+			bar.Set(sum)
+		}
+	}
+	res, err := sim.Simulate(ctx, sc, stacks, opts)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		if errors.Is(err, ctx.Err()) {
+			return fmt.Errorf("simulation interrupted: %w", err)
+		}
+		return fmt.Errorf("simulate: %w", err)
+	}
+	if err := report.Write(o.out, res); err != nil {
+		return fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	if !o.quiet {
+		if err := report.WriteTable(a.io.out, res); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.io.out, "\nwrote %s and %s/\n", filepath.Join(o.out, report.ResultsFile), filepath.Join(o.out, report.ReportDir))
+	}
+	return nil
+}
