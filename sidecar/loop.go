@@ -375,3 +375,17 @@ func sortPositions(ps []Position) {
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 }
+
+// Partitions lists the partitions this instance currently consumes.
+func (l *Loop) Partitions() []events.TopicPartition {
+	l.claimMu.Lock()
+	defer l.claimMu.Unlock()
+	out := make([]events.TopicPartition, 0, len(l.claims))
+	for tp := range l.claims {
+		out = append(out, tp)
+	}
+	slices.SortFunc(out, func(a, b events.TopicPartition) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+	})
+	return out
+}
