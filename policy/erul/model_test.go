@@ -1,8 +1,13 @@
 package erul
 
 import (
+	"fmt"
 	"math"
 	"testing"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }
@@ -232,5 +237,46 @@ func TestExMCPSlotValueEq19(t *testing.T) {
 		if got := exmcpWorthIt(tt.rem, tt.tB, tt.tA, tt.et); got != tt.want {
 			t.Errorf("%s: exmcpWorthIt(%g, %g, %g, %g) = %v, want %v", tt.name, tt.rem, tt.tB, tt.tA, tt.et, got, tt.want)
 		}
+	}
+}
+
+// Eq. 4 for a map: 20 s left in the map phase at its EWMA bandwidth, plus
+// the job's mean sort time scaled by factor_d (a 64 MB split against the
+// 128 MB of the finished maps: 6 s · 0.5 = 3 s).
+func TestPhaseRemainingEq4(t *testing.T) {
+	st := cluster.New()
+	apply := func(ev events.Event) {
+		ev.ID = fmt.Sprint(len(ev.Type), ev.TS, ev.Attempt)
+		st.Apply(&ev)
+	}
+	p, err := NewMCP(policy.Handle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := p.(*Plugin)
+	apply(events.Event{Type: events.TaskPending, TS: 0, App: "a", Task: "task_1_0001_m_000000", Kind: events.Map,
+		Splits: []events.Split{{Path: "/x", Length: 128 << 20}}})
+	apply(events.Event{Type: events.ContainerAllocated, TS: 0, App: "a", Task: "task_1_0001_m_000000", Attempt: "done", Node: "n1"})
+	apply(events.Event{Type: events.TaskFinished, TS: 46_000, App: "a", Task: "task_1_0001_m_000000", Attempt: "done",
+		State: events.StateSucceeded, PhaseMS: &events.PhaseDurations{Map: 40_000, Sort: 6_000}})
+	apply(events.Event{Type: events.TaskPending, TS: 0, App: "a", Task: "task_1_0001_m_000001", Kind: events.Map,
+		Splits: []events.Split{{Path: "/x", Length: 64 << 20}}})
+	apply(events.Event{Type: events.ContainerAllocated, TS: 50_000, App: "a", Task: "task_1_0001_m_000001", Attempt: "run", Node: "n1"})
+	at := st.Attempt("run")
+	tr := pl.track(st, at)
+	tr.phaseProgressed(60_000, events.PhaseMap, 0.25, 50_000, 0.3)
+	if _, ok := pl.phaseRemaining(at, tr); ok {
+		t.Fatal("no finished attempt timed yet: eq. 4 must not apply")
+	}
+	pl.learnPhases(st.Attempt("done"))
+	tr.phaseProgressed(70_000, events.PhaseMap, 0.5, 60_000, 0.3) // 0.025/s, same rate
+	got, ok := pl.phaseRemaining(at, tr)
+	if !ok || !near(got, 23) {
+		t.Fatalf("eq. 4 = %g %v, want 20 + 3 = 23 s", got, ok)
+	}
+	// In the last phase only the current phase is left.
+	tr.phaseProgressed(75_000, events.PhaseSort, 0.5, 70_000, 0.3)
+	if got, ok := pl.phaseRemaining(at, tr); !ok || !near(got, 5) {
+		t.Fatalf("sort phase: eq. 4 = %g %v, want 5 s", got, ok)
 	}
 }

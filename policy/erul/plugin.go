@@ -40,6 +40,7 @@ type Plugin struct {
 
 	caps   *capabilities
 	tracks map[string]*attemptTrack // by attempt id
+	phases map[string]*jobPhases    // by app id: phase times of finished attempts
 	holds  map[string]hold          // by app/task: speculated, backup not yet running
 	racks  rackIndex
 }
@@ -52,6 +53,12 @@ type attemptTrack struct {
 	rateTS       int64
 	rateProgress float64
 	hasRate      bool
+	// EWMA of the current phase's progress rate (per ms), for eq. 4.
+	phase                 string
+	phaseStartTS, phaseTS int64
+	phaseProgress         float64
+	phaseRate             float64
+	hasPhaseRate          bool
 }
 
 // hold remembers a speculate hint so the task is not proposed again and the
@@ -99,6 +106,7 @@ func newPlugin(h policy.Handle, name string, est Estimator, test benefitTest) (*
 		name: name, test: test, cfg: cfg, log: h.Log,
 		caps:   newCapabilities(cfg.Alpha),
 		tracks: map[string]*attemptTrack{},
+		phases: map[string]*jobPhases{},
 		holds:  map[string]hold{},
 	}
 	if h.Profiles != nil {
@@ -171,14 +179,25 @@ func (p *Plugin) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 		}
 	case events.TaskProgress:
 		if at := v.Attempt(ev.Attempt); at != nil && at.Running() {
-			p.track(v, at).progress(ev.TS, ev.Progress, at.StartTS, p.cfg.Alpha)
+			tr := p.track(v, at)
+			prevTS := tr.rateTS
+			if !tr.hasRate {
+				prevTS = at.StartTS
+			}
+			tr.progress(ev.TS, ev.Progress, at.StartTS, p.cfg.Alpha)
+			if ev.PhaseProgress != nil && ev.Phase != "" {
+				tr.phaseProgressed(ev.TS, ev.Phase, *ev.PhaseProgress, prevTS, p.cfg.Alpha)
+			}
 		}
 	case events.TaskFinished:
 		at := v.Attempt(ev.Attempt)
 		delete(p.tracks, ev.Attempt)
 		if at != nil && ev.State == events.StateSucceeded {
 			p.learn(v, at)
+			p.learnPhases(at)
 		}
+	case events.AppFinished:
+		delete(p.phases, ev.App)
 	}
 }
 
@@ -253,6 +272,9 @@ func (p *Plugin) remaining(v cluster.View, at *cluster.Attempt, now int64) (floa
 	}
 	tr := p.track(v, at)
 	if p.cfg.Estimator == EstimatorEWMA {
+		if rem, ok := p.phaseRemaining(at, tr); ok {
+			return rem, true // eq. 4
+		}
 		if tr.hasRate && tr.rate > 0 {
 			return (1 - prog) / tr.rate / 1000, true
 		}
@@ -421,12 +443,13 @@ type capTable struct {
 // capabilityTable combines the learned capabilities (eq. 14) with first
 // estimates from running tasks (eq. 15). A node that knows some map class
 // but not another gets the known one scaled by the cluster's ratio between
-// the two classes: the paper leaves unknown classes open, and without this
-// a node would never qualify for Off-Rack backups before it ran one.
+// the two classes in learned capabilities, never making a more remote read
+// faster: the paper leaves unknown classes open, and without this a node
+// would never qualify for Off-Rack backups before it ran one.
 func (p *Plugin) capabilityTable(v cluster.View, now int64) capTable {
 	t := capTable{caps: map[string]*[numClasses]float64{}}
-	var sum [numClasses]float64
-	var cnt [numClasses]int
+	var sum, lsum [numClasses]float64
+	var cnt, lcnt [numClasses]int
 	var nodes []*cluster.Node
 	for _, n := range v.Nodes() {
 		if n.State != cluster.NodeRunning {
@@ -437,6 +460,8 @@ func (p *Plugin) capabilityTable(v cluster.View, now int64) capTable {
 		for cls := TaskClass(0); cls < numClasses; cls++ {
 			if c, ok := p.caps.get(n.ID, cls); ok && c > 0 {
 				e[cls] = c
+				lsum[cls] += c
+				lcnt[cls]++
 			}
 		}
 		// eq. 15: the first running task of a class not yet learned.
@@ -460,10 +485,10 @@ func (p *Plugin) capabilityTable(v cluster.View, now int64) capTable {
 		}
 		t.caps[n.ID] = e
 	}
-	var direct [numClasses]float64
-	for cls := range direct {
-		if cnt[cls] > 0 {
-			direct[cls] = sum[cls] / float64(cnt[cls])
+	var learned [numClasses]float64
+	for cls := range learned {
+		if lcnt[cls] > 0 {
+			learned[cls] = lsum[cls] / float64(lcnt[cls])
 		}
 	}
 	sum, cnt = [numClasses]float64{}, [numClasses]int{}
@@ -478,8 +503,15 @@ func (p *Plugin) capabilityTable(v cluster.View, now int64) capTable {
 					continue
 				}
 				scale := 1.0
-				if direct[cls] > 0 && direct[from] > 0 {
-					scale = direct[cls] / direct[from]
+				if learned[cls] > 0 && learned[from] > 0 {
+					scale = learned[cls] / learned[from]
+				}
+				// Class constants run from the most remote read (OffRack) to
+				// the local one (DataLocal).
+				if cls < from {
+					scale = max(1, scale)
+				} else {
+					scale = min(1, scale)
 				}
 				e[cls] = e[from] * scale
 				break
