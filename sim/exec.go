@@ -1,0 +1,464 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/rmsidecar/rmsidecar/events"
+)
+
+func (s *sim) container(t *task) Container {
+	if t.kind == events.Map {
+		return s.sc.YARN.MapContainer
+	}
+	return s.sc.YARN.ReduceContainer
+}
+
+// use changes a node's used capacity, closing its energy and utilization
+// accounts up to now first.
+func (s *sim) use(n *node, dv, dm int) {
+	s.account(n)
+	n.usedV += dv
+	n.usedM += dm
+	n.dirty = true
+	n.maxUsedV = max(n.maxUsedV, n.usedV)
+	n.maxUsedM = max(n.maxUsedM, n.usedM)
+	if n.usedV > n.capV || n.usedM > n.capM {
+		s.m.overCapacity++
+	}
+}
+
+// account integrates power (linear in vcore utilization) and busy vcores.
+func (s *sim) account(n *node) {
+	dt := float64(s.now - n.lastT)
+	if dt > 0 {
+		u := min(1, float64(n.usedV)/float64(n.vcores))
+		n.energyJ += (n.pIdle + (n.pMax-n.pIdle)*u) * dt / 1000
+		n.busyVms += float64(n.usedV) * dt
+	}
+	n.lastT = s.now
+}
+
+// launch starts an attempt of t on n.
+func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt {
+	j := t.job
+	c := s.container(t)
+	s.use(n, c.VCores, c.MemoryMB)
+	n.running++
+	j.containerNo++
+	a := &attempt{
+		idx:       int32(len(s.attempts)),
+		id:        "attempt_" + t.id[len("task_"):] + "_" + strconv.Itoa(len(t.attempts)),
+		container: fmt.Sprintf("container_%d_%04d_01_%06d", clusterTS, j.idx+1, j.containerNo),
+		task:      t, node: n, spec: spec, loc: loc, startMS: s.now, slow: 1, endMS: -1,
+		partition: -1,
+	}
+	s.attempts = append(s.attempts, a)
+	t.attempts = append(t.attempts, a)
+	t.running++
+	if t.state == taskPending {
+		t.state = taskRunning
+		if t.kind == events.Map {
+			j.pendMaps--
+		} else {
+			j.pendReds--
+		}
+	}
+	if t.kind == events.Map {
+		j.runMaps++
+		s.m.runMaps++
+		switch loc {
+		case events.NodeLocal:
+			s.m.locNode++
+		case events.RackLocal:
+			s.m.locRack++
+		default:
+			s.m.locOff++
+		}
+	} else {
+		j.runReds++
+		s.m.runReds++
+	}
+	j.queue.running++
+	if spec {
+		s.m.specLaunched++
+	}
+	s.m.sample(s.now)
+	if st := s.sc.Stragglers; st.TaskProb > 0 && s.rng.Float64() < st.TaskProb {
+		a.slow = st.Slowdown[0] + s.rng.Float64()*(st.Slowdown[1]-st.Slowdown[0])
+	}
+	a.runIdx = len(s.running)
+	s.running = append(s.running, a)
+
+	ev := s.event(events.ContainerAllocated)
+	ev.App, ev.Task, ev.Attempt, ev.Container, ev.Node = j.id, t.id, a.id, a.container, n.id
+	ev.Speculative, ev.Locality = spec, loc
+	ev.VCores, ev.MemoryMB = c.VCores, c.MemoryMB
+	if t.kind == events.Map {
+		s.startMap(a)
+	} else {
+		s.startReduce(a)
+	}
+	s.emit(ev)
+	return a
+}
+
+// speed is the attempt's compute speed at its start: the node's speed
+// factor, less the background load, divided by the straggler slowdown.
+func (s *sim) speed(a *attempt, base float64) float64 {
+	return base * (1 - s.loadAt(a.node, s.now)) / a.slow
+}
+
+// startMap computes the map's phases: launch overhead and input read (by
+// locality), compute, then sort/spill of its output when the job has
+// reducers.
+func (s *sim) startMap(a *attempt) {
+	t, n := a.task, a.node
+	y := &s.sc.YARN
+	spd := s.speed(a, n.mapSpd)
+	work := t.workMS
+	if t.fixedMS > 0 {
+		work = float64(t.fixedMS)
+	}
+	// Remote reads: a documented cost, not a simulated flow: rack-local reads
+	// take the split's time over one NIC, off-rack twice that (core hop).
+	nicB := s.sc.Cluster.Network.NodeGbps * 1e9 / 8 / 1000
+	var readMS float64
+	switch a.loc {
+	case events.RackLocal:
+		readMS = float64(t.bytes)/nicB + s.net.latency
+	case events.OffRack:
+		readMS = 2 * (float64(t.bytes)/nicB + s.net.latency)
+	}
+	startWork := s.now + int64(y.TaskOverheadS*1000) + int64(math.Ceil(readMS))
+	a.mapEndMS = runFor(n, startWork, work, spd)
+	var sortWork float64
+	if len(t.job.reduces) > 0 && t.outBytes > 0 {
+		sortWork = float64(t.outBytes) / (y.SortMBps * (1 << 20)) * 1000
+	}
+	a.endMS = runFor(n, a.mapEndMS, sortWork, spd)
+	a.phaseMS = events.PhaseDurations{Map: a.mapEndMS - s.now, Sort: a.endMS - a.mapEndMS}
+	s.q.push(a.endMS, evAttemptDone, a.idx, a.ver)
+}
+
+// startReduce begins the copy phase: the reducer takes the outputs of the
+// maps finished so far and fetches them, ParallelCopies sources at a time.
+func (s *sim) startReduce(a *attempt) {
+	a.partition = int(a.task.idx)
+	a.pend = map[int32]int64{}
+	a.copyEndMS = -1
+	s.poll(a)
+}
+
+// poll takes the job's new map outputs into the reducer's fetch list.
+func (s *sim) poll(a *attempt) {
+	j := a.task.job
+	for ; a.cursor < len(j.outputs); a.cursor++ {
+		o := j.outputs[a.cursor]
+		b := j.partBytes(o.bytes, a.partition)
+		if o.node == a.node.idx {
+			a.fetched += b // local output: read from disk in the merge
+			continue
+		}
+		if _, ok := a.pend[o.node]; !ok {
+			a.order = append(a.order, o.node)
+		}
+		a.pend[o.node] += b
+	}
+	s.fetchMore(a)
+}
+
+// fetchMore starts fetches up to ParallelCopies and detects the end of the
+// copy phase.
+func (s *sim) fetchMore(a *attempt) {
+	j := a.task.job
+	for a.active < s.sc.YARN.ParallelCopies && len(a.order) > 0 {
+		src := a.order[0]
+		a.order = a.order[1:]
+		b := a.pend[src]
+		delete(a.pend, src)
+		if b <= 0 {
+			continue
+		}
+		sn := s.nodes[src]
+		cross := sn.rack != a.node.rack
+		var links [4]int32
+		links[0], links[1] = sn.out, a.node.in
+		nl := 2
+		if cross {
+			links[2], links[3] = s.racks[sn.rack].up, s.racks[a.node.rack].down
+			nl = 4
+		}
+		id := s.net.start(s.now, a, src, a.node.idx, cross, b, links[:nl])
+		a.flows = append(a.flows, id)
+		a.active++
+		s.reschedule(s.net.flows[id].serve)
+	}
+	if a.active > 0 || len(a.order) > 0 {
+		return
+	}
+	if a.cursor < len(j.outputs) {
+		if !a.polling {
+			a.polling = true
+			s.q.push(s.now+fetchPollMS, evFetchPoll, a.idx, a.ver)
+		}
+		return
+	}
+	if j.doneMaps < len(j.maps) {
+		if !a.inWait {
+			a.inWait = true
+			j.waiting = append(j.waiting, a)
+		}
+		return
+	}
+	s.copyDone(a)
+}
+
+// reschedule moves a link's completion event to its new earliest finish.
+func (s *sim) reschedule(li int32) {
+	l := &s.net.links[li]
+	l.ver++
+	if t := s.net.nextDone(l); t >= 0 {
+		s.q.push(max(t, s.now), evLinkDone, li, l.ver)
+	}
+}
+
+func (s *sim) linkDone(li int32, ver uint32) {
+	l := &s.net.links[li]
+	if l.ver != ver {
+		return
+	}
+	for {
+		id := s.net.due(l, s.now)
+		if id < 0 {
+			break
+		}
+		f := &s.net.flows[id]
+		a, b, cross := f.att, f.bytes, f.cross
+		l.bytes += b
+		s.net.finish(s.now, id)
+		a.active--
+		a.fetched += b
+		if cross {
+			s.m.crossRackBytes += b
+		}
+		for i, x := range a.flows {
+			if x == id {
+				a.flows = append(a.flows[:i], a.flows[i+1:]...)
+				break
+			}
+		}
+		s.fetchMore(a)
+	}
+	s.reschedule(li)
+}
+
+// copyDone starts the reducer's sort (merge) and reduce phases.
+func (s *sim) copyDone(a *attempt) {
+	t, n := a.task, a.node
+	y := &s.sc.YARN
+	a.copyEndMS = s.now
+	spd := s.speed(a, n.redSpd)
+	in := float64(a.fetched)
+	sortWork := in / (y.SortMBps * (1 << 20)) * 1000
+	redWork := t.job.spec.ReduceSPerGB * 1000 * in / (1 << 30)
+	if t.fixedMS > 0 {
+		sortWork, redWork = 0, float64(t.fixedMS)
+	}
+	a.mapEndMS = runFor(n, s.now, sortWork, spd)
+	a.endMS = runFor(n, a.mapEndMS, redWork, spd)
+	a.phaseMS = events.PhaseDurations{Shuffle: s.now - a.startMS, Merge: a.mapEndMS - s.now, Reduce: a.endMS - a.mapEndMS}
+	s.q.push(a.endMS, evAttemptDone, a.idx, a.ver)
+}
+
+// progress is the attempt's progress now, Hadoop style: maps 2/3 map and
+// 1/3 sort when there are reducers; reduces 1/3 each copy, sort, reduce.
+func (s *sim) progress(a *attempt) (p float64, phase string, phaseP float64) {
+	frac := func(from, to int64) float64 {
+		if to <= from {
+			return 1
+		}
+		return min(1, max(0, float64(s.now-from)/float64(to-from)))
+	}
+	if a.task.kind == events.Map {
+		if len(a.task.job.reduces) == 0 {
+			f := frac(a.startMS, a.endMS)
+			return f, events.PhaseMap, f
+		}
+		if s.now < a.mapEndMS {
+			f := frac(a.startMS, a.mapEndMS)
+			return f * 2 / 3, events.PhaseMap, f
+		}
+		f := frac(a.mapEndMS, a.endMS)
+		return 2.0/3 + f/3, events.PhaseSort, f
+	}
+	if a.copyEndMS < 0 {
+		total := a.task.job.partTotal[a.partition]
+		f := 1.0
+		if total > 0 {
+			f = min(1, float64(a.fetched)/float64(total))
+		}
+		return f / 3, events.PhaseShuffle, f
+	}
+	if s.now < a.mapEndMS {
+		f := frac(a.copyEndMS, a.mapEndMS)
+		return 1.0/3 + f/3, events.PhaseMerge, f
+	}
+	f := frac(a.mapEndMS, a.endMS)
+	return 2.0/3 + f/3, events.PhaseReduce, f
+}
+
+func (s *sim) emitProgress(a *attempt) {
+	p, phase, pp := s.progress(a)
+	t := a.task
+	ev := s.event(events.TaskProgress)
+	ev.App, ev.Task, ev.Attempt, ev.Progress, ev.Phase = t.job.id, t.id, a.id, p, phase
+	ev.PhaseProgress = &pp
+	if t.kind == events.Map {
+		ev.BytesRead = int64(float64(t.bytes) * min(1, p*1.5))
+		ev.RecordsTotal = t.bytes / 100
+		ev.RecordsDone = int64(float64(ev.RecordsTotal) * min(1, p*1.5))
+	} else {
+		ev.BytesRead = a.fetched
+		ev.MapsTotal = len(t.job.maps)
+		ev.MapsFetched = min(a.cursor, len(t.job.maps))
+	}
+	s.emit(ev)
+}
+
+// stop releases the attempt's container and cancels its fetches.
+func (s *sim) stop(a *attempt) {
+	a.over = true
+	a.ver++
+	t, n, j := a.task, a.node, a.task.job
+	for _, id := range a.flows {
+		li := s.net.flows[id].serve
+		s.net.finish(s.now, id)
+		s.reschedule(li)
+	}
+	a.flows = nil
+	if a.inWait {
+		for i, x := range j.waiting {
+			if x == a {
+				j.waiting = append(j.waiting[:i], j.waiting[i+1:]...)
+				break
+			}
+		}
+		a.inWait = false
+	}
+	c := s.container(t)
+	s.use(n, -c.VCores, -c.MemoryMB)
+	n.running--
+	t.running--
+	if t.kind == events.Map {
+		j.runMaps--
+		s.m.runMaps--
+	} else {
+		j.runReds--
+		s.m.runReds--
+	}
+	j.queue.running--
+	s.m.sample(s.now)
+	last := s.running[len(s.running)-1]
+	s.running[a.runIdx] = last
+	last.runIdx = a.runIdx
+	s.running = s.running[:len(s.running)-1]
+	s.m.containerMS += float64(c.VCores) * float64(s.now-a.startMS)
+	if j.blocked {
+		j.blocked = false
+		s.wake(1)
+	}
+	s.scheduleHB(n)
+}
+
+// attemptEnd: the attempt's last phase is over; the first finisher of a
+// task wins and its running siblings are killed.
+func (s *sim) attemptEnd(a *attempt) {
+	t, j := a.task, a.task.job
+	s.stop(a)
+	t.wins++
+	t.state = taskDone
+	if a.spec {
+		s.m.specWon++
+	}
+	ms := s.now - a.startMS
+	ev := s.event(events.TaskFinished)
+	ev.App, ev.Task, ev.Attempt, ev.State = j.id, t.id, a.id, events.StateSucceeded
+	pm := a.phaseMS
+	ev.PhaseMS = &pm
+	s.emit(ev)
+	for _, o := range t.attempts {
+		if o != a && !o.over {
+			s.kill(o, true)
+		}
+	}
+	if t.kind == events.Map {
+		j.maxMapMS = max(j.maxMapMS, ms)
+		j.doneMaps++
+		j.outputs = append(j.outputs, mapOut{node: a.node.idx, bytes: t.outBytes})
+		if len(j.reduces) > 0 {
+			ev := s.event(events.MapOutput)
+			ev.App, ev.Task, ev.Attempt, ev.Node = j.id, t.id, a.id, a.node.id
+			np := min(len(j.reduces), maxOutputPartitions)
+			ev.Partitions = make([]events.PartitionSize, np)
+			for p := range np {
+				ev.Partitions[p] = events.PartitionSize{ID: p, Bytes: j.partBytes(t.outBytes, p)}
+			}
+			s.emit(ev)
+		}
+		if !j.slowstart && float64(j.doneMaps) >= s.sc.YARN.Slowstart*float64(len(j.maps)) {
+			s.reachSlowstart(j)
+		}
+		w := j.waiting
+		j.waiting = nil
+		for _, r := range w {
+			r.inWait = false
+			if !r.over && !r.polling {
+				r.polling = true
+				s.q.push(s.now+fetchPollMS, evFetchPoll, r.idx, r.ver)
+			}
+		}
+	} else {
+		j.maxRedMS = max(j.maxRedMS, ms)
+		j.doneReds++
+		j.shuffled += a.fetched
+	}
+	if j.doneMaps == len(j.maps) && j.doneReds == len(j.reduces) {
+		s.finishJob(j)
+	}
+}
+
+// kill ends a running attempt. A loser of a speculative race counts as
+// waste; a task left without attempts goes pending again.
+func (s *sim) kill(a *attempt, lost bool) {
+	t, j := a.task, a.task.job
+	s.stop(a)
+	c := s.container(t)
+	waste := float64(c.VCores) * float64(s.now-a.startMS) / 1000
+	s.m.wastedS += waste
+	if !lost {
+		s.m.killed++
+	}
+	ev := s.event(events.TaskFinished)
+	ev.App, ev.Task, ev.Attempt, ev.State = j.id, t.id, a.id, events.StateKilled
+	s.emit(ev)
+	if t.state == taskRunning && t.running == 0 {
+		s.setPending(t)
+		s.wake(1)
+	}
+}
+
+func (s *sim) finishJob(j *job) {
+	j.finished = true
+	j.finishMS = s.now
+	j.queue.remove(j)
+	s.activeJobs--
+	s.doneJobs++
+	ev := s.event(events.AppFinished)
+	ev.App, ev.State = j.id, events.StateSucceeded
+	s.emit(ev)
+	if s.opts.Progress != nil {
+		s.opts.Progress(Progress{Stack: s.stack, JobsDone: s.doneJobs, Jobs: len(s.sc.Jobs), SimS: float64(s.now) / 1000})
+	}
+}

@@ -1,0 +1,201 @@
+package sim
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+// maxPlaceNodes is how many of a place hint's ranked nodes are honoured.
+const maxPlaceNodes = 3
+
+// applyHint turns one engine decision into a change of the simulated
+// cluster; how each kind is applied is documented in docs/simulator.md.
+func (s *sim) applyHint(h policy.Hint) {
+	s.m.hints[h.Kind]++
+	switch h.Kind {
+	case policy.KindSpeculate:
+		s.hintSpeculate(h)
+	case policy.KindKill:
+		if a := s.attemptByID(h.Attempt); a != nil && !a.over {
+			s.kill(a, false)
+		}
+	case policy.KindPlace:
+		t := s.taskByID(h.Task)
+		if t == nil || t.state != taskPending {
+			return
+		}
+		t.pref = t.pref[:0]
+		for _, ns := range h.Nodes {
+			if n := s.nodeBy[ns.Node]; n != nil && !slices.Contains(t.pref, n.idx) {
+				t.pref = append(t.pref, n.idx)
+				if len(t.pref) == maxPlaceNodes {
+					break
+				}
+			}
+		}
+		if t.kind == "map" {
+			for _, r := range t.pref {
+				t.job.nodeList(r).push(t.idx)
+			}
+		}
+		for _, r := range t.pref {
+			if n := s.nodes[r]; n.parked {
+				s.scheduleHB(n)
+			}
+		}
+	case policy.KindRatio:
+		if h.App != "" {
+			if j := s.jobByApp(h.App); j != nil {
+				j.capMaps, j.capReds = h.MaxMaps, h.MaxReduces
+			}
+		} else if q := s.queueBy[h.Queue]; q != nil {
+			q.capMaps, q.capReds = h.MaxMaps, h.MaxReduces
+		}
+		s.wakeAll()
+	case policy.KindNodeCapacity:
+		n := s.nodeBy[h.Node]
+		if n == nil {
+			return
+		}
+		if h.VCores <= 0 && h.MemoryMB <= 0 {
+			n.capV, n.capM = n.vcores, n.memMB
+		} else {
+			if h.VCores > 0 {
+				n.capV = min(h.VCores, n.vcores)
+			}
+			if h.MemoryMB > 0 {
+				n.capM = min(h.MemoryMB, n.memMB)
+			}
+		}
+		s.scheduleHB(n)
+	case policy.KindReduceBinding:
+		j := s.jobByApp(h.App)
+		n := s.nodeBy[h.Node]
+		if j == nil || n == nil || h.Partition < 0 || h.Partition >= len(j.reduces) {
+			return
+		}
+		j.bind[h.Partition] = n.idx
+		s.m.bindReducers += h.Reducers
+		if n.parked {
+			s.scheduleHB(n)
+		}
+	case policy.KindPriority:
+		j := s.jobByApp(h.App)
+		if j == nil || j.finished || j.priority == h.Priority {
+			return
+		}
+		j.queue.remove(j)
+		j.priority = h.Priority
+		j.queue.insert(j)
+	}
+	// node-class and deny-speculation are only counted: the YARN model has
+	// no node labels, and the engine already dropped the vetoed copies.
+}
+
+// Ids are resolved by parsing them (application_TS_JOB,
+// task_TS_JOB_{m,r}_IDX, attempt_TS_JOB_{m,r}_IDX_N) instead of through
+// maps: hints are rare, lookups by id would cost a hash per event.
+
+// idFields splits id at '_' into at most len(out) fields.
+func idFields(id string, out []string) int {
+	n := 0
+	for n < len(out) {
+		i := strings.IndexByte(id, '_')
+		if i < 0 {
+			out[n] = id
+			return n + 1
+		}
+		out[n] = id[:i]
+		id = id[i+1:]
+		n++
+	}
+	return n
+}
+
+func (s *sim) jobByApp(app string) *job {
+	var f [4]string
+	if idFields(app, f[:]) != 3 || f[0] != "application" {
+		return nil
+	}
+	return s.jobAt(f[2], app)
+}
+
+func (s *sim) jobAt(num, app string) *job {
+	k, err := strconv.Atoi(num)
+	if err != nil || k < 1 || k > len(s.jobs) {
+		return nil
+	}
+	j := s.jobs[k-1]
+	if app != "" && j.id != app {
+		return nil
+	}
+	return j
+}
+
+func (s *sim) taskOf(f []string) *task {
+	j := s.jobAt(f[2], "")
+	k, err := strconv.Atoi(f[4])
+	if j == nil || err != nil || k < 0 {
+		return nil
+	}
+	switch {
+	case f[3] == "m" && k < len(j.maps):
+		return j.maps[k]
+	case f[3] == "r" && k < len(j.reduces):
+		return j.reduces[k]
+	}
+	return nil
+}
+
+func (s *sim) taskByID(id string) *task {
+	var f [6]string
+	if idFields(id, f[:]) != 5 || f[0] != "task" {
+		return nil
+	}
+	if t := s.taskOf(f[:]); t != nil && t.id == id {
+		return t
+	}
+	return nil
+}
+
+func (s *sim) attemptByID(id string) *attempt {
+	var f [7]string
+	if idFields(id, f[:]) != 6 || f[0] != "attempt" {
+		return nil
+	}
+	t := s.taskOf(f[:])
+	k, err := strconv.Atoi(f[5])
+	if t == nil || err != nil || k < 0 || k >= len(t.attempts) || t.attempts[k].id != id {
+		return nil
+	}
+	return t.attempts[k]
+}
+
+// hintSpeculate launches a backup attempt of the task on the target node
+// now if it fits, else queues it there until a container frees or the hint
+// expires. A task gets at most one backup at a time.
+func (s *sim) hintSpeculate(h policy.Hint) {
+	t := s.taskByID(h.Task)
+	n := s.nodeBy[h.Node]
+	if t == nil || n == nil || t.state != taskRunning || t.running >= 2 {
+		s.m.specIgnored++
+		return
+	}
+	for _, r := range n.specQ {
+		if r.task == t {
+			return
+		}
+	}
+	if n.fits(s.container(t)) {
+		s.launch(t, n, true, s.locality(t, n))
+		return
+	}
+	exp := h.ExpiresTS - epochMS
+	if h.ExpiresTS == 0 {
+		exp = s.now + 30_000
+	}
+	n.specQ = append(n.specQ, specReq{task: t, expires: exp})
+}

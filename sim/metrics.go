@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"math"
+	"sort"
+
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/sim/report"
+)
+
+type sample struct {
+	t          int64
+	maps, reds int
+}
+
+// metrics are the run's counters; results turns them into a report.Run.
+type metrics struct {
+	simEvents, engineEvents uint64
+	byKind                  [evPolicyTick + 1]uint64
+	writeErr                error
+
+	runMaps, runReds         int
+	timeline                 []sample
+	locNode, locRack, locOff int
+	specLaunched, specWon    int
+	specDropped              int // queued copies that expired or became moot
+	specIgnored              int // speculate hints for tasks not running or already backed up
+	killed                   int
+	wastedS                  float64
+	crossRackBytes           int64
+	containerMS              float64
+	overCapacity             int
+	bindReducers             int
+	hints                    map[policy.HintKind]int
+}
+
+func (m *metrics) sample(t int64) {
+	if k := len(m.timeline); k > 0 && m.timeline[k-1].t == t {
+		m.timeline[k-1].maps, m.timeline[k-1].reds = m.runMaps, m.runReds
+		return
+	}
+	m.timeline = append(m.timeline, sample{t, m.runMaps, m.runReds})
+}
+
+// closeAccounts brings every node's energy and busy time up to now.
+func (s *sim) closeAccounts() {
+	for _, n := range s.nodes {
+		s.account(n)
+	}
+}
+
+// results summarises the run. Times run from the first submission to the
+// last job's end (the makespan window); see docs/simulator.md.
+func (s *sim) results() report.Run {
+	r := report.Run{Policy: s.stack, Hints: map[string]int{}, Extra: map[string]float64{}}
+	if len(s.jobs) == 0 {
+		return r
+	}
+	first, last := int64(math.MaxInt64), int64(0)
+	jcts := make([]float64, 0, len(s.jobs))
+	var sumX, sumX2 float64
+	r.Jobs = make([]report.Job, len(s.jobs))
+	for i, j := range s.jobs {
+		first = min(first, j.submitMS)
+		last = max(last, j.finishMS)
+		jct := float64(j.finishMS-j.submitMS) / 1000
+		jcts = append(jcts, jct)
+		r.Jobs[i] = report.Job{Name: j.spec.Name, SubmitS: float64(j.submitMS) / 1000, FinishS: float64(j.finishMS) / 1000,
+			Type: j.spec.Type, Maps: len(j.maps), Reduces: len(j.reduces)}
+		// Jain's index is over per-job speed x = ideal / JCT, where ideal is
+		// one wave of the job's longest map plus its longest reduce.
+		if jct > 0 {
+			x := min(1, float64(j.maxMapMS+j.maxRedMS)/1000/jct)
+			sumX += x
+			sumX2 += x * x
+		}
+	}
+	span := last - first
+	r.MakespanS = float64(span) / 1000
+	var sum float64
+	for _, v := range jcts {
+		sum += v
+	}
+	r.MeanJCTS = sum / float64(len(jcts))
+	sort.Float64s(jcts)
+	r.P95JCTS = jcts[max(0, int(math.Ceil(0.95*float64(len(jcts))))-1)]
+	if sumX2 > 0 {
+		r.Jain = sumX * sumX / (float64(len(jcts)) * sumX2)
+	}
+	if tot := s.m.locNode + s.m.locRack + s.m.locOff; tot > 0 {
+		r.Locality = report.Locality{Node: float64(s.m.locNode) / float64(tot), Rack: float64(s.m.locRack) / float64(tot),
+			Off: float64(s.m.locOff) / float64(tot)}
+	}
+	r.Spec = report.Spec{Launched: s.m.specLaunched, Won: s.m.specWon, WastedS: s.m.wastedS}
+	r.CrossRackShuffleBytes = s.m.crossRackBytes
+	var busy, joules, capV float64
+	for _, n := range s.nodes {
+		busy += n.busyVms
+		// Nodes are idle before the first submission; that share is not the run's.
+		joules += n.energyJ - n.pIdle*float64(first)/1000
+		capV += float64(n.vcores)
+	}
+	if span > 0 {
+		r.Utilization = busy / (capV * float64(span))
+	}
+	r.EnergyKWh = joules / 3.6e6
+	r.Events = int64(s.m.engineEvents)
+	for k, v := range s.m.hints {
+		r.Hints[string(k)] = v
+	}
+	r.Killed = s.m.killed
+	r.Timeline = downsample(s.m.timeline, first, last, s.sc.TimelinePoints)
+	var produced, shuffled int64
+	for _, j := range s.jobs {
+		produced += j.produced
+		shuffled += j.shuffled
+	}
+	r.Extra["sim_events"] = float64(s.m.simEvents)
+	r.Extra["spec_dropped"] = float64(s.m.specDropped)
+	r.Extra["spec_ignored"] = float64(s.m.specIgnored)
+	r.Extra["bound_reducers"] = float64(s.m.bindReducers)
+	r.Extra["shuffle_produced_bytes"] = float64(produced)
+	r.Extra["shuffle_fetched_bytes"] = float64(shuffled)
+	r.Extra["container_s"] = s.m.containerMS / 1000
+	return r
+}
+
+// downsample keeps the running counts at n evenly spaced times.
+func downsample(tl []sample, from, to int64, n int) []report.Sample {
+	if len(tl) == 0 || n <= 0 {
+		return nil
+	}
+	out := make([]report.Sample, 0, n+1)
+	i := 0
+	var cur sample
+	for k := 0; k <= n; k++ {
+		t := from + (to-from)*int64(k)/int64(n)
+		for i < len(tl) && tl[i].t <= t {
+			cur = tl[i]
+			i++
+		}
+		out = append(out, report.Sample{TS: float64(t) / 1000, Maps: cur.maps, Reduces: cur.reds})
+		if to == from {
+			break
+		}
+	}
+	return out
+}

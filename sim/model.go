@@ -1,0 +1,435 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/sim/trace"
+)
+
+// epochMS is the wall-clock time of simulated t=0 in emitted events
+// (2025-11-21T00:00:00Z), fixed so emitted logs are reproducible.
+const epochMS = 1763683200000
+
+// clusterTS is the ResourceManager start time used in YARN ids.
+const clusterTS = 1763683200000
+
+// fetchPollMS is how often a reducer asks for new map completions
+// (Hadoop's ShuffleScheduler EventFetcher sleeps 1 s between polls).
+const fetchPollMS = 1000
+
+// maxOutputPartitions bounds the partitions listed in one map.output event;
+// jobs with more reducers report their largest partitions only.
+const maxOutputPartitions = 200
+
+type node struct {
+	idx      int32
+	id       string
+	rack     int32
+	vcores   int
+	memMB    int
+	capV     int // schedulable capacity (node-capacity hints), <= physical
+	capM     int
+	usedV    int
+	usedM    int
+	mapSpd   float64
+	redSpd   float64
+	pIdle    float64
+	pMax     float64
+	load     Load
+	out, in  int32 // NIC links
+	degrade  []window
+	hbPhase  int64
+	hbAt     int64 // time of the scheduled heartbeat, -1 when none
+	parked   bool
+	dirty    bool // usage changed since the last heartbeat event
+	running  int
+	specQ    []specReq
+	lastT    int64   // energy accounting: last usage change
+	energyJ  float64 // joules so far
+	busyVms  float64 // vcore-ms used so far
+	maxUsedV int     // for conservation checks
+	maxUsedM int
+}
+
+type window struct {
+	from, to int64
+	factor   float64
+}
+
+type rack struct {
+	name     string
+	up, down int32
+	nodes    []int32
+}
+
+type specReq struct {
+	task    *task
+	expires int64
+}
+
+const (
+	taskPending uint8 = iota
+	taskRunning
+	taskDone
+)
+
+type task struct {
+	job       *job
+	idx       int32
+	kind      events.TaskKind
+	id        string
+	state     uint8
+	attempts  []*attempt
+	running   int
+	bytes     int64   // map: split bytes
+	outBytes  int64   // map: output bytes
+	workMS    float64 // map: compute ms at speed 1 (without overhead)
+	replicas  []int32
+	splits    []events.Split
+	pref      []int32 // place hints
+	wins      int     // successful attempts (must end at 1)
+	fixedMS   int64   // recorded duration (Rumen), 0 when derived
+	pendingAt int64
+}
+
+// plist is a lazily compacted list of task indices; entries whose task is
+// no longer pending are skipped when reached.
+type plist struct {
+	items []int32
+	head  int
+}
+
+func (p *plist) push(i int32) { p.items = append(p.items, i) }
+
+// first returns the first pending task, dropping stale entries before it.
+func (p *plist) first(tasks []*task) *task {
+	for p.head < len(p.items) {
+		t := tasks[p.items[p.head]]
+		if t.state == taskPending {
+			return t
+		}
+		p.head++
+	}
+	if p.head > 0 {
+		p.items, p.head = p.items[:0], 0
+	}
+	return nil
+}
+
+type queueState struct {
+	name    string
+	weight  float64
+	running int
+	jobs    []*job // active jobs, ordered by (-priority, submit, index)
+	capMaps int
+	capReds int
+}
+
+type mapOut struct {
+	node  int32
+	bytes int64
+}
+
+type job struct {
+	idx         int32
+	id          string
+	spec        *trace.Job
+	queue       *queueState
+	priority    int
+	submitMS    int64
+	finishMS    int64
+	maps        []*task
+	reduces     []*task
+	byNode      map[int32]*plist
+	byRack      map[int32]*plist
+	anyMap      plist
+	reduceQ     plist
+	pendMaps    int
+	pendReds    int
+	runMaps     int
+	runReds     int
+	doneMaps    int
+	doneReds    int
+	slowstart   bool
+	waitStart   int64
+	blocked     bool // skipped for a cap or the ramp-up limit since last check
+	outputs     []mapOut
+	frac        []float64
+	floorSum    map[int64]int64
+	partTotal   []int64
+	waiting     []*attempt // reducers waiting for map outputs
+	finished    bool
+	capMaps     int
+	capReds     int
+	bind        map[int]int32 // partition -> node
+	containerNo int
+	produced    int64
+	shuffled    int64 // bytes fetched by winning reduce attempts
+	maxMapMS    int64
+	maxRedMS    int64
+}
+
+type attempt struct {
+	idx       int32
+	id        string
+	container string
+	task      *task
+	node      *node
+	spec      bool
+	loc       events.Locality
+	startMS   int64
+	ver       uint32
+	over      bool
+	runIdx    int
+	slow      float64
+	mapEndMS  int64 // map: end of the map phase; reduce: end of sort
+	endMS     int64 // end of the last phase (-1 while copying)
+	phaseMS   events.PhaseDurations
+	// reduce copy state
+	cursor    int
+	pend      map[int32]int64
+	order     []int32
+	active    int
+	flows     []int32
+	fetched   int64
+	polling   bool
+	inWait    bool
+	copyEndMS int64
+	partition int
+}
+
+// partBytes is the part of a map output of out bytes that goes to partition
+// p: out*frac[p] rounded down, the last partition taking the remainder, so
+// partitions sum exactly to out.
+func (j *job) partBytes(out int64, p int) int64 {
+	r := len(j.reduces)
+	if p < r-1 {
+		return int64(float64(out) * j.frac[p])
+	}
+	s, ok := j.floorSum[out]
+	if !ok {
+		for q := 0; q < r-1; q++ {
+			s += int64(float64(out) * j.frac[q])
+		}
+		j.floorSum[out] = s
+	}
+	return out - s
+}
+
+// skewFractions returns partition shares proportional to (p+1)^-skew
+// (Zipf-like; skew 0 is uniform).
+func skewFractions(r int, skew float64) []float64 {
+	f := make([]float64, r)
+	var sum float64
+	for p := range f {
+		f[p] = math.Pow(float64(p+1), -skew)
+		sum += f[p]
+	}
+	for p := range f {
+		f[p] /= sum
+	}
+	return f
+}
+
+// buildJob creates the job's tasks and places its input blocks.
+func (s *sim) buildJob(idx int, spec *trace.Job) *job {
+	j := &job{
+		idx:       int32(idx),
+		id:        fmt.Sprintf("application_%d_%04d", clusterTS, idx+1),
+		spec:      spec,
+		priority:  spec.Priority,
+		submitMS:  int64(math.Round(spec.SubmitS * 1000)),
+		byNode:    map[int32]*plist{},
+		byRack:    map[int32]*plist{},
+		floorSum:  map[int64]int64{},
+		waitStart: -1,
+		bind:      map[int]int32{},
+	}
+	block := int64(s.sc.Cluster.HDFS.BlockMB) << 20
+	var recMaps, recReds []trace.Task
+	for _, t := range spec.Tasks {
+		if t.Kind == string(events.Reduce) {
+			recReds = append(recReds, t)
+		} else {
+			recMaps = append(recMaps, t)
+		}
+	}
+	nm := spec.Maps
+	if len(recMaps) > 0 {
+		nm = len(recMaps)
+	}
+	if nm <= 0 {
+		nm = int(max(1, (spec.InputBytes+block-1)/block))
+	}
+	input := spec.InputBytes
+	if input <= 0 {
+		input = int64(nm) * block
+	}
+	nr := spec.Reduces
+	if len(recReds) > 0 {
+		nr = len(recReds)
+	}
+	shuffle := spec.ShuffleBytes
+	if shuffle == 0 && spec.ShuffleRatio > 0 {
+		shuffle = int64(float64(input) * spec.ShuffleRatio)
+	}
+	if nr == 0 && shuffle > 0 && len(spec.Tasks) == 0 {
+		nr = trace.SWIMReduces(shuffle, spec.OutputBytes, 1<<30, s.totalVCores)
+	}
+	if nr == 0 {
+		shuffle = 0
+	}
+	prefix := fmt.Sprintf("task_%d_%04d_", clusterTS, idx+1)
+	j.maps = make([]*task, nm)
+	tasks := make([]task, nm+nr)
+	per := input / int64(nm)
+	outPer := shuffle / int64(nm)
+	for i := range nm {
+		t := &tasks[i]
+		b := per
+		o := outPer
+		if i == nm-1 {
+			b = input - per*int64(nm-1)
+			o = shuffle - outPer*int64(nm-1)
+		}
+		*t = task{job: j, idx: int32(i), kind: events.Map, id: fmt.Sprintf("%sm_%06d", prefix, i), bytes: b, outBytes: o}
+		t.workMS = spec.MapSPerBlock * 1000 * float64(b) / float64(block)
+		if i < len(recMaps) {
+			t.fixedMS = recMaps[i].DurationMS
+		}
+		t.replicas = s.placeBlock()
+		hosts := make([]string, len(t.replicas))
+		for k, r := range t.replicas {
+			hosts[k] = s.nodes[r].id
+		}
+		t.splits = []events.Split{{Path: fmt.Sprintf("/sim/%s/part-%05d", spec.Name, i), Offset: 0, Length: b, Hosts: hosts}}
+		j.maps[i] = t
+		j.produced += o
+	}
+	j.reduces = make([]*task, nr)
+	for i := range nr {
+		t := &tasks[nm+i]
+		*t = task{job: j, idx: int32(i), kind: events.Reduce, id: fmt.Sprintf("%sr_%06d", prefix, i)}
+		if i < len(recReds) {
+			t.fixedMS = recReds[i].DurationMS
+		}
+		j.reduces[i] = t
+	}
+	if nr > 0 {
+		j.frac = skewFractions(nr, spec.Skew)
+		// Expected input of each partition, summed over the distinct map
+		// output sizes (at most two: full splits and the last one).
+		j.partTotal = make([]int64, nr)
+		counts := map[int64]int64{}
+		var sizes []int64
+		for _, t := range j.maps {
+			if counts[t.outBytes] == 0 {
+				sizes = append(sizes, t.outBytes)
+			}
+			counts[t.outBytes]++
+		}
+		sort.Slice(sizes, func(a, b int) bool { return sizes[a] < sizes[b] })
+		for p := range nr {
+			for _, o := range sizes {
+				j.partTotal[p] += counts[o] * j.partBytes(o, p)
+			}
+		}
+	}
+	return j
+}
+
+// placeBlock returns the replica nodes of a new block: HDFS's default
+// placement, first replica on a random node, the second and third on two
+// distinct nodes of one other random rack (same rack when there is one).
+func (s *sim) placeBlock() []int32 {
+	n := len(s.nodes)
+	repl := min(s.sc.Cluster.HDFS.Replication, n)
+	out := make([]int32, 0, repl)
+	first := int32(s.rng.IntN(n))
+	out = append(out, first)
+	if repl == 1 {
+		return out
+	}
+	r := s.nodes[first].rack
+	other := r
+	if len(s.racks) > 1 {
+		other = int32(s.rng.IntN(len(s.racks) - 1))
+		if other >= r {
+			other++
+		}
+	}
+	cand := s.racks[other].nodes
+	for tries := 0; len(out) < repl && tries < 64; tries++ {
+		c := cand[s.rng.IntN(len(cand))]
+		dup := false
+		for _, o := range out {
+			if o == c {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, c)
+		}
+		if len(out) == 2 && repl > 2 && len(cand) < 2 {
+			cand = s.racks[r].nodes // a one-node rack cannot hold two replicas
+		}
+	}
+	return out
+}
+
+// loadAt is the node's background load at t (see Load).
+func (s *sim) loadAt(n *node, t int64) float64 {
+	l := n.load
+	if l.Mean == 0 && l.Stddev == 0 {
+		return 0
+	}
+	var k uint64
+	if l.PeriodS > 0 {
+		k = uint64(t / int64(l.PeriodS*1000))
+	}
+	h := splitmix(s.sc.Seed ^ uint64(n.idx+1)*0x9E3779B97F4A7C15 ^ k*0xBF58476D1CE4E5B9)
+	u1 := (float64(h>>11) + 0.5) / (1 << 53)
+	u2 := (float64(splitmix(h)>>11) + 0.5) / (1 << 53)
+	z := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+	return min(0.95, max(0, l.Mean+l.Stddev*z))
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9E3779B97F4A7C15
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EB
+	return x ^ (x >> 31)
+}
+
+// runFor returns when work (ms at speed 1) started at t0 on n at base speed
+// ends, integrating the node's degradation windows.
+func runFor(n *node, t0 int64, work, speed float64) int64 {
+	if work <= 0 {
+		return t0
+	}
+	t := float64(t0)
+	for {
+		f := 1.0
+		next := math.Inf(1)
+		for _, w := range n.degrade {
+			ft, tt := float64(w.from), float64(w.to)
+			if t >= ft && t < tt {
+				f *= w.factor
+				next = math.Min(next, tt)
+			} else if ft > t {
+				next = math.Min(next, ft)
+			}
+		}
+		rate := speed * f
+		need := work / rate
+		if t+need <= next {
+			return int64(math.Ceil(t + need))
+		}
+		work -= (next - t) * rate
+		t = next
+	}
+}

@@ -1,0 +1,198 @@
+package sim
+
+import "math"
+
+// The network model. Every node has a full-duplex NIC (an "out" and an "in"
+// link) and every rack an uplink to the core (an "up" and a "down" link).
+// A flow traverses src.out and dst.in, plus src-rack.up and dst-rack.down
+// when it crosses racks.
+//
+// Sharing: each link serves its flows by processor sharing (equal share),
+// tracked in virtual time, so a flow arriving or leaving costs O(log n) and
+// the rates of every other flow on the link change implicitly. A flow is
+// served by one link, its bottleneck: the link with the smallest fair share
+// capacity/(flows traversing it + 1) when the flow starts. The other links
+// count the flow (it lowers their fair share for later flows) but do not
+// slow it further. This is the standard single-bottleneck approximation of
+// max-min fairness; it keeps a day of shuffle (millions of fetches) cheap.
+
+// link is one direction of a NIC or rack uplink.
+type link struct {
+	capB     float64 // bytes per ms
+	v        float64 // virtual time: bytes served to each member so far
+	vAt      int64   // time v was last advanced
+	members  int     // flows served by this link
+	traverse int     // flows crossing this link (served here or elsewhere)
+	ver      uint32  // bumps when the completion event is rescheduled
+	tags     []int32 // flow ids, min-heap by flow tag
+	bytes    int64   // bytes carried (served here), for reports
+}
+
+// flow is one shuffle fetch: a reducer attempt copying the map outputs it
+// needs from one source node.
+type flow struct {
+	att       *attempt
+	src, dst  int32 // node indices
+	cross     bool
+	bytes     int64
+	tag       float64 // virtual finish time on its serving link
+	serve     int32   // serving link
+	links     [4]int32
+	nlinks    int8
+	heapIdx   int32
+	active    bool
+	startedAt int64
+}
+
+type network struct {
+	links   []link
+	flows   []flow
+	free    []int32
+	latency float64 // ms added to every fetch, as bytes at the serving link's rate
+}
+
+func (nw *network) advance(l *link, now int64) {
+	if l.members > 0 && now > l.vAt {
+		l.v += l.capB * float64(now-l.vAt) / float64(l.members)
+	}
+	l.vAt = now
+}
+
+// nextDone is when the link's earliest flow finishes, or -1.
+func (nw *network) nextDone(l *link) int64 {
+	if l.members == 0 {
+		return -1
+	}
+	f := &nw.flows[l.tags[0]]
+	rem := f.tag - l.v
+	if rem < 0 {
+		rem = 0
+	}
+	return l.vAt + int64(math.Ceil(rem*float64(l.members)/l.capB))
+}
+
+// start adds a flow and returns its id; the caller schedules the serving
+// link's completion (reschedule).
+func (nw *network) start(now int64, att *attempt, src, dst int32, cross bool, bytes int64, links []int32) int32 {
+	var id int32
+	if n := len(nw.free); n > 0 {
+		id = nw.free[n-1]
+		nw.free = nw.free[:n-1]
+	} else {
+		nw.flows = append(nw.flows, flow{})
+		id = int32(len(nw.flows) - 1)
+	}
+	f := &nw.flows[id]
+	*f = flow{att: att, src: src, dst: dst, cross: cross, bytes: bytes, active: true, startedAt: now}
+	best, bestShare := int32(-1), math.Inf(1)
+	for _, li := range links {
+		l := &nw.links[li]
+		l.traverse++
+		if share := l.capB / float64(l.traverse); share < bestShare {
+			best, bestShare = li, share
+		}
+		f.links[f.nlinks] = li
+		f.nlinks++
+	}
+	l := &nw.links[best]
+	nw.advance(l, now)
+	f.serve = best
+	f.tag = l.v + float64(bytes) + nw.latency*l.capB
+	l.members++
+	nw.heapPush(l, id)
+	return id
+}
+
+// finish removes flow id (completed or cancelled) from its links.
+func (nw *network) finish(now int64, id int32) {
+	f := &nw.flows[id]
+	l := &nw.links[f.serve]
+	nw.advance(l, now)
+	nw.heapRemove(l, f.heapIdx)
+	l.members--
+	for i := range f.nlinks {
+		nw.links[f.links[i]].traverse--
+	}
+	f.active = false
+	f.att = nil
+	nw.free = append(nw.free, id)
+}
+
+// due returns the id of the link's earliest flow if it has finished by now, else -1.
+func (nw *network) due(l *link, now int64) int32 {
+	if l.members == 0 {
+		return -1
+	}
+	nw.advance(l, now)
+	id := l.tags[0]
+	// Completion times are rounded up to whole ms, so at the event the flow's
+	// tag has been reached up to float error.
+	if nw.flows[id].tag <= l.v+1e-6*math.Max(1, l.v) {
+		return id
+	}
+	return -1
+}
+
+func (nw *network) tagLess(a, b int32) bool {
+	fa, fb := &nw.flows[a], &nw.flows[b]
+	if fa.tag != fb.tag {
+		return fa.tag < fb.tag
+	}
+	return a < b
+}
+
+func (nw *network) heapPush(l *link, id int32) {
+	l.tags = append(l.tags, id)
+	i := len(l.tags) - 1
+	nw.flows[id].heapIdx = int32(i)
+	nw.up(l, i)
+}
+
+func (nw *network) heapRemove(l *link, i32 int32) {
+	i := int(i32)
+	n := len(l.tags) - 1
+	if i != n {
+		l.tags[i] = l.tags[n]
+		nw.flows[l.tags[i]].heapIdx = int32(i)
+	}
+	l.tags = l.tags[:n]
+	if i < n {
+		nw.down(l, i)
+		nw.up(l, i)
+	}
+}
+
+func (nw *network) up(l *link, i int) {
+	h := l.tags
+	for i > 0 {
+		p := (i - 1) / 2
+		if !nw.tagLess(h[i], h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		nw.flows[h[i]].heapIdx = int32(i)
+		nw.flows[h[p]].heapIdx = int32(p)
+		i = p
+	}
+}
+
+func (nw *network) down(l *link, i int) {
+	h := l.tags
+	n := len(h)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if r := c + 1; r < n && nw.tagLess(h[r], h[c]) {
+			c = r
+		}
+		if !nw.tagLess(h[c], h[i]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		nw.flows[h[i]].heapIdx = int32(i)
+		nw.flows[h[c]].heapIdx = int32(c)
+		i = c
+	}
+}

@@ -1,0 +1,513 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/rs/zerolog"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/rmsidecar/rmsidecar/engine"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/plugins"
+	"github.com/rmsidecar/rmsidecar/profiles"
+	"github.com/rmsidecar/rmsidecar/sim/report"
+)
+
+// Progress is reported while a run goes on.
+type Progress struct {
+	Stack    string
+	JobsDone int
+	Jobs     int
+	SimS     float64 // simulated seconds so far
+}
+
+// Options configure a run.
+type Options struct {
+	// Registry builds the stack (nil: plugins.NewRegistry()).
+	Registry policy.Registry
+	// Events, when set, receives every event the run emitted as events v1
+	// JSONL. Simulate writes the first stack's events only.
+	Events io.Writer
+	// Progress, when set, is called after each finished job.
+	Progress func(Progress)
+	// Log receives policy and engine logs (zero value: discarded).
+	Log zerolog.Logger
+	// Profiles is the store policies learn into (nil: a fresh in-memory one
+	// per run, so runs stay independent and deterministic).
+	Profiles policy.ProfileStore
+	// Parallel runs the stacks of Simulate concurrently (results do not
+	// depend on it).
+	Parallel int
+}
+
+// Simulate runs every stack on the scenario and returns results.json.
+func Simulate(ctx context.Context, sc *Scenario, stacks []string, opts Options) (report.Results, error) {
+	res := report.Results{V: report.Version, Scenario: sc.Name, Seed: sc.Seed, Runs: make([]report.Run, len(stacks))}
+	if len(stacks) == 0 {
+		return res, errors.New("simulate: no policy stacks")
+	}
+	par := max(1, opts.Parallel)
+	type out struct {
+		i   int
+		run report.Run
+		err error
+	}
+	ch := make(chan out, len(stacks))
+	sem := make(chan struct{}, par)
+	for i, st := range stacks {
+		o := opts
+		if i > 0 {
+			o.Events = nil
+		}
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			r, err := Run(ctx, sc, st, o)
+			ch <- out{i, r, err}
+		}()
+	}
+	var first error
+	for range stacks {
+		o := <-ch
+		if o.err != nil && first == nil {
+			first = o.err
+		}
+		res.Runs[o.i] = o.run
+	}
+	if first != nil {
+		return res, first
+	}
+	return res, nil
+}
+
+// Run simulates the scenario under one policy stack ("a+b+c").
+func Run(ctx context.Context, sc *Scenario, stack string, opts Options) (report.Run, error) {
+	s, err := newSim(sc, stack, opts)
+	if err != nil {
+		return report.Run{}, err
+	}
+	if err := s.run(ctx); err != nil {
+		return report.Run{}, err
+	}
+	return s.results(), nil
+}
+
+// yamlArgs is policy.Args over the scenario's policy_args section.
+type yamlArgs map[string]*yaml.Node
+
+func (a yamlArgs) Decode(name string, into any) error {
+	n := a[name]
+	if n == nil {
+		return nil
+	}
+	if err := n.Decode(into); err != nil {
+		return fmt.Errorf("policy_args.%s (line %d): %w", name, n.Line, err)
+	}
+	return nil
+}
+
+// sim is one run: the world, the event queue and the engine.
+type sim struct {
+	sc    *Scenario
+	stack string
+	opts  Options
+	ctx   context.Context
+	rng   *rand.Rand
+	q     queue
+	now   int64
+
+	nodes  []*node
+	racks  []rack
+	nodeBy map[string]*node
+	net    network
+
+	jobs     []*job
+	queues   []*queueState
+	queueBy  map[string]*queueState
+	attempts []*attempt
+	running  []*attempt
+	parked   []int32 // FIFO of parked nodes (entries may be stale)
+	parkHead int
+
+	totalVCores int
+	hbMS        int64
+	tickMS      int64
+	hbEventMS   int64
+	lastHBEvent int64
+	tickAt      int64 // scheduled policy tick, -1 when none
+	activeJobs  int
+	doneJobs    int
+	submitted   int
+
+	eng     *engine.Engine
+	w       *events.Writer
+	evSeq   uint64
+	evBuf   events.Event
+	evBusy  bool
+	idBuf   []byte
+	hints   []policy.Hint
+	inHints bool
+
+	m metrics
+}
+
+func newSim(sc *Scenario, stack string, opts Options) (*sim, error) {
+	reg := opts.Registry
+	if reg == nil {
+		reg = plugins.NewRegistry()
+	}
+	store := opts.Profiles
+	if store == nil {
+		store = profiles.NewMemory()
+	}
+	st, err := reg.Build(stack, policy.Handle{Args: yamlArgs(sc.PolicyArgs), Profiles: store, Log: opts.Log, Seed: sc.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("simulate: %w", err)
+	}
+	s := &sim{
+		sc: sc, stack: stack, opts: opts,
+		rng:     rand.New(rand.NewPCG(sc.Seed, 0x5157_1a7e)),
+		nodeBy:  map[string]*node{},
+		queueBy: map[string]*queueState{},
+		hbMS:    max(1, int64(sc.YARN.HeartbeatS*1000)),
+		tickMS:  max(1, int64(sc.PolicyTickS*1000)),
+		tickAt:  -1,
+	}
+	s.m.hints = map[policy.HintKind]int{}
+	s.hbEventMS = max(1, int64(sc.HeartbeatEventS*1000))
+	s.lastHBEvent = math.MinInt64 / 2
+	s.eng = engine.New(st, engine.Options{TickMS: s.tickMS, IDPrefix: "sim-", Log: opts.Log, ManualTick: true})
+	if opts.Events != nil {
+		s.w = events.NewWriter(opts.Events)
+	}
+	s.buildCluster()
+	return s, nil
+}
+
+func (s *sim) buildCluster() {
+	c := s.sc.Cluster
+	bps := func(gbps float64) float64 { return gbps * 1e9 / 8 / 1000 }
+	s.net.latency = c.Network.LatencyMS
+	for r := range c.Racks {
+		s.racks = append(s.racks, rack{name: fmt.Sprintf("/rack-%02d", r+1)})
+		s.racks[r].up = int32(len(s.net.links))
+		s.net.links = append(s.net.links, link{capB: bps(c.Network.RackUplinkGbps)})
+		s.racks[r].down = int32(len(s.net.links))
+		s.net.links = append(s.net.links, link{capB: bps(c.Network.RackUplinkGbps)})
+	}
+	for _, g := range c.Nodes {
+		for range g.Count {
+			i := int32(len(s.nodes))
+			n := &node{
+				idx: i, id: fmt.Sprintf("node-%04d", i+1), rack: i % int32(c.Racks),
+				vcores: g.VCores, memMB: g.MemoryMB, capV: g.VCores, capM: g.MemoryMB,
+				mapSpd: g.MapSpeed, redSpd: g.ReduceSpeed, pIdle: g.PowerIdleW, pMax: g.PowerMaxW,
+				load: g.Load, hbAt: -1,
+			}
+			n.out = int32(len(s.net.links))
+			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps)})
+			n.in = int32(len(s.net.links))
+			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps)})
+			n.hbPhase = int64(s.rng.IntN(int(s.hbMS)))
+			s.racks[n.rack].nodes = append(s.racks[n.rack].nodes, i)
+			n.parked = true // idle until work arrives
+			s.parked = append(s.parked, i)
+			s.nodes = append(s.nodes, n)
+			s.nodeBy[n.id] = n
+			s.totalVCores += n.vcores
+		}
+	}
+	for _, d := range s.sc.Stragglers.NodeDegrade {
+		n := s.nodes[d.Node]
+		to := int64(math.MaxInt64 / 4)
+		if !math.IsInf(d.ToS, 1) {
+			to = int64(d.ToS * 1000)
+		}
+		n.degrade = append(n.degrade, window{from: int64(d.FromS * 1000), to: to, factor: d.Factor})
+	}
+}
+
+// run is the event loop.
+func (s *sim) run(ctx context.Context) error {
+	s.ctx = ctx
+	for _, n := range s.nodes {
+		ev := s.event(events.NodeRegistered)
+		ev.Node, ev.Rack, ev.VCores, ev.MemoryMB = n.id, s.racks[n.rack].name, n.vcores, n.memMB
+		ev.PowerIdleW, ev.PowerMaxW = n.pIdle, n.pMax
+		s.emit(ev)
+	}
+	for i := range s.sc.Jobs {
+		s.q.push(int64(math.Round(s.sc.Jobs[i].SubmitS*1000)), evSubmit, int32(i), 0)
+	}
+	var steps uint64
+	for s.q.len() > 0 {
+		it := s.q.pop()
+		s.now = it.at
+		s.m.simEvents++
+		s.m.byKind[it.kind]++
+		if steps++; steps&0xfff == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("simulate %s: %w", s.stack, err)
+			}
+		}
+		switch it.kind {
+		case evSubmit:
+			s.submit(int(it.ref))
+		case evHeartbeat:
+			n := s.nodes[it.ref]
+			if n.hbAt == it.at {
+				n.hbAt = -1
+				s.heartbeat(n)
+			}
+		case evAttemptDone:
+			a := s.attempts[it.ref]
+			if a.ver == it.ver && !a.over {
+				s.attemptEnd(a)
+			}
+		case evLinkDone:
+			s.linkDone(it.ref, it.ver)
+		case evFetchPoll:
+			a := s.attempts[it.ref]
+			if a.ver == it.ver && !a.over {
+				a.polling = false
+				s.poll(a)
+			}
+		case evPolicyTick:
+			s.policyTick()
+		}
+	}
+	if s.doneJobs != len(s.jobs) || len(s.jobs) != len(s.sc.Jobs) {
+		return fmt.Errorf("simulate %s: %d of %d jobs finished (a task could never be placed: is a container larger than every node?)",
+			s.stack, s.doneJobs, len(s.sc.Jobs))
+	}
+	s.closeAccounts()
+	if s.w != nil {
+		if err := s.w.Flush(); err != nil {
+			return fmt.Errorf("simulate %s: write events: %w", s.stack, err)
+		}
+	}
+	return nil
+}
+
+// event returns the run's one event buffer, reset to type t at the current
+// time. Events are emitted one at a time (the engine applies an event
+// before it returns, and the cluster state copies what it keeps), so one
+// buffer saves an allocation per event; pointer fields are always fresh.
+// Observers must not keep the *events.Event past Observe.
+func (s *sim) event(t events.Type) *events.Event {
+	if s.evBusy {
+		panic("sim: event built while another is unsent")
+	}
+	s.evBusy = true
+	s.evSeq++
+	s.idBuf = append(s.idBuf[:0], 's')
+	s.idBuf = strconv.AppendUint(s.idBuf, s.evSeq, 10)
+	s.evBuf = events.Event{V: events.Version, ID: string(s.idBuf), Type: t, TS: epochMS + s.now}
+	return &s.evBuf
+}
+
+// emit hands an event to the engine (and the event log) and applies the
+// hints it produces.
+func (s *sim) emit(ev *events.Event) {
+	s.evBusy = false
+	s.m.engineEvents++
+	if s.w != nil && s.m.writeErr == nil {
+		s.m.writeErr = s.w.Write(ev)
+	}
+	s.queueHints(s.eng.Apply(s.ctx, ev))
+}
+
+func (s *sim) queueHints(hs []policy.Hint) {
+	s.hints = append(s.hints, hs...)
+	if s.inHints {
+		return // the outer drain applies them
+	}
+	s.inHints = true
+	for i := 0; i < len(s.hints); i++ {
+		s.applyHint(s.hints[i])
+	}
+	s.hints = s.hints[:0]
+	s.inHints = false
+}
+
+// policyTick reports progress and node load, ticks the engine and
+// schedules the next tick while there is work.
+func (s *sim) policyTick() {
+	s.tickAt = -1
+	if len(s.running) == 0 && s.q.len() == 0 {
+		// Nothing runs and nothing is scheduled: the remaining work can never
+		// be placed. Stop ticking; run reports the unfinished jobs.
+		return
+	}
+	for _, a := range s.running {
+		s.emitProgress(a)
+	}
+	if s.now-s.lastHBEvent >= s.hbEventMS {
+		s.lastHBEvent = s.now
+		for _, n := range s.nodes {
+			if n.dirty {
+				n.dirty = false
+				s.emitHeartbeat(n)
+			}
+		}
+	}
+	s.queueHints(s.eng.Tick(s.ctx, epochMS+s.now))
+	s.ensureTick()
+}
+
+func (s *sim) ensureTick() {
+	if s.tickAt >= 0 || s.activeJobs == 0 {
+		return
+	}
+	s.tickAt = s.now - s.now%s.tickMS + s.tickMS
+	s.q.push(s.tickAt, evPolicyTick, 0, 0)
+}
+
+func (s *sim) emitHeartbeat(n *node) {
+	ev := s.event(events.NodeHeartbeat)
+	ev.Node, ev.UsedVCores, ev.UsedMemoryMB = n.id, n.usedV, n.usedM
+	load := s.loadAt(n, s.now)
+	ev.CPUUtil = min(1, float64(n.usedV)/float64(n.vcores)+load)
+	ev.Load1 = float64(n.running) + load*float64(n.vcores)
+	rc := n.running
+	ev.RunningContainers = &rc
+	s.emit(ev)
+}
+
+func (s *sim) submit(i int) {
+	j := s.buildJob(i, &s.sc.Jobs[i])
+	s.jobs = append(s.jobs, j)
+	s.submitted++
+	s.activeJobs++
+	q := s.queueBy[j.spec.Queue]
+	if q == nil {
+		w := 1.0
+		if x, ok := s.sc.YARN.Queues[j.spec.Queue]; ok {
+			w = x
+		}
+		q = &queueState{name: j.spec.Queue, weight: w}
+		s.queueBy[q.name] = q
+		s.queues = append(s.queues, q)
+	}
+	j.queue = q
+	q.insert(j)
+	ev := s.event(events.AppSubmitted)
+	ev.App, ev.Name, ev.Queue, ev.User, ev.JobType = j.id, j.spec.Name, j.spec.Queue, j.spec.User, j.spec.Type
+	ev.Maps, ev.Reduces = len(j.maps), len(j.reduces)
+	ev.InputPaths = []string{"/sim/" + j.spec.Name}
+	if j.priority != 0 {
+		p := j.priority
+		ev.Priority = &p
+	}
+	if f := j.spec.Features; f != nil {
+		ev.Features = &events.Features{CPU: f.CPU, Memory: f.Memory, Disk: f.Disk, Network: f.Network}
+	}
+	s.emit(ev)
+	for _, t := range j.maps {
+		s.setPending(t)
+	}
+	if len(j.maps) == 0 {
+		s.reachSlowstart(j)
+	}
+	s.ensureTick()
+	s.wake(len(j.maps))
+}
+
+// setPending makes t schedulable and reports it.
+func (s *sim) setPending(t *task) {
+	j := t.job
+	t.state = taskPending
+	t.pendingAt = s.now
+	if t.kind == events.Map {
+		j.pendMaps++
+		for _, r := range t.replicas {
+			j.nodeList(r).push(t.idx)
+			j.rackList(s.nodes[r].rack).push(t.idx)
+			s.wakeNode(s.nodes[r])
+		}
+		for _, r := range t.pref {
+			j.nodeList(r).push(t.idx)
+		}
+		j.anyMap.push(t.idx)
+	} else {
+		j.pendReds++
+		j.reduceQ.push(t.idx)
+	}
+	ev := s.event(events.TaskPending)
+	ev.App, ev.Task, ev.Kind = j.id, t.id, t.kind
+	if t.kind == events.Map {
+		ev.Splits = t.splits
+	} else {
+		p := int(t.idx)
+		ev.Partition = &p
+	}
+	s.emit(ev)
+}
+
+func (j *job) nodeList(n int32) *plist {
+	p := j.byNode[n]
+	if p == nil {
+		p = &plist{}
+		j.byNode[n] = p
+	}
+	return p
+}
+
+func (j *job) rackList(r int32) *plist {
+	p := j.byRack[r]
+	if p == nil {
+		p = &plist{}
+		j.byRack[r] = p
+	}
+	return p
+}
+
+// reachSlowstart requests the job's reducers.
+func (s *sim) reachSlowstart(j *job) {
+	if j.slowstart {
+		return
+	}
+	j.slowstart = true
+	for _, t := range j.reduces {
+		s.setPending(t)
+	}
+	s.wake(len(j.reduces))
+}
+
+func (q *queueState) insert(j *job) {
+	i := len(q.jobs)
+	for i > 0 && jobBefore(j, q.jobs[i-1]) {
+		i--
+	}
+	q.jobs = append(q.jobs, nil)
+	copy(q.jobs[i+1:], q.jobs[i:])
+	q.jobs[i] = j
+}
+
+// jobBefore is the FIFO order within a queue: higher priority first, then
+// earlier submission, then the trace order.
+func jobBefore(a, b *job) bool {
+	if a.priority != b.priority {
+		return a.priority > b.priority
+	}
+	if a.submitMS != b.submitMS {
+		return a.submitMS < b.submitMS
+	}
+	return a.idx < b.idx
+}
+
+func (q *queueState) remove(j *job) {
+	for i, x := range q.jobs {
+		if x == j {
+			q.jobs = append(q.jobs[:i], q.jobs[i+1:]...)
+			return
+		}
+	}
+}
