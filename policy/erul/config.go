@@ -17,6 +17,20 @@ const (
 	EstimatorEWMA Estimator = "ewma"
 )
 
+// Base names the load-free remaining time that an estimator starts from.
+type Base string
+
+// Bases.
+const (
+	// BaseProgress is the whole-attempt progress: eq. 9 for erul
+	// (Algorithm 1 line 20), remaining progress over its EWMA rate for ewma.
+	BaseProgress Base = "progress"
+	// BasePhases is eq. 4: the current phase at its EWMA bandwidth plus the
+	// job's mean time of the phases still to come (falls back to progress
+	// until an attempt of the kind has finished).
+	BasePhases Base = "phases"
+)
+
 // LoadSignal names which heartbeat reading is the system load z(t) of eq. 3.
 type LoadSignal string
 
@@ -52,6 +66,9 @@ type Config struct {
 	// Estimator overrides the remaining-time model (default per policy:
 	// erul for erul, ewma for mcp and exmcp).
 	Estimator Estimator `yaml:"estimator"`
+	// Base is the load-free remaining time the estimator starts from
+	// (default per policy: progress for erul, phases for mcp and exmcp).
+	Base Base `yaml:"base"`
 	// LoadSignal is the heartbeat reading used as z(t).
 	LoadSignal LoadSignal `yaml:"load_signal"`
 	// DefaultSplitMB is Data_total of a map whose splits carry no length
@@ -72,7 +89,12 @@ type Config struct {
 // DefaultConfig returns the paper's parameters: δ = 5 s, k = 5, α = 0.3,
 // reduce α = 1/3 and β = 2/3, speculativeLag = 30 s.
 func DefaultConfig(est Estimator) Config {
+	base := BasePhases // §3.6: MCP and exMCP take t_rem from eq. 4
+	if est == EstimatorERUL {
+		base = BaseProgress // Algorithm 1 line 20
+	}
 	return Config{
+		Base:           base,
 		Delta:          5 * time.Second,
 		K:              5,
 		Alpha:          0.3,
@@ -107,6 +129,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("speculative_lag: must be >= 0, got %s", c.SpeculativeLag)
 	case c.Estimator != EstimatorERUL && c.Estimator != EstimatorEWMA:
 		return fmt.Errorf("estimator: must be %q or %q, got %q", EstimatorERUL, EstimatorEWMA, c.Estimator)
+	case c.Base != BaseProgress && c.Base != BasePhases:
+		return fmt.Errorf("base: must be %q or %q, got %q", BaseProgress, BasePhases, c.Base)
 	case c.LoadSignal != LoadAverage && c.LoadSignal != LoadPerVCore && c.LoadSignal != LoadCPU:
 		return fmt.Errorf("load_signal: must be %q, %q or %q, got %q", LoadAverage, LoadPerVCore, LoadCPU, c.LoadSignal)
 	case c.DefaultSplitMB <= 0:

@@ -271,16 +271,21 @@ func (p *Plugin) remaining(v cluster.View, at *cluster.Attempt, now int64) (floa
 		return 0, true
 	}
 	tr := p.track(v, at)
-	if p.cfg.Estimator == EstimatorEWMA {
-		if rem, ok := p.phaseRemaining(at, tr); ok {
-			return rem, true // eq. 4
+	if p.cfg.Base == BasePhases {
+		if rem, ok := p.phaseRemaining(at, tr); ok { // eq. 4
+			if p.cfg.Estimator == EstimatorERUL {
+				return erulRemaining(rem, tr.load.mean(), tr.load.estimate()), true // eq. 11
+			}
+			return rem, true
 		}
+	}
+	if p.cfg.Estimator == EstimatorEWMA {
 		if tr.hasRate && tr.rate > 0 {
 			return (1 - prog) / tr.rate / 1000, true
 		}
 		return remainingNow(prog, elapsed), true
 	}
-	return erulRemaining(remainingNow(prog, elapsed), tr.load.mean(), tr.load.estimate()), true
+	return erulRemaining(remainingNow(prog, elapsed), tr.load.mean(), tr.load.estimate()), true // eq. 9, 11
 }
 
 // candidate is one running task that may be backed up.
