@@ -148,7 +148,9 @@ func (s *sim) startReduce(a *attempt) {
 	a.partition = int(a.task.idx)
 	a.pend = map[int32]int64{}
 	a.copyEndMS = -1
-	s.poll(a)
+	// The first poll comes after the container launch overhead.
+	a.polling = true
+	s.q.push(s.now+int64(s.sc.YARN.TaskOverheadS*1000), evFetchPoll, a.idx, a.ver)
 }
 
 // poll takes the job's new map outputs into the reducer's fetch list.
