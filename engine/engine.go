@@ -173,6 +173,21 @@ func (e *Engine) Apply(ctx context.Context, ev *events.Event) []policy.Hint {
 			}
 		}
 	}
+	for _, s := range e.stack.Shapers {
+		d, ok := s.(policy.DemandShaper)
+		if !ok {
+			continue
+		}
+		var on bool
+		e.guard(d.Name(), func() { on = d.ShapeOn(ev) })
+		if !on {
+			continue
+		}
+		var hs []policy.Hint
+		var st *policy.Status
+		e.guard(d.Name(), func() { hs, st = d.Shape(ctx, v) })
+		e.emit(d.Name(), hs, st, ev.TS)
+	}
 	return e.maybeTick(ctx, ev.TS)
 }
 

@@ -179,3 +179,34 @@ func TestInvalidHintsAreDroppedAndCounted(t *testing.T) {
 		t.Fatal("invalid hint not counted")
 	}
 }
+
+// demandShaper caps on task.pending events only, counting its calls.
+type demandShaper struct{ calls int }
+
+func (d *demandShaper) Name() string                  { return "demand" }
+func (d *demandShaper) ShapeOn(ev *events.Event) bool { return ev.Type == events.TaskPending }
+func (d *demandShaper) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
+	d.calls++
+	pending := 0
+	for _, a := range v.Apps() {
+		pending += a.Count[events.Map].Pending
+	}
+	return []policy.Hint{{Kind: policy.KindRatio, Queue: "q", MaxMaps: pending, Reason: "demand"}}, nil
+}
+
+func TestDemandShaperRunsOnItsEvents(t *testing.T) {
+	d := &demandShaper{}
+	e := New(policy.NewStack(d), Options{TickMS: 1000, ManualTick: true})
+	evs := running()
+	hs := apply(t, e, evs[:2]) // app.submitted, task.pending: no tick runs (manual)
+	if d.calls != 1 {
+		t.Fatalf("calls = %d after one task.pending, want 1", d.calls)
+	}
+	if len(hs) != 1 || hs[0].Kind != policy.KindRatio || hs[0].MaxMaps != 1 || hs[0].Policy != "demand" {
+		t.Fatalf("hints = %+v, want one ratio hint with max_maps 1", hs)
+	}
+	apply(t, e, evs[2:]) // container.allocated: not a demand event
+	if d.calls != 1 {
+		t.Fatalf("calls = %d after container.allocated, want still 1", d.calls)
+	}
+}

@@ -56,6 +56,15 @@ type Shaper interface {
 	Shape(ctx context.Context, v cluster.View) ([]Hint, *Status)
 }
 
+// DemandShaper is a Shaper whose caps follow demand. Besides every tick, the
+// engine runs it right after applying an event for which ShapeOn reports
+// true (new work, finished work), so its caps are in force before the
+// scheduler offers containers to that work rather than a tick later.
+type DemandShaper interface {
+	Shaper
+	ShapeOn(ev *events.Event) bool
+}
+
 // Binder binds reduce partitions to nodes on each tick (reduce-binding hints).
 type Binder interface {
 	Plugin
