@@ -25,8 +25,8 @@ type Plugin struct {
 }
 
 var (
-	_ policy.Shaper   = (*Plugin)(nil)
-	_ policy.Assigner = (*Plugin)(nil)
+	_ policy.DemandShaper = (*Plugin)(nil)
+	_ policy.Assigner     = (*Plugin)(nil)
 )
 
 // NewPI is the factory of dhsa-pi.
@@ -148,6 +148,19 @@ func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
 	}
 	alloc, c := AllocatePI(demand, slots, p.borrow())
 	return alloc, slots, fmt.Sprintf("case %d, %s", c, what)
+}
+
+// ShapeOn implements policy.DemandShaper: DHSA recomputes as soon as demand
+// or capacity changes (work arrives or ends, nodes come or go), so a new
+// job's caps hold before YARN offers it containers. The paper's DHSA runs
+// at every heartbeat (§2.1.1); between such events the grants cannot change.
+func (p *Plugin) ShapeOn(ev *events.Event) bool {
+	switch ev.Type {
+	case events.AppSubmitted, events.AppFinished, events.TaskPending, events.TaskFinished,
+		events.NodeRegistered, events.NodeLost:
+		return true
+	}
+	return false
 }
 
 // Shape implements policy.Shaper: one ratio hint per queue (or app).

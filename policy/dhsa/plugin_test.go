@@ -217,3 +217,15 @@ func TestAssignPlaceHints(t *testing.T) {
 		t.Errorf("dhsa-pi assigned %d", len(hs))
 	}
 }
+
+func TestShapeOnDemandEvents(t *testing.T) {
+	p, _ := New(PIName, DefaultConfig())
+	for typ, want := range map[events.Type]bool{
+		events.TaskPending: true, events.AppSubmitted: true, events.TaskFinished: true, events.NodeLost: true,
+		events.TaskProgress: false, events.NodeHeartbeat: false, events.ContainerAllocated: false,
+	} {
+		if got := p.ShapeOn(&events.Event{Type: typ}); got != want {
+			t.Errorf("ShapeOn(%s) = %v, want %v", typ, got, want)
+		}
+	}
+}
