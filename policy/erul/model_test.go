@@ -264,9 +264,14 @@ func TestPhaseRemainingEq4(t *testing.T) {
 	apply(events.Event{Type: events.ContainerAllocated, TS: 50_000, App: "a", Task: "task_1_0001_m_000001", Attempt: "run", Node: "n1"})
 	at := st.Attempt("run")
 	tr := pl.track(st, at)
-	tr.phaseProgressed(60_000, events.PhaseMap, 0.25, 50_000, 0.3)
+	tr.phaseProgressed(55_000, events.PhaseMap, 0.125, 50_000, 0.3)
 	if _, ok := pl.phaseRemaining(at, tr); ok {
-		t.Fatal("no finished attempt timed yet: eq. 4 must not apply")
+		t.Fatal("one report into the phase and no job time for it: eq. 4 must not apply")
+	}
+	tr.phaseProgressed(60_000, events.PhaseMap, 0.25, 55_000, 0.3) // 0.025/s
+	// No finished attempt has timed the sort phase yet: it counts as 0.
+	if got, ok := pl.phaseRemaining(at, tr); !ok || !near(got, 30) {
+		t.Fatalf("before any map finished: eq. 4 = %g %v, want 0.75/0.025 = 30 s", got, ok)
 	}
 	pl.learnPhases(st.Attempt("done"))
 	tr.phaseProgressed(70_000, events.PhaseMap, 0.5, 60_000, 0.3) // 0.025/s, same rate
@@ -274,9 +279,16 @@ func TestPhaseRemainingEq4(t *testing.T) {
 	if !ok || !near(got, 23) {
 		t.Fatalf("eq. 4 = %g %v, want 20 + 3 = 23 s", got, ok)
 	}
-	// In the last phase only the current phase is left.
+	// The first report of the sort phase has no bandwidth yet: the job's
+	// sort time scaled by factor_d stands in, (1 − 0.5)·6 s·0.5.
 	tr.phaseProgressed(75_000, events.PhaseSort, 0.5, 70_000, 0.3)
-	if got, ok := pl.phaseRemaining(at, tr); !ok || !near(got, 5) {
-		t.Fatalf("sort phase: eq. 4 = %g %v, want 5 s", got, ok)
+	if got, ok := pl.phaseRemaining(at, tr); !ok || !near(got, 1.5) {
+		t.Fatalf("sort phase, first report: eq. 4 = %g %v, want 1.5 s", got, ok)
+	}
+	// In the last phase, with a bandwidth, only the current phase is left:
+	// 0.1/s EWMA'd with 0.1/s.
+	tr.phaseProgressed(76_000, events.PhaseSort, 0.6, 75_000, 0.3)
+	if got, ok := pl.phaseRemaining(at, tr); !ok || !near(got, 4) {
+		t.Fatalf("sort phase: eq. 4 = %g %v, want 0.4/0.1 = 4 s", got, ok)
 	}
 }

@@ -42,8 +42,12 @@ type phaseStats struct {
 	ms     map[string]float64
 }
 
-// jobPhases is kept per app: [0] maps, [1] reduces.
-type jobPhases [2]phaseStats
+// jobPhases is kept per app.
+type jobPhases struct {
+	stats [2]phaseStats // [0] maps, [1] reduces
+	// lastMapTS is when the app's latest map finished (ms).
+	lastMapTS int64
+}
 
 func kindIndex(k events.TaskKind) int {
 	if k == events.Reduce {
@@ -53,16 +57,19 @@ func kindIndex(k events.TaskKind) int {
 }
 
 func (p *Plugin) learnPhases(at *cluster.Attempt) {
-	if at.PhaseMS == nil {
-		return
-	}
 	t := at.Task
 	jp := p.phases[t.App.ID]
 	if jp == nil {
 		jp = new(jobPhases)
 		p.phases[t.App.ID] = jp
 	}
-	st := &jp[kindIndex(t.Kind)]
+	if t.Kind == events.Map {
+		jp.lastMapTS = max(jp.lastMapTS, at.FinishTS)
+	}
+	if at.PhaseMS == nil {
+		return
+	}
+	st := &jp.stats[kindIndex(t.Kind)]
 	if st.ms == nil {
 		st.ms = map[string]float64{}
 	}
@@ -74,8 +81,11 @@ func (p *Plugin) learnPhases(at *cluster.Attempt) {
 }
 
 // phaseRemaining is eq. 4 for a running attempt, in seconds; ok is false
-// when the attempt reports no phase progress yet or no attempt of its kind
-// has finished to time the phases after the current one.
+// when the attempt reports no phase progress yet. Until an attempt of its
+// kind has finished, the phases after the current one have no time to go by
+// and count as 0: a lower bound, so the first wave is not backed up on the
+// strength of Hadoop's progress weights (a map's sort phase is a third of
+// its progress, rarely of its time).
 func (p *Plugin) phaseRemaining(at *cluster.Attempt, tr *attemptTrack) (float64, bool) {
 	t := at.Task
 	order := phaseOrder[t.Kind]
@@ -88,18 +98,28 @@ func (p *Plugin) phaseRemaining(at *cluster.Attempt, tr *attemptTrack) (float64,
 	if cur < 0 || !tr.hasPhaseRate || tr.phaseRate <= 0 {
 		return 0, false
 	}
-	rem := (1 - tr.phaseProgress) / tr.phaseRate / 1000 // data_rem,cp / bandwidth_cp
-	if cur == len(order)-1 {
-		return rem, true
+	var st phaseStats
+	if jp := p.phases[t.App.ID]; jp != nil {
+		st = jp.stats[kindIndex(t.Kind)]
 	}
-	jp := p.phases[t.App.ID]
-	if jp == nil || jp[kindIndex(t.Kind)].n == 0 {
+	factor := 1.0 // factor_d
+	if t.Kind == events.Map && st.n > 0 && st.dataMB > 0 {
+		factor = dataMB(t, p.cfg.DefaultSplitMB) / (st.dataMB / float64(st.n))
+	}
+	var rem float64
+	switch {
+	case tr.phaseSamples >= 2:
+		rem = (1 - tr.phaseProgress) / tr.phaseRate / 1000 // data_rem,cp / bandwidth_cp
+	case st.n > 0:
+		// One report into a phase gives no bandwidth yet (it began at an
+		// unknown moment since the previous report): use the job's time
+		// for the phase instead.
+		rem = (1 - tr.phaseProgress) * st.ms[tr.phase] / float64(st.n) / 1000 * factor
+	default:
 		return 0, false
 	}
-	st := jp[kindIndex(t.Kind)]
-	factor := 1.0 // factor_d
-	if t.Kind == events.Map && st.dataMB > 0 {
-		factor = dataMB(t, p.cfg.DefaultSplitMB) / (st.dataMB / float64(st.n))
+	if cur == len(order)-1 || st.n == 0 {
+		return rem, true
 	}
 	for _, ph := range order[cur+1:] {
 		rem += st.ms[ph] / float64(st.n) / 1000 * factor
@@ -113,7 +133,7 @@ func (tr *attemptTrack) phaseProgressed(ts int64, phase string, pp float64, prev
 	if phase != tr.phase {
 		// The phase began between the previous report and this one.
 		tr.phase, tr.phaseStartTS, tr.hasPhaseRate = phase, prevTS, false
-		tr.phaseTS, tr.phaseProgress = prevTS, 0
+		tr.phaseTS, tr.phaseProgress, tr.phaseSamples = prevTS, 0, 0
 	}
 	dt := ts - tr.phaseTS
 	if dt <= 0 {
@@ -128,4 +148,23 @@ func (tr *attemptTrack) phaseProgressed(ts int64, phase string, pp float64, prev
 		tr.phaseRate = alpha*tr.phaseRate + (1-alpha)*sample
 	}
 	tr.phaseTS, tr.phaseProgress = ts, pp
+	tr.phaseSamples++
+}
+
+// waitsForMaps reports whether a reducer's copy phase is bound by its job's
+// maps rather than by its node: while maps still run, or until they have
+// been done for speculativeLag (§3.6: a task is judged once it runs
+// steadily). A backup would wait for the same map outputs, so such a
+// reducer is no straggler whatever its progress rate.
+func (p *Plugin) waitsForMaps(at *cluster.Attempt, now int64) bool {
+	t := at.Task
+	if t.Kind != events.Reduce || (at.Phase != events.PhaseShuffle && at.Phase != "") {
+		return false
+	}
+	maps := t.App.Count[events.Map]
+	if maps.Pending > 0 || maps.Running > 0 {
+		return true
+	}
+	jp := p.phases[t.App.ID]
+	return jp != nil && now-jp.lastMapTS < p.cfg.SpeculativeLag.Milliseconds()
 }

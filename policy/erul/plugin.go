@@ -58,6 +58,7 @@ type attemptTrack struct {
 	phaseStartTS, phaseTS int64
 	phaseProgress         float64
 	phaseRate             float64
+	phaseSamples          int
 	hasPhaseRate          bool
 }
 
@@ -327,7 +328,7 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 				continue
 			}
 			at := running[0]
-			if at.Node == "" || now-at.StartTS < lagMS {
+			if at.Node == "" || now-at.StartTS < lagMS || p.waitsForMaps(at, now) {
 				continue
 			}
 			rem, ok := p.remaining(v, at, now)
