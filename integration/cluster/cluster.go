@@ -321,3 +321,74 @@ func (c *Cluster) HDFSClient(user string) (*hdfs.Client, error) {
 	}
 	return client, nil
 }
+
+// ErrAMNotRunning is returned by AMGetJSON while the RM proxy has no running MR AM to forward
+// to (the app is not yet RUNNING or already finished: the proxy redirects to the RM app page).
+var ErrAMNotRunning = errors.New("MapReduce AM not reachable through the RM proxy")
+
+// AMGetJSON GETs the MapReduce AM REST API of a running app through the RM web proxy,
+// RM_WEB/proxy/{appID}/ws/v1/mapreduce + path (e.g. "/jobs"), and decodes it into v.
+func (c *Cluster) AMGetJSON(ctx context.Context, appID, path string, v any) error {
+	u := c.RMWeb + "/proxy/" + appID + "/ws/v1/mapreduce" + path
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return fmt.Errorf("new request %s: %w", u, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	hc := c.HTTPClient()
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", u, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("GET %s: read body: %w", u, err)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Type"), "json") {
+		return fmt.Errorf("GET %s: status %d: %w", u, resp.StatusCode, ErrAMNotRunning)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("GET %s: decode: %w (body %.300s)", u, err, body)
+	}
+	return nil
+}
+
+// AppState is the RM's view of an application.
+type AppState struct {
+	State       string  `json:"state"`
+	FinalStatus string  `json:"finalStatus"`
+	Progress    float64 `json:"progress"`
+}
+
+// App returns the RM's state of an application (/ws/v1/cluster/apps/{id}).
+func (c *Cluster) App(ctx context.Context, appID string) (AppState, error) {
+	var out struct {
+		App AppState `json:"app"`
+	}
+	if err := c.RMGetJSON(ctx, "/ws/v1/cluster/apps/"+appID, &out); err != nil {
+		return AppState{}, err
+	}
+	return out.App, nil
+}
+
+// WaitApp polls the RM every interval until the application is FINISHED, FAILED or KILLED.
+func (c *Cluster) WaitApp(ctx context.Context, appID string, interval time.Duration) (AppState, error) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		st, err := c.App(ctx, appID)
+		if err == nil {
+			switch st.State {
+			case "FINISHED", "FAILED", "KILLED":
+				return st, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return st, fmt.Errorf("wait for %s (last state %q, last error %v): %w", appID, st.State, err, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}

@@ -331,6 +331,109 @@ func TestWordCountJobSucceeds(t *testing.T) {
 	}
 }
 
+// TestWatchRunningWordCountThroughAMREST submits a wordcount without waiting and watches it
+// the way the sidecar's bridge does: RM app state plus the MR AM REST API through the RM proxy
+// (jobs, tasks, task attempts with their nodes) while it runs.
+func TestWatchRunningWordCountThroughAMREST(t *testing.T) {
+	c := loadCluster(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	defer cancel()
+
+	base := fmt.Sprintf("/user/rmsidecar/watch-%d", time.Now().UnixNano())
+	res, err := c.SubmitWordCount(ctx, "--generate-files", "2", "--generate-lines", "40000", "--no-wait",
+		base+"/in", base+"/out")
+	if err != nil || res.AppID == "" {
+		t.Fatalf("submit: err=%v app=%q\n%s", err, res.AppID, tail(res.Output, 40))
+	}
+	jobID := "job_" + strings.TrimPrefix(res.AppID, "application_")
+
+	type attempt struct {
+		ID              string `json:"id"`
+		State           string `json:"state"`
+		Type            string `json:"type"`
+		NodeHTTPAddress string `json:"nodeHttpAddress"`
+		Container       string `json:"assignedContainerId"`
+	}
+	var sawJob bool
+	attemptNodes := map[string]string{}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		st, err := c.App(ctx, res.AppID)
+		if err != nil {
+			t.Fatalf("app state: %v", err)
+		}
+		if st.State == "FINISHED" || st.State == "FAILED" || st.State == "KILLED" {
+			if st.FinalStatus != "SUCCEEDED" {
+				t.Fatalf("app %s ended %s/%s", res.AppID, st.State, st.FinalStatus)
+			}
+			break
+		}
+		if st.State == "RUNNING" {
+			var jobs struct {
+				Jobs struct {
+					Job []struct {
+						ID        string `json:"id"`
+						State     string `json:"state"`
+						MapsTotal int    `json:"mapsTotal"`
+					} `json:"job"`
+				} `json:"jobs"`
+			}
+			err := c.AMGetJSON(ctx, res.AppID, "/jobs", &jobs)
+			if err == nil && len(jobs.Jobs.Job) == 1 && jobs.Jobs.Job[0].ID == jobID {
+				sawJob = true
+				var tasks struct {
+					Tasks struct {
+						Task []struct {
+							ID string `json:"id"`
+						} `json:"task"`
+					} `json:"tasks"`
+				}
+				if err := c.AMGetJSON(ctx, res.AppID, "/jobs/"+jobID+"/tasks", &tasks); err == nil {
+					for _, tk := range tasks.Tasks.Task {
+						var atts struct {
+							TaskAttempts struct {
+								TaskAttempt []attempt `json:"taskAttempt"`
+							} `json:"taskAttempts"`
+						}
+						if err := c.AMGetJSON(ctx, res.AppID, "/jobs/"+jobID+"/tasks/"+tk.ID+"/attempts", &atts); err != nil {
+							continue
+						}
+						for _, a := range atts.TaskAttempts.TaskAttempt {
+							if a.NodeHTTPAddress != "" {
+								attemptNodes[a.ID] = a.NodeHTTPAddress
+							}
+						}
+					}
+				}
+			} else if err != nil && !errors.Is(err, ErrAMNotRunning) {
+				t.Logf("AM REST: %v", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("job %s did not finish: %v", res.AppID, ctx.Err())
+		case <-tick.C:
+		}
+	}
+	if !sawJob {
+		t.Fatalf("never saw job %s through the AM REST API while it ran", jobID)
+	}
+	if len(attemptNodes) == 0 {
+		t.Fatalf("saw no task attempt with a node through the AM REST API")
+	}
+	nmHTTP := map[string]bool{}
+	for _, nm := range c.NodeManagers {
+		nmHTTP[nm.HTTP] = true
+	}
+	for id, node := range attemptNodes {
+		if !nmHTTP[node] {
+			t.Errorf("attempt %s on %q, not a harness NodeManager %v", id, node, nmHTTP)
+		}
+	}
+	t.Logf("watched %s: %d task attempts seen with nodes", res.AppID, len(attemptNodes))
+}
+
 func TestNameNodeRestartKeepsAddress(t *testing.T) {
 	c := loadCluster(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
