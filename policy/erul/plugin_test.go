@@ -463,3 +463,38 @@ func TestDeterministic(t *testing.T) {
 		t.Fatalf("two runs differ:\n%+v\n%+v", a, b)
 	}
 }
+
+// A reducer copying while its job's maps still run waits for them, not for
+// its node: it is no straggler until the maps have been done for
+// speculativeLag.
+func TestReducerWaitingForMapsIsNoStraggler(t *testing.T) {
+	st := cluster.New()
+	p := build(t, NewMCP, policy.Handle{})
+	apply := func(ev events.Event) {
+		ev.ID = fmt.Sprint(ev.Type, ev.TS, ev.Attempt, ev.Task)
+		if st.Apply(&ev) {
+			p.Observe(context.Background(), &ev, st)
+		}
+	}
+	mid, rid := taskID(events.Map, 0), taskID(events.Reduce, 0)
+	apply(events.Event{Type: events.TaskPending, TS: t0, App: "a", Task: mid, Kind: events.Map})
+	apply(events.Event{Type: events.ContainerAllocated, TS: t0, App: "a", Task: mid, Attempt: "m0", Container: "c1", Node: "n1"})
+	apply(events.Event{Type: events.TaskPending, TS: t0, App: "a", Task: rid, Kind: events.Reduce})
+	apply(events.Event{Type: events.ContainerAllocated, TS: t0, App: "a", Task: rid, Attempt: "r0", Container: "c2", Node: "n2"})
+	apply(events.Event{Type: events.TaskProgress, TS: t0 + 40_000, App: "a", Task: rid, Attempt: "r0", Progress: 0.05, Phase: events.PhaseShuffle})
+	r := st.Attempt("r0")
+	if !p.waitsForMaps(r, t0+40_000) {
+		t.Fatal("maps still running: the reducer waits for them")
+	}
+	apply(events.Event{Type: events.TaskFinished, TS: t0 + 50_000, App: "a", Task: mid, Attempt: "m0", State: events.StateSucceeded})
+	if !p.waitsForMaps(r, t0+70_000) {
+		t.Fatal("maps done 20 s ago (< speculativeLag): still settling")
+	}
+	if p.waitsForMaps(r, t0+80_000) {
+		t.Fatal("maps done 30 s ago: the reducer is judged on its own")
+	}
+	apply(events.Event{Type: events.TaskProgress, TS: t0 + 85_000, App: "a", Task: rid, Attempt: "r0", Progress: 0.5, Phase: events.PhaseReduce})
+	if p.waitsForMaps(r, t0+85_000) {
+		t.Fatal("past the copy phase a reducer is judged on its own")
+	}
+}
