@@ -213,10 +213,13 @@ type Feed interface {
 	// Enqueue hands one message over in partition order. It blocks while the
 	// feed's bounded queue is full (backpressure on the partition).
 	Enqueue(ctx context.Context, m Message) error
-	// Sync blocks until every message enqueued so far is applied and the
-	// state checkpointed, and returns the next offset to consume for every
-	// partition the feed has applied messages of.
-	Sync(ctx context.Context) (map[TopicPartition]int64, error)
+	// Sync returns, for every partition the feed has applied messages of,
+	// the next offset to consume that its last checkpoint covers: offsets
+	// committed from it never run ahead of the saved state. With final (a
+	// rebalance or shutdown) it first applies everything enqueued so far and
+	// checkpoints; otherwise the feed may answer from an earlier checkpoint
+	// to bound what checkpointing costs.
+	Sync(ctx context.Context, final bool) (map[TopicPartition]int64, error)
 	// Assigned reports the partitions of a new group generation.
 	Assigned(claims map[string][]int32)
 	// Claimed reports that a partition claim starts at initial (a committed
@@ -354,7 +357,7 @@ func (h *groupHandler) Setup(s sarama.ConsumerGroupSession) error {
 func (h *groupHandler) Cleanup(s sarama.ConsumerGroupSession) error {
 	close(h.stop)
 	<-h.done
-	return h.commit(context.Background(), s)
+	return h.commit(context.Background(), s, true)
 }
 
 func (h *groupHandler) commitLoop(s sarama.ConsumerGroupSession, stop, done chan struct{}) {
@@ -366,7 +369,7 @@ func (h *groupHandler) commitLoop(s sarama.ConsumerGroupSession, stop, done chan
 		case <-stop:
 			return
 		case <-t.C:
-			if err := h.commit(s.Context(), s); err != nil && s.Context().Err() == nil {
+			if err := h.commit(s.Context(), s, false); err != nil && s.Context().Err() == nil {
 				h.g.onError(err)
 			}
 		}
@@ -375,8 +378,8 @@ func (h *groupHandler) commitLoop(s sarama.ConsumerGroupSession, stop, done chan
 
 // commit marks and commits the applied positions of the partitions this
 // session owns.
-func (h *groupHandler) commit(ctx context.Context, s sarama.ConsumerGroupSession) error {
-	pos, err := h.g.feed.Sync(ctx)
+func (h *groupHandler) commit(ctx context.Context, s sarama.ConsumerGroupSession, final bool) error {
+	pos, err := h.g.feed.Sync(ctx, final)
 	if err != nil {
 		return fmt.Errorf("kafka commit: %w", err)
 	}

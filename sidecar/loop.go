@@ -31,6 +31,7 @@ var ErrStopped = errors.New("engine loop stopped")
 type item struct {
 	msg     events.Message
 	barrier chan barrierResult
+	final   bool
 }
 
 type barrierResult struct {
@@ -51,6 +52,9 @@ type LoopOptions struct {
 	Log         zerolog.Logger
 	// EventsTopic's partition 0 makes its owner the leader (see Leader).
 	EventsTopic string
+	// OnLatency, when set, sees every event-received -> hints-emitted
+	// latency and how many hints it covers (the benchmark records them).
+	OnLatency func(d time.Duration, hints int)
 }
 
 // Loop runs the engine on one goroutine behind a bounded queue. Every
@@ -68,8 +72,11 @@ type Loop struct {
 	positions map[events.TopicPartition]int64
 	current   map[string]policy.Hint // newest hint per target, for /v1/nodes and /v1/apps
 	dirty     bool
-	lastEvent time.Time
-	lastTS    int64
+	// ckPositions are the positions the last checkpoint covers.
+	ckPositions    map[events.TopicPartition]int64
+	nextCheckpoint time.Time
+	lastEvent      time.Time
+	lastTS         int64
 
 	claimMu  sync.Mutex
 	claims   map[events.TopicPartition]*claimInfo
@@ -103,6 +110,7 @@ func (l *Loop) Resume(ps []Position) {
 	for _, p := range ps {
 		l.positions[events.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.Next
 	}
+	l.ckPositions = l.clonePositions(l.positions)
 }
 
 // Enqueue implements events.Feed.
@@ -119,10 +127,10 @@ func (l *Loop) Enqueue(ctx context.Context, m events.Message) error {
 }
 
 // Sync implements events.Feed: a barrier through the queue.
-func (l *Loop) Sync(ctx context.Context) (map[events.TopicPartition]int64, error) {
+func (l *Loop) Sync(ctx context.Context, final bool) (map[events.TopicPartition]int64, error) {
 	res := make(chan barrierResult, 1)
 	select {
-	case l.queue <- item{barrier: res}:
+	case l.queue <- item{barrier: res, final: final}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-l.done:
@@ -250,7 +258,16 @@ func (l *Loop) Run(ctx context.Context) error {
 
 func (l *Loop) handle(ctx context.Context, it item) {
 	if it.barrier != nil {
+		if !it.final && time.Now().Before(l.nextCheckpoint) {
+			// Checkpointing the whole state is not free: keep it under
+			// checkpointShare of the loop's time, and meanwhile commit what
+			// the last checkpoint covers.
+			it.barrier <- barrierResult{pos: l.clonePositions(l.ckPositions)}
+			return
+		}
+		start := time.Now()
 		pos, err := l.checkpoint(ctx)
+		l.nextCheckpoint = time.Now().Add(time.Since(start) * (1/checkpointShare - 1))
 		it.barrier <- barrierResult{pos: pos, err: err}
 		return
 	}
@@ -321,7 +338,11 @@ func (l *Loop) emit(ctx context.Context, hs []policy.Hint, received time.Time) {
 	if len(hs) == 0 {
 		return
 	}
-	lat := time.Since(received).Seconds()
+	d := time.Since(received)
+	lat := d.Seconds()
+	if l.o.OnLatency != nil {
+		l.o.OnLatency(d, len(hs))
+	}
 	for i := range hs {
 		l.o.Metrics.hints.WithLabelValues(hs[i].Policy, string(hs[i].Kind)).Inc()
 		l.o.Metrics.latency.Observe(lat)
@@ -343,7 +364,8 @@ func (l *Loop) checkpoint(ctx context.Context) (map[events.TopicPartition]int64,
 		pos[k] = v
 	}
 	if !l.dirty || l.o.Checkpoints == nil {
-		return pos, nil
+		l.ckPositions = pos
+		return l.clonePositions(pos), nil
 	}
 	if w, ok := l.o.Sink.(interface{ Wait(context.Context) error }); ok {
 		if err := w.Wait(ctx); err != nil {
@@ -359,8 +381,20 @@ func (l *Loop) checkpoint(ctx context.Context) (map[events.TopicPartition]int64,
 	}
 	l.o.Metrics.checkpoints.Inc()
 	l.dirty = false
-	return pos, nil
+	l.ckPositions = pos
+	return l.clonePositions(pos), nil
 }
+
+func (l *Loop) clonePositions(m map[events.TopicPartition]int64) map[events.TopicPartition]int64 {
+	c := make(map[events.TopicPartition]int64, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// checkpointShare is the most of the loop's time periodic checkpoints take.
+const checkpointShare = 0.05
 
 // View runs f with the cluster state and the newest hints per target, while
 // the engine is held still.

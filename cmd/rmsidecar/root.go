@@ -109,6 +109,7 @@ variables < flags. Exit codes: 0 ok, 1 runtime failure, 2 bad input or config.`,
 		newReplayCmd(a),
 		newProfilesCmd(a),
 		newRunCmd(a),
+		newBenchCmd(a),
 		newSimCmd(a),
 	)
 	return root

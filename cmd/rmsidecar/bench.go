@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	"github.com/rmsidecar/rmsidecar/sidecar"
+)
+
+type benchOptions struct {
+	quick    bool
+	json     bool
+	policies string
+	nodes    int
+	conts    int
+}
+
+func newBenchCmd(a *app) *cobra.Command {
+	var o benchOptions
+	cmd := &cobra.Command{
+		Use:   "bench [--quick] [--json]",
+		Short: "Measure engine throughput, the Kafka path, hint latency and memory",
+		Long: `bench builds a cluster of --nodes nodes running --containers containers and
+measures, in one run:
+
+  engine_events_per_s  events applied per second by the in-process engine with
+                       the policy stack (--policies), on a stream shaped like a
+                       real cluster (heartbeats every second, progress every 3 s)
+  raw_consume_per_s    the same messages read from an embedded Kafka broker by a
+                       bare sarama consumer group that does nothing else
+  e2e_events_per_s     the same messages through the sidecar: consume, decode,
+                       apply, policies, commit
+  hint_p50_ms/p99_ms   event received -> hint emitted, at 100,000 events/s offered
+  rss_mb               peak resident memory at that size
+
+--json prints the contract's object; otherwise a table.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBench(cmd.Context(), a, o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.quick, "quick", false, "fewer events per measurement (seconds instead of a minute)")
+	f.BoolVar(&o.json, "json", false, "print one JSON object (the contract's bench object)")
+	f.StringVar(&o.policies, "policies", "yarn", "policy stack to run, e.g. yarn or samr+sepb")
+	f.IntVar(&o.nodes, "nodes", 10_000, "cluster size")
+	f.IntVar(&o.conts, "containers", 100_000, "running containers")
+	return cmd
+}
+
+func runBench(ctx context.Context, a *app, o benchOptions) error {
+	bo := sidecar.FullBench()
+	if o.quick {
+		bo = sidecar.QuickBench()
+	}
+	if o.nodes <= 0 || o.conts <= 0 {
+		return badInput("--nodes and --containers must be > 0")
+	}
+	bo.Nodes, bo.Containers, bo.Stack = o.nodes, o.conts, o.policies
+	bo.Log = zerolog.Nop()
+	res, err := sidecar.RunBench(ctx, bo)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if o.json {
+		enc := json.NewEncoder(a.io.out)
+		return enc.Encode(res)
+	}
+	printBench(a.io.out, res)
+	return nil
+}
+
+func printBench(w io.Writer, r sidecar.BenchResult) {
+	ratio := 0.0
+	if r.RawConsumePerS > 0 {
+		ratio = r.E2EEventsPerS / r.RawConsumePerS
+	}
+	fmt.Fprintf(w, "rmsidecar bench: %d nodes, %d running containers, stack %s\n", r.Nodes, r.Containers, r.Stack)
+	fmt.Fprintf(w, "  %-22s %14.0f events/s   (goal >= 1,000,000)\n", "engine in-process", r.EngineEventsPerS)
+	fmt.Fprintf(w, "  %-22s %14.0f events/s\n", "bare sarama consumer", r.RawConsumePerS)
+	fmt.Fprintf(w, "  %-22s %14.0f events/s   (%.2fx of bare; goal >= 0.5x)\n", "sidecar end to end", r.E2EEventsPerS, ratio)
+	fmt.Fprintf(w, "  %-22s p50 %.3f ms, p99 %.3f ms over %d hints at %.0f events/s offered (goal p99 <= 10 ms)\n",
+		"hint latency", r.HintP50MS, r.HintP99MS, r.Hints, r.AchievedOfferPerS)
+	fmt.Fprintf(w, "  %-22s %14.0f MB          (goal <= 300)\n", "peak RSS", r.RSSMB)
+}

@@ -1,0 +1,463 @@
+package sidecar
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/rs/zerolog"
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/rmsidecar/rmsidecar/config"
+	"github.com/rmsidecar/rmsidecar/engine"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/plugins"
+	"github.com/rmsidecar/rmsidecar/profiles"
+)
+
+// BenchOptions size the benchmark.
+type BenchOptions struct {
+	Nodes      int    // default 10,000
+	Containers int    // running containers, default 100,000
+	Stack      string // policy stack, default "yarn"
+	// EngineEvents is how many events the in-process measurement applies.
+	EngineEvents int
+	// KafkaEvents is how many messages the end-to-end and raw-consumer
+	// measurements read.
+	KafkaEvents int
+	// OfferedRate and LatencyFor drive the hint-latency measurement.
+	OfferedRate int
+	LatencyFor  time.Duration
+	Log         zerolog.Logger
+}
+
+// BenchResult is the contract's `rmsidecar bench --json` object.
+type BenchResult struct {
+	V                 int     `json:"v"`
+	EngineEventsPerS  float64 `json:"engine_events_per_s"`
+	E2EEventsPerS     float64 `json:"e2e_events_per_s"`
+	RawConsumePerS    float64 `json:"raw_consume_per_s"`
+	HintP50MS         float64 `json:"hint_p50_ms"`
+	HintP99MS         float64 `json:"hint_p99_ms"`
+	RSSMB             float64 `json:"rss_mb"`
+	Nodes             int     `json:"nodes"`
+	Containers        int     `json:"containers"`
+	Stack             string  `json:"stack"`
+	Hints             int     `json:"hints_at_offered_rate"`
+	OfferedPerS       float64 `json:"offered_per_s"`
+	AchievedOfferPerS float64 `json:"achieved_offer_per_s"`
+}
+
+// QuickBench and FullBench are the sizes of `bench --quick` and `bench`.
+func QuickBench() BenchOptions {
+	return BenchOptions{Nodes: 10_000, Containers: 100_000, Stack: "yarn", EngineEvents: 300_000,
+		KafkaEvents: 100_000, OfferedRate: 100_000, LatencyFor: 2 * time.Second}
+}
+
+// FullBench is the full-size benchmark.
+func FullBench() BenchOptions {
+	o := QuickBench()
+	o.EngineEvents, o.KafkaEvents, o.LatencyFor = 3_000_000, 500_000, 5*time.Second
+	return o
+}
+
+// workload generates a cluster of Nodes nodes running Containers
+// containers (50 per app), then a steady stream in the proportions of a real
+// cluster: every node heartbeats each second, every container reports
+// progress every three seconds.
+type workload struct {
+	nodes, containers, perApp int
+	seq                       uint64
+	ts                        int64
+	i                         int
+}
+
+const benchEpoch = 1_763_719_200_000
+
+func newWorkload(nodes, containers int) *workload {
+	return &workload{nodes: nodes, containers: containers, perApp: 50, ts: benchEpoch}
+}
+
+func (w *workload) id() string { w.seq++; return "b" + strconv.FormatUint(w.seq, 36) }
+
+func nodeName(i int) string { return "nm" + strconv.Itoa(i) + ".bench:8041" }
+func appName(i int) string  { return "application_1_" + strconv.Itoa(i) }
+
+// setup emits the events that build the cluster: nodes, apps, and per app
+// perApp running maps plus finishedPerApp finished ones (speculators need
+// finished tasks to estimate from).
+func (w *workload) setup(emit func(*events.Event)) {
+	for n := range w.nodes {
+		emit(&events.Event{V: 1, ID: w.id(), Type: events.NodeRegistered, TS: w.ts, Node: nodeName(n),
+			Rack: "/rack" + strconv.Itoa(n/40), VCores: 32, MemoryMB: 131072})
+	}
+	apps := (w.containers + w.perApp - 1) / w.perApp
+	for a := range apps {
+		emit(&events.Event{V: 1, ID: w.id(), Type: events.AppSubmitted, TS: w.ts, App: appName(a), Name: "job",
+			Queue: "default", User: "u", JobType: "sort", Maps: w.perApp + finishedPerApp})
+		for f := range finishedPerApp {
+			task := "task_1_" + strconv.Itoa(a) + "_m_f" + strconv.Itoa(f)
+			emit(&events.Event{V: 1, ID: w.id(), Type: events.TaskPending, TS: w.ts - 60_000, App: appName(a), Task: task, Kind: events.Map})
+			emit(&events.Event{V: 1, ID: w.id(), Type: events.ContainerAllocated, TS: w.ts - 60_000, App: appName(a), Task: task,
+				Attempt: task + "_0", Container: "cf" + strconv.Itoa(a) + "_" + strconv.Itoa(f), Node: nodeName((a*7 + f) % w.nodes)})
+			emit(&events.Event{V: 1, ID: w.id(), Type: events.TaskFinished, TS: w.ts - 60_000 + 40_000 + int64(f)*500, App: appName(a),
+				Task: task, Attempt: task + "_0", State: events.StateSucceeded})
+		}
+	}
+	for c := range w.containers {
+		app, task := w.attempt(c)
+		emit(&events.Event{V: 1, ID: w.id(), Type: events.TaskPending, TS: w.ts, App: app, Task: task, Kind: events.Map})
+		emit(&events.Event{V: 1, ID: w.id(), Type: events.ContainerAllocated, TS: w.ts + 1, App: app, Task: task,
+			Attempt: task + "_0", Container: "c" + strconv.Itoa(c), Node: nodeName(c % w.nodes)})
+	}
+	w.ts += 1000
+}
+
+// finishedPerApp tasks of every app have finished before the measurement.
+const finishedPerApp = 5
+
+func (w *workload) attempt(c int) (app, task string) {
+	a := c / w.perApp
+	return appName(a), "task_1_" + strconv.Itoa(a) + "_m_" + strconv.Itoa(c%w.perApp)
+}
+
+// next fills ev with the next steady-state event. Per second of event time
+// there are Nodes heartbeats and Containers/3 progress reports.
+func (w *workload) next(ev *events.Event) {
+	perSecond := w.nodes + w.containers/3
+	k := w.i % perSecond
+	if k == 0 && w.i > 0 {
+		w.ts += 1000
+	}
+	at := w.ts + int64(k)*1000/int64(perSecond)
+	*ev = events.Event{V: 1, ID: w.id(), TS: at}
+	if k < w.nodes {
+		ev.Type, ev.Node = events.NodeHeartbeat, nodeName(k)
+		ev.UsedVCores, ev.UsedMemoryMB = 10, 10240
+		ev.Load1, ev.CPUUtil = 4+float64(k%7), 0.3+float64(k%5)/10
+	} else {
+		c := (k - w.nodes) * 3 % w.containers
+		c += (w.i / perSecond) % 3
+		c %= w.containers
+		app, task := w.attempt(c)
+		round := float64(w.i/perSecond) + 1
+		ev.Type, ev.App, ev.Task, ev.Attempt = events.TaskProgress, app, task, task+"_0"
+		// Most tasks progress steadily; every 97th is a straggler.
+		rate := 0.02
+		if c%97 == 0 {
+			rate = 0.004
+		}
+		ev.Progress = min(0.99, rate*round*(1+float64(c%11)/10))
+		ev.Phase = events.PhaseMap
+	}
+	w.i++
+}
+
+func buildStack(stack string, store policy.ProfileStore, log zerolog.Logger) (*policy.Stack, error) {
+	st, err := plugins.NewRegistry().Build(stack, policy.Handle{Profiles: store, Log: log, Seed: 1})
+	if err != nil {
+		return nil, fmt.Errorf("bench stack: %w", err)
+	}
+	return st, nil
+}
+
+// RunBench measures the engine, the Kafka path and hint latency, and reads
+// the process's peak RSS.
+func RunBench(ctx context.Context, o BenchOptions) (BenchResult, error) {
+	res := BenchResult{V: 1, Nodes: o.Nodes, Containers: o.Containers, Stack: o.Stack}
+	store := profiles.NewMemory()
+	defer store.Close()
+
+	// 1. Engine in process.
+	stack, err := buildStack(o.Stack, store, o.Log)
+	if err != nil {
+		return res, err
+	}
+	w, eng := setupEngine(ctx, o, stack)
+	spent := applySteady(ctx, w, eng, o.EngineEvents)
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	res.EngineEventsPerS = float64(o.EngineEvents) / spent.Seconds()
+	// RSS at the benchmark's size: state, policies and the engine's working
+	// set, before the Kafka measurements add their buffers.
+	res.RSSMB = peakRSSMB()
+	eng = nil
+	runtime.GC()
+
+	// 2. Kafka: the same messages read by a bare sarama consumer and by the
+	// sidecar end to end.
+	raw, e2e, err := benchKafka(ctx, o)
+	if err != nil {
+		return res, err
+	}
+	res.RawConsumePerS, res.E2EEventsPerS = raw, e2e
+
+	// 3. Hint latency at the offered rate.
+	lat, offered, hints, err := benchLatency(ctx, o)
+	if err != nil {
+		return res, err
+	}
+	res.OfferedPerS, res.AchievedOfferPerS, res.Hints = float64(o.OfferedRate), offered, len(lat)
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		res.HintP50MS = float64(lat[len(lat)/2].Microseconds()) / 1000
+		res.HintP99MS = float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds()) / 1000
+	}
+	res.Hints = hints
+	return res, nil
+}
+
+// setupEngine builds the cluster in a fresh engine.
+func setupEngine(ctx context.Context, o BenchOptions, stack *policy.Stack) (*workload, *engine.Engine) {
+	w := newWorkload(o.Nodes, o.Containers)
+	eng := engine.New(stack, engine.Options{Log: o.Log})
+	w.setup(func(ev *events.Event) { eng.Apply(ctx, ev) })
+	return w, eng
+}
+
+// applySteady applies n steady-state events and returns the time spent in
+// Apply only (generating the events is not timed).
+func applySteady(ctx context.Context, w *workload, eng *engine.Engine, n int) time.Duration {
+	batch := make([]events.Event, min(n, 20_000))
+	var spent time.Duration
+	for done := 0; done < n && ctx.Err() == nil; {
+		k := min(len(batch), n-done)
+		for i := range k {
+			w.next(&batch[i])
+		}
+		start := time.Now()
+		for i := range k {
+			eng.Apply(ctx, &batch[i])
+		}
+		spent += time.Since(start)
+		done += k
+	}
+	return spent
+}
+
+// steadyLog encodes n steady-state events as JSONL (without the setup,
+// which would dominate a short run).
+func steadyLog(o BenchOptions, n int) ([]byte, int) {
+	w := newWorkload(o.Nodes, o.Containers)
+	var b bytes.Buffer
+	count := 0
+	var ev events.Event
+	for range n {
+		w.next(&ev)
+		enc, _ := events.Encode(&ev)
+		b.Write(enc)
+		b.WriteByte('\n')
+		count++
+	}
+	return b.Bytes(), count
+}
+
+func benchKafka(ctx context.Context, o BenchOptions) (raw, e2e float64, err error) {
+	const topic = "bench.events"
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, topic), kfake.SeedTopics(1, "bench.nodes", "bench.dlq", "bench.hints"))
+	if err != nil {
+		return 0, 0, fmt.Errorf("bench broker: %w", err)
+	}
+	defer c.Close()
+	brokers := c.ListenAddrs()
+	kc := events.KafkaClient{Brokers: brokers, Version: "3.9.0", ClientID: "bench"}
+	log, _ := steadyLog(o, o.KafkaEvents)
+	prod, err := events.NewProducer(kc)
+	if err != nil {
+		return 0, 0, err
+	}
+	st, err := events.ProduceLog(ctx, prod, bytes.NewReader(log), events.ProduceOptions{Topic: topic, Batch: 2000})
+	prod.Close()
+	if err != nil {
+		return 0, 0, err
+	}
+	total := st.Produced
+
+	// Bare sarama: a consumer group that only counts.
+	cfg, err := events.SaramaConfig(kc)
+	if err != nil {
+		return 0, 0, err
+	}
+	g, err := sarama.NewConsumerGroup(brokers, "bench-raw", cfg)
+	if err != nil {
+		return 0, 0, fmt.Errorf("bench raw consumer: %w", err)
+	}
+	// Both rates are timed from the first message on, so joining the group
+	// is not counted against either.
+	counter := &countingHandler{want: total, done: make(chan struct{}), first: make(chan time.Time, 1)}
+	rctx, cancel := context.WithCancel(ctx)
+	go func() {
+		for rctx.Err() == nil {
+			_ = g.Consume(rctx, []string{topic}, counter)
+		}
+	}()
+	select {
+	case <-counter.done:
+	case <-time.After(2 * time.Minute):
+	}
+	var start time.Time
+	select {
+	case start = <-counter.first:
+	default:
+		start = time.Now()
+	}
+	raw = float64(counter.n.Load()) / time.Since(start).Seconds()
+	cancel()
+	_ = g.Close()
+
+	// The sidecar, end to end: decode, apply, policies, commit.
+	ccfg, err := config.Load("", nil, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	dir, err := os.MkdirTemp("", "rmsidecar-bench")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(dir)
+	ccfg.Kafka.Brokers, ccfg.Kafka.EventsTopic, ccfg.Kafka.NodeTopic = brokers, topic, "bench.nodes"
+	ccfg.Kafka.DeadLetterTopic, ccfg.Kafka.HintsTopic, ccfg.Kafka.Instance = "bench.dlq", "bench.hints", "bench"
+	ccfg.Kafka.Group = "bench-sidecar"
+	ccfg.Policies.Stack = o.Stack
+	ccfg.Actuators.Enabled = []string{"http"}
+	ccfg.Actuators.Journal = dir + "/actuated.jsonl"
+	ccfg.HTTP.Addr = ""
+	ccfg.Engine.QueueSize = 16384
+	store := profiles.NewMemory()
+	sc, err := New(ctx, Options{Config: ccfg, Profiles: store, Log: o.Log, DeterministicTicks: true})
+	if err != nil {
+		return 0, 0, err
+	}
+	sctx, stop := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() { errc <- sc.Run(sctx) }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for sc.Loop().Applied() == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(100 * time.Microsecond)
+	}
+	start = time.Now()
+	for sc.Loop().Applied()+sc.Loop().Rejected() < uint64(total) && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	e2e = float64(sc.Loop().Applied()+sc.Loop().Rejected()) / time.Since(start).Seconds()
+	stop()
+	if err := <-errc; err != nil {
+		return raw, e2e, err
+	}
+	return raw, e2e, nil
+}
+
+type countingHandler struct {
+	n     atomic.Int64
+	want  int
+	once  sync.Once
+	done  chan struct{}
+	first chan time.Time
+}
+
+func (*countingHandler) Setup(sarama.ConsumerGroupSession) error   { return nil }
+func (*countingHandler) Cleanup(sarama.ConsumerGroupSession) error { return nil }
+func (h *countingHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.ConsumerGroupClaim) error {
+	for m := range c.Messages() {
+		s.MarkMessage(m, "")
+		n := h.n.Add(1)
+		if n == 1 {
+			h.first <- time.Now()
+		}
+		if int(n) >= h.want {
+			h.once.Do(func() { close(h.done) })
+		}
+	}
+	return nil
+}
+
+// benchLatency offers events at OfferedRate straight into a running loop
+// (the Kafka hop is measured above) and records event-received -> hint
+// latencies.
+func benchLatency(ctx context.Context, o BenchOptions) ([]time.Duration, float64, int, error) {
+	store := profiles.NewMemory()
+	defer store.Close()
+	stack, err := buildStack(o.Stack, store, o.Log)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	w, eng := setupEngine(ctx, o, stack)
+	var (
+		mu   sync.Mutex
+		lats []time.Duration
+	)
+	loop := NewLoop(eng, LoopOptions{QueueSize: 16384, Metrics: NewMetrics(), Log: o.Log,
+		OnLatency: func(d time.Duration, n int) {
+			mu.Lock()
+			for range n {
+				lats = append(lats, d)
+			}
+			mu.Unlock()
+		}})
+	lctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- loop.Run(lctx) }()
+	// Offer in 1 ms slices of rate/1000 events, the way a fetch delivers batches.
+	perMS := max(1, o.OfferedRate/1000)
+	start := time.Now()
+	sent := 0
+	for time.Since(start) < o.LatencyFor && ctx.Err() == nil {
+		due := start.Add(time.Duration(sent/perMS) * time.Millisecond)
+		if d := time.Until(due); d > 0 {
+			time.Sleep(d)
+		}
+		for range perMS {
+			ev := new(events.Event)
+			w.next(ev)
+			if err := loop.Enqueue(ctx, events.Message{Event: ev, Received: time.Now()}); err != nil {
+				stop()
+				return nil, 0, 0, err
+			}
+			sent++
+		}
+	}
+	offered := float64(sent) / time.Since(start).Seconds()
+	if _, err := loop.Sync(ctx, true); err != nil && !errors.Is(err, ErrStopped) {
+		stop()
+		return nil, 0, 0, err
+	}
+	stop()
+	if err := <-done; err != nil {
+		return nil, 0, 0, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return lats, offered, len(lats), nil
+}
+
+// peakRSSMB reads the process's peak resident set (VmHWM) on Linux; 0 elsewhere.
+func peakRSSMB() float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			if err == nil {
+				return kb / 1024
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,45 @@
+package sidecar
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsidecar/rmsidecar/profiles"
+)
+
+// BenchmarkEngine applies the steady workload at 10,000 nodes and 100,000
+// running containers and reports events/s (go test -bench Engine ./sidecar).
+func BenchmarkEngine(b *testing.B) {
+	o := QuickBench()
+	o.EngineEvents = max(b.N, 100_000)
+	o.Log = zerolog.Nop()
+	ctx := context.Background()
+	store := profiles.NewMemory()
+	defer store.Close()
+	stack, err := buildStack(o.Stack, store, o.Log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, eng := setupEngine(ctx, o, stack)
+	b.ResetTimer()
+	spent := applySteady(ctx, w, eng, b.N)
+	b.ReportMetric(float64(b.N)/spent.Seconds(), "events/s")
+}
+
+// BenchmarkEndToEnd measures the Kafka path against a bare sarama consumer.
+func BenchmarkEndToEnd(b *testing.B) {
+	o := QuickBench()
+	o.KafkaEvents = 100_000
+	o.Log = zerolog.Nop()
+	for range b.N {
+		raw, e2e, err := benchKafka(context.Background(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(raw, "raw/s")
+		b.ReportMetric(e2e, "e2e/s")
+		b.ReportMetric(e2e/raw, "ratio")
+	}
+}
