@@ -688,7 +688,7 @@ func (p *Plugin) consider(v cluster.View, c candidate, tg *targets, eta float64,
 	best.memoryMB -= mem
 	p.holds[t.App.ID+"/"+t.ID] = hold{app: t.App.ID, task: t.ID, until: now + p.cfg.HintHold.Milliseconds(), node: best.node.ID, vcores: vc, memoryMB: mem}
 	p.log.Debug().Str("task", t.ID).Str("target", best.node.ID).Str("target_class", bestClass.String()).
-		Float64("rem_s", c.rem).Float64("backup_s", bestTime).Float64("priority", c.priority).Msg("speculate")
+		Float64("rem_s", c.rem).Float64("backup_s", bestTime).Float64("eta", eta).Float64("priority", c.priority).Msg("speculate")
 	return policy.Hint{
 		Kind: policy.KindSpeculate, App: t.App.ID, Task: t.ID, Attempt: at.ID, Node: best.node.ID,
 		EstRemainingMS: int64(math.Round(c.rem * 1000)), EstBackupMS: int64(math.Round(bestTime * 1000)),
