@@ -498,3 +498,32 @@ func TestReducerWaitingForMapsIsNoStraggler(t *testing.T) {
 		t.Fatal("past the copy phase a reducer is judged on its own")
 	}
 }
+
+// A plugin built mid-run (a restart) rebuilds an attempt's load series from
+// the node's heartbeat history and estimates what one that saw every event
+// estimates.
+func TestLoadSeriesRebuiltFromHistory(t *testing.T) {
+	s := newScenario("a", 1)
+	s.heartbeat("n1", t0-2000, 1, 2)
+	att := s.run("a", events.Map, 0, "n1", events.NodeLocal, t0, "n1")
+	for i := int64(1); i <= 12; i++ {
+		s.heartbeat("n1", t0+i*5000, 1, float64(1+i%4))
+	}
+	s.progress("a", events.Map, 0, att, t0+60_000, 0.4)
+	st := cluster.New()
+	seen := build(t, NewERUL, policy.Handle{})
+	for i := range s.evs {
+		if st.Apply(&s.evs[i]) {
+			seen.Observe(context.Background(), &s.evs[i], st)
+		}
+	}
+	fresh := build(t, NewERUL, policy.Handle{})
+	a, okA := seen.remaining(st, st.Attempt(att), t0+60_000)
+	b, okB := fresh.remaining(st, st.Attempt(att), t0+60_000)
+	if !okA || !okB || !near(a, b) {
+		t.Fatalf("observed %g %v, rebuilt %g %v", a, okA, b, okB)
+	}
+	if near(a, remainingNow(0.4, 60)) {
+		t.Fatalf("the load varied: eq. 11 (%g) should differ from eq. 9", a)
+	}
+}
