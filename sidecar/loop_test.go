@@ -1,0 +1,265 @@
+package sidecar
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsidecar/rmsidecar/actuate"
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/engine"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/profiles"
+)
+
+// kinder places every pending task on n1, so each task.pending yields a hint.
+type kinder struct{}
+
+func (kinder) Name() string { return "kinder" }
+func (kinder) Place(context.Context, cluster.View, *cluster.Task) ([]policy.NodeScore, *policy.Status) {
+	return []policy.NodeScore{{Node: "n1", Score: 1}}, nil
+}
+
+type sink struct {
+	mu sync.Mutex
+	hs []policy.Hint
+}
+
+func (s *sink) Dispatch(_ context.Context, hs []policy.Hint) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hs = append(s.hs, hs...)
+	return len(hs), nil
+}
+
+type memCheckpoints struct {
+	mu    sync.Mutex
+	saved []*Checkpoint
+}
+
+func (m *memCheckpoints) Save(_ context.Context, c *Checkpoint) error {
+	m.mu.Lock()
+	m.saved = append(m.saved, c)
+	m.mu.Unlock()
+	return nil
+}
+func (m *memCheckpoints) Load(context.Context) (*Checkpoint, error) { return nil, nil }
+func (m *memCheckpoints) count() int                                { m.mu.Lock(); defer m.mu.Unlock(); return len(m.saved) }
+
+func readLog(t *testing.T) []events.Event {
+	t.Helper()
+	f, err := os.Open("demo/recorded.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := events.NewReader(f)
+	var out []events.Event
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+}
+
+func startLoop(t *testing.T, ck Checkpointer) (*Loop, *sink, func()) {
+	t.Helper()
+	s := &sink{}
+	eng := engine.New(policy.NewStack(kinder{}), engine.Options{Log: zerolog.Nop()})
+	l := NewLoop(eng, LoopOptions{QueueSize: 8, Checkpoints: ck, Sink: s, EventsTopic: "ev", Log: zerolog.Nop()})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }()
+	return l, s, func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestLoopAppliesInOrderAndReportsPositions(t *testing.T) {
+	ck := &memCheckpoints{}
+	l, s, stop := startLoop(t, ck)
+	evs := readLog(t)
+	ctx := context.Background()
+	for i := range evs {
+		m := events.Message{Topic: "ev", Partition: int32(i % 2), Offset: int64(i / 2), Event: &evs[i], Received: time.Now()}
+		if err := l.Enqueue(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Enqueue(ctx, events.Message{Topic: "ev", Partition: 1, Offset: 100, Err: errors.New("bad"), Received: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	pos, err := l.Sync(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[events.TopicPartition]int64{{Topic: "ev", Partition: 0}: int64((len(evs) + 1) / 2), {Topic: "ev", Partition: 1}: 101}
+	for tp, off := range want {
+		if pos[tp] != off {
+			t.Errorf("position %v = %d, want %d", tp, pos[tp], off)
+		}
+	}
+	if l.Applied() != uint64(len(evs)) || l.Rejected() != 1 {
+		t.Errorf("applied %d rejected %d", l.Applied(), l.Rejected())
+	}
+	if ck.count() != 1 {
+		t.Fatalf("%d checkpoints, want 1 at the final sync", ck.count())
+	}
+	// A periodic sync right after a checkpoint answers from it, no new save.
+	if _, err := l.Sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if ck.count() != 1 {
+		t.Errorf("a periodic sync just after a checkpoint wrote another (%d)", ck.count())
+	}
+	s.mu.Lock()
+	places := len(s.hs)
+	s.mu.Unlock()
+	pending := 0
+	for _, ev := range evs {
+		if ev.Type == events.TaskPending {
+			pending++
+		}
+	}
+	if places != pending {
+		t.Errorf("%d place hints for %d pending tasks", places, pending)
+	}
+	stop()
+	if ck.count() != 1 {
+		t.Errorf("stopping with nothing new wrote a checkpoint (%d)", ck.count())
+	}
+}
+
+func TestCheckpointRestoresAndResumes(t *testing.T) {
+	store := profiles.NewMemory()
+	defer store.Close()
+	ckpts := ProfileCheckpoints{Store: store}
+	l, _, stop := startLoop(t, ckpts)
+	evs := readLog(t)
+	half := len(evs) / 2
+	for i := range evs[:half] {
+		_ = l.Enqueue(context.Background(), events.Message{Topic: "ev", Offset: int64(i), Event: &evs[i]})
+	}
+	stop()
+	c, err := ckpts.Load(context.Background())
+	if err != nil || c == nil {
+		t.Fatalf("checkpoint %v, %v", c, err)
+	}
+	if len(c.Positions) != 1 || c.Positions[0].Next != int64(half) {
+		t.Fatalf("positions %+v, want ev/0 at %d", c.Positions, half)
+	}
+	st, err := cluster.Restore(c.Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := cluster.New()
+	for i := range evs[:half] {
+		ref.Apply(&evs[i])
+	}
+	if st.Summarize() != ref.Summarize() {
+		t.Errorf("restored %+v, want %+v", st.Summarize(), ref.Summarize())
+	}
+}
+
+func TestReadinessAndLeadership(t *testing.T) {
+	l, _, stop := startLoop(t, nil)
+	defer stop()
+	if ok, _ := l.Ready(); ok {
+		t.Fatal("ready before any assignment")
+	}
+	l.Assigned(map[string][]int32{"ev": {0, 1}})
+	l.Claimed(events.TopicPartition{Topic: "ev", Partition: 0}, 5, 5)
+	l.Claimed(events.TopicPartition{Topic: "ev", Partition: 1}, 0, 3)
+	if ok, why := l.Ready(); ok || !strings.Contains(why, "ev/1") {
+		t.Fatalf("ready=%v (%s) while ev/1 is 3 behind", ok, why)
+	}
+	ev := events.Event{V: 1, ID: "x", Type: events.NodeLost, TS: 1, Node: "n", Reason: "r"}
+	_ = l.Enqueue(context.Background(), events.Message{Topic: "ev", Partition: 1, Offset: 2, HighWater: 3, Event: &ev})
+	if _, err := l.Sync(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	if ok, why := l.Ready(); !ok {
+		t.Fatalf("not ready after catching up: %s", why)
+	}
+	if !l.Leader() {
+		t.Error("owner of ev/0 is not the leader")
+	}
+	l.Assigned(map[string][]int32{"nodes": {0}})
+	if !l.Leader() {
+		t.Error("the node-topic group's assignment changed leadership")
+	}
+	l.Assigned(map[string][]int32{"ev": {1}})
+	if l.Leader() {
+		t.Error("still leader after losing ev/0")
+	}
+}
+
+func TestHTTPAPI(t *testing.T) {
+	l, _, stop := startLoop(t, nil)
+	defer stop()
+	pull := actuate.NewPull(10)
+	srv := httptest.NewServer(Handler(l, pull, NewMetrics()))
+	defer srv.Close()
+	evs := readLog(t)
+	for i := range evs {
+		_ = l.Enqueue(context.Background(), events.Message{Event: &evs[i], Received: time.Now()})
+	}
+	if _, err := l.Sync(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	_ = pull.Deliver(context.Background(), policy.Hint{ID: "h1", Kind: policy.KindPlace, App: "a"})
+	_ = pull.Deliver(context.Background(), policy.Hint{ID: "h2", Kind: policy.KindPlace, App: "a"})
+
+	get := func(path string) (int, string) {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, tc := range []struct {
+		path     string
+		code     int
+		contains string
+	}{
+		{"/healthz", 200, "ok"},
+		{"/readyz", 503, "no partitions"},
+		{"/v1/hints", 200, `"id": "h2"`},
+		{"/v1/nodes", 200, `"id": "nm1.example:8041"`},
+		{"/v1/apps/application_1763719200000_0001", 200, `"tasks"`},
+		{"/v1/apps/nope", 404, "no such app"},
+		{"/metrics", 200, "rmsidecar_hint_latency_seconds"},
+		{"/debug/pprof/", 200, "goroutine"},
+	} {
+		code, body := get(tc.path)
+		if code != tc.code || !strings.Contains(body, tc.contains) {
+			t.Errorf("GET %s: %d %.200q, want %d containing %q", tc.path, code, body, tc.code, tc.contains)
+		}
+	}
+	_, body := get("/v1/hints")
+	var hs []map[string]any
+	if err := json.Unmarshal([]byte(body), &hs); err != nil || len(hs) != 2 || hs[1]["id"] != "h2" {
+		t.Errorf("/v1/hints: %v %v, want [h1 h2] newest last", hs, err)
+	}
+}
