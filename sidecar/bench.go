@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -58,6 +59,27 @@ type BenchResult struct {
 	Hints             int     `json:"hints_at_offered_rate"`
 	OfferedPerS       float64 `json:"offered_per_s"`
 	AchievedOfferPerS float64 `json:"achieved_offer_per_s"`
+	// Per CPU-second of the whole process: the same rates, independent of
+	// how busy the machine is (the wall-clock rates above are not).
+	EngineEventsPerCPUS float64 `json:"engine_events_per_cpu_s"`
+	E2EEventsPerCPUS    float64 `json:"e2e_events_per_cpu_s"`
+	RawConsumePerCPUS   float64 `json:"raw_consume_per_cpu_s"`
+}
+
+// cpuTime is the process's user+system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func perCPU(n int, cpu time.Duration) float64 {
+	if cpu <= 0 {
+		return 0
+	}
+	return float64(n) / cpu.Seconds()
 }
 
 // QuickBench and FullBench are the sizes of `bench --quick` and `bench`.
@@ -186,11 +208,12 @@ func RunBench(ctx context.Context, o BenchOptions) (BenchResult, error) {
 		return res, err
 	}
 	w, eng := setupEngine(ctx, o, stack)
-	spent := applySteady(ctx, w, eng, o.EngineEvents)
+	spent, cpu := applySteady(ctx, w, eng, o.EngineEvents)
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}
 	res.EngineEventsPerS = float64(o.EngineEvents) / spent.Seconds()
+	res.EngineEventsPerCPUS = perCPU(o.EngineEvents, cpu)
 	// RSS at the benchmark's size: state, policies and the engine's working
 	// set, before the Kafka measurements add their buffers.
 	res.RSSMB = peakRSSMB()
@@ -199,11 +222,12 @@ func RunBench(ctx context.Context, o BenchOptions) (BenchResult, error) {
 
 	// 2. Kafka: the same messages read by a bare sarama consumer and by the
 	// sidecar end to end.
-	raw, e2e, err := benchKafka(ctx, o)
+	k, err := benchKafka(ctx, o)
 	if err != nil {
 		return res, err
 	}
-	res.RawConsumePerS, res.E2EEventsPerS = raw, e2e
+	res.RawConsumePerS, res.E2EEventsPerS = k.raw, k.e2e
+	res.RawConsumePerCPUS, res.E2EEventsPerCPUS = k.rawCPU, k.e2eCPU
 
 	// 3. Hint latency at the offered rate.
 	lat, offered, hints, err := benchLatency(ctx, o)
@@ -230,22 +254,22 @@ func setupEngine(ctx context.Context, o BenchOptions, stack *policy.Stack) (*wor
 
 // applySteady applies n steady-state events and returns the time spent in
 // Apply only (generating the events is not timed).
-func applySteady(ctx context.Context, w *workload, eng *engine.Engine, n int) time.Duration {
+func applySteady(ctx context.Context, w *workload, eng *engine.Engine, n int) (spent, cpu time.Duration) {
 	batch := make([]events.Event, min(n, 20_000))
-	var spent time.Duration
 	for done := 0; done < n && ctx.Err() == nil; {
 		k := min(len(batch), n-done)
 		for i := range k {
 			w.next(&batch[i])
 		}
-		start := time.Now()
+		start, c0 := time.Now(), cpuTime()
 		for i := range k {
 			eng.Apply(ctx, &batch[i])
 		}
 		spent += time.Since(start)
+		cpu += cpuTime() - c0
 		done += k
 	}
-	return spent
+	return spent, cpu
 }
 
 // steadyLog encodes n steady-state events as JSONL (without the setup,
@@ -265,11 +289,13 @@ func steadyLog(o BenchOptions, n int) ([]byte, int) {
 	return b.Bytes(), count
 }
 
-func benchKafka(ctx context.Context, o BenchOptions) (raw, e2e float64, err error) {
+type kafkaRates struct{ raw, e2e, rawCPU, e2eCPU float64 }
+
+func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	const topic = "bench.events"
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, topic), kfake.SeedTopics(1, "bench.nodes", "bench.dlq", "bench.hints"))
 	if err != nil {
-		return 0, 0, fmt.Errorf("bench broker: %w", err)
+		return r, fmt.Errorf("bench broker: %w", err)
 	}
 	defer c.Close()
 	brokers := c.ListenAddrs()
@@ -277,28 +303,29 @@ func benchKafka(ctx context.Context, o BenchOptions) (raw, e2e float64, err erro
 	log, _ := steadyLog(o, o.KafkaEvents)
 	prod, err := events.NewProducer(kc)
 	if err != nil {
-		return 0, 0, err
+		return r, err
 	}
 	st, err := events.ProduceLog(ctx, prod, bytes.NewReader(log), events.ProduceOptions{Topic: topic, Batch: 2000})
 	prod.Close()
 	if err != nil {
-		return 0, 0, err
+		return r, err
 	}
 	total := st.Produced
 
 	// Bare sarama: a consumer group that only counts.
 	cfg, err := events.SaramaConfig(kc)
 	if err != nil {
-		return 0, 0, err
+		return r, err
 	}
 	g, err := sarama.NewConsumerGroup(brokers, "bench-raw", cfg)
 	if err != nil {
-		return 0, 0, fmt.Errorf("bench raw consumer: %w", err)
+		return r, fmt.Errorf("bench raw consumer: %w", err)
 	}
 	// Both rates are timed from the first message on, so joining the group
 	// is not counted against either.
 	counter := &countingHandler{want: total, done: make(chan struct{}), first: make(chan time.Time, 1)}
 	rctx, cancel := context.WithCancel(ctx)
+	rawCPU0 := cpuTime()
 	go func() {
 		for rctx.Err() == nil {
 			_ = g.Consume(rctx, []string{topic}, counter)
@@ -314,18 +341,19 @@ func benchKafka(ctx context.Context, o BenchOptions) (raw, e2e float64, err erro
 	default:
 		start = time.Now()
 	}
-	raw = float64(counter.n.Load()) / time.Since(start).Seconds()
+	r.raw = float64(counter.n.Load()) / time.Since(start).Seconds()
+	r.rawCPU = perCPU(int(counter.n.Load()), cpuTime()-rawCPU0)
 	cancel()
 	_ = g.Close()
 
 	// The sidecar, end to end: decode, apply, policies, commit.
 	ccfg, err := config.Load("", nil, nil)
 	if err != nil {
-		return 0, 0, err
+		return r, err
 	}
 	dir, err := os.MkdirTemp("", "rmsidecar-bench")
 	if err != nil {
-		return 0, 0, err
+		return r, err
 	}
 	defer os.RemoveAll(dir)
 	ccfg.Kafka.Brokers, ccfg.Kafka.EventsTopic, ccfg.Kafka.NodeTopic = brokers, topic, "bench.nodes"
@@ -339,7 +367,7 @@ func benchKafka(ctx context.Context, o BenchOptions) (raw, e2e float64, err erro
 	store := profiles.NewMemory()
 	sc, err := New(ctx, Options{Config: ccfg, Profiles: store, Log: o.Log, DeterministicTicks: true})
 	if err != nil {
-		return 0, 0, err
+		return r, err
 	}
 	sctx, stop := context.WithCancel(ctx)
 	errc := make(chan error, 1)
@@ -348,16 +376,18 @@ func benchKafka(ctx context.Context, o BenchOptions) (raw, e2e float64, err erro
 	for sc.Loop().Applied() == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(100 * time.Microsecond)
 	}
-	start = time.Now()
+	start, c0 := time.Now(), cpuTime()
 	for sc.Loop().Applied()+sc.Loop().Rejected() < uint64(total) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(time.Millisecond)
 	}
-	e2e = float64(sc.Loop().Applied()+sc.Loop().Rejected()) / time.Since(start).Seconds()
+	n := int(sc.Loop().Applied() + sc.Loop().Rejected())
+	r.e2e = float64(n) / time.Since(start).Seconds()
+	r.e2eCPU = perCPU(n, cpuTime()-c0)
 	stop()
 	if err := <-errc; err != nil {
-		return raw, e2e, err
+		return r, err
 	}
-	return raw, e2e, nil
+	return r, nil
 }
 
 type countingHandler struct {

@@ -24,8 +24,9 @@ func BenchmarkEngine(b *testing.B) {
 	}
 	w, eng := setupEngine(ctx, o, stack)
 	b.ResetTimer()
-	spent := applySteady(ctx, w, eng, b.N)
+	spent, cpu := applySteady(ctx, w, eng, b.N)
 	b.ReportMetric(float64(b.N)/spent.Seconds(), "events/s")
+	b.ReportMetric(perCPU(b.N, cpu), "events/cpu-s")
 }
 
 // BenchmarkEndToEnd measures the Kafka path against a bare sarama consumer.
@@ -34,12 +35,13 @@ func BenchmarkEndToEnd(b *testing.B) {
 	o.KafkaEvents = 100_000
 	o.Log = zerolog.Nop()
 	for range b.N {
-		raw, e2e, err := benchKafka(context.Background(), o)
+		r, err := benchKafka(context.Background(), o)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(raw, "raw/s")
-		b.ReportMetric(e2e, "e2e/s")
-		b.ReportMetric(e2e/raw, "ratio")
+		b.ReportMetric(r.raw, "raw/s")
+		b.ReportMetric(r.e2e, "e2e/s")
+		b.ReportMetric(r.e2e/r.raw, "ratio")
+		b.ReportMetric(r.e2eCPU/r.rawCPU, "cpu-ratio")
 	}
 }
