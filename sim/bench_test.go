@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -44,4 +45,44 @@ func BenchmarkSWIMDay(b *testing.B) {
 		b.Logf("by kind %v", s.m.byKind)
 		b.Logf("stack %s: %d jobs, makespan %.0f s, %d sim events, %d engine events, wall %v", swimStack(), len(r.Jobs), r.MakespanS, s.m.simEvents, s.m.engineEvents, el)
 	}
+}
+
+// benchYAML is a busy synthetic hour: 200 nodes, 300 jobs of 4-40 maps.
+func benchScenario(b *testing.B) *Scenario {
+	b.Helper()
+	yml := "seed: 3\ncluster:\n  racks: 8\n  nodes: [{count: 200, vcores: 8, memory_mb: 16384}]\nyarn: {node_local_delay: 1, rack_local_delay: 1}\n" +
+		"stragglers: {task_prob: 0.05}\nworkload:\n  jobs:\n"
+	for i := range 300 {
+		yml += fmt.Sprintf("    - {name: j%d, submit_s: %d, input_mb: %d, reduces: %d, map_s_per_block: 20, shuffle_ratio: 0.5}\n",
+			i, i*12, 512*(1+i%10), 1+i%8)
+	}
+	sc, err := ParseScenario("bench.yaml", []byte(yml))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sc
+}
+
+// BenchmarkEventLoop measures the simulator's throughput under the none
+// stack: queue events (heartbeats, attempt ends, flow completions, polls,
+// ticks) and the events v1 it emits into the engine, per second.
+func BenchmarkEventLoop(b *testing.B) {
+	sc := benchScenario(b)
+	var simEv, engEv uint64
+	start := time.Now()
+	for b.Loop() {
+		s, err := newSim(sc, "none", Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.run(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		simEv += s.m.simEvents
+		engEv += s.m.engineEvents
+	}
+	el := time.Since(start).Seconds()
+	b.ReportMetric(float64(simEv)/el, "sim_events/s")
+	b.ReportMetric(float64(engEv)/el, "engine_events/s")
+	b.ReportMetric(float64(simEv+engEv)/el, "events/s")
 }

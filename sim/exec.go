@@ -436,9 +436,16 @@ func (s *sim) attemptEnd(a *attempt) {
 func (s *sim) kill(a *attempt, lost bool) {
 	t, j := a.task, a.task.job
 	s.stop(a)
-	c := s.container(t)
-	waste := float64(c.VCores) * float64(s.now-a.startMS) / 1000
-	s.m.wastedS += waste
+	// Waste is the work of speculative copies that lost and of attempts a
+	// kill hint ended; an original that loses to its copy is not counted
+	// (the copy replaced it, LATE's accounting).
+	if a.spec || !lost {
+		c := s.container(t)
+		s.m.wastedS += float64(c.VCores) * float64(s.now-a.startMS) / 1000
+	}
+	if a.spec && lost {
+		s.m.specLost++
+	}
 	if !lost {
 		s.m.killed++
 	}

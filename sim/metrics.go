@@ -23,6 +23,7 @@ type metrics struct {
 	timeline                 []sample
 	locNode, locRack, locOff int
 	specLaunched, specWon    int
+	specLost                 int // speculative copies killed because the original finished first
 	specDropped              int // queued copies that expired or became moot
 	specIgnored              int // speculate hints for tasks not running or already backed up
 	killed                   int
@@ -116,6 +117,7 @@ func (s *sim) results() report.Run {
 		shuffled += j.shuffled
 	}
 	r.Extra["sim_events"] = float64(s.m.simEvents)
+	r.Extra["spec_lost"] = float64(s.m.specLost)
 	r.Extra["spec_dropped"] = float64(s.m.specDropped)
 	r.Extra["spec_ignored"] = float64(s.m.specIgnored)
 	r.Extra["bound_reducers"] = float64(s.m.bindReducers)
