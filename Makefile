@@ -55,8 +55,11 @@ bench: ## benchmarks that print figures
 paper-learning: ## learning scheduler: each claim of Dhok & Varma beside the measured number; figures in docs/figures
 	$(GO) test -count=1 -run '^TestPaperClaims$$' -v ./policy/learning -args -paper -paper.out=$(CURDIR)/docs/figures
 
-demo: build ## replay the bundled sample log through the engine
-	$(BIN) replay --events integration/testdata/sample-2jobs.jsonl --policies none --hints-out -
+demo: build ## the live sidecar in embedded demo mode: in-process Kafka fed by a simulated cluster (Ctrl-C to stop)
+	$(BIN) run --log-format console
+
+docker-config-check: ## validate docker/compose.yaml and the sidecar config it mounts (no Docker engine needed)
+	$(GO) test -count=1 ./docker/
 
 clean:
 	rm -rf bin .tools
