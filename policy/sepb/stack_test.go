@@ -78,3 +78,84 @@ func TestLATEPlusSEPB(t *testing.T) {
 		t.Fatalf("late+sepb, nothing pending: %d copies, %d denials; want 1, 0", spec, deny)
 	}
 }
+
+// sixJobsEvents is DynamicMR's six-job example as events: one 40-vcore node
+// with 4 idle vcores (LATE's SpeculativeCap: 10 % of 40 = 4); J1…J5 run 5,
+// 4, 3, 2, 1 straggling maps (J1 also 15 healthy ones, so its stragglers fall
+// below LATE's 25th-percentile rate) and J3…J6 wait with 10, 10, 15, 20
+// pending maps. J3…J5 are not LATE's candidates anyway: their own pending
+// maps come first.
+func sixJobsEvents() []events.Event {
+	b := clustertest.New(now - 120_000)
+	b.Node("n1", "r1", 40, 80*1024, 36, 36*1024)
+	straggling := []int{5, 4, 3, 2, 1, 0}
+	pending := []int{0, 0, 10, 10, 15, 20}
+	healthy := []int{15, 0, 0, 0, 0, 0}
+	for j := range 6 {
+		app := fmt.Sprintf("J%d", j+1)
+		b.App(app, "sort", straggling[j]+healthy[j]+pending[j], 0)
+		for k := range straggling[j] + healthy[j] {
+			task := fmt.Sprintf("%s_m%02d", app, k)
+			b.Start(app, task, events.Map, task+"_0", "n1", false)
+		}
+		for k := range pending[j] {
+			b.Pending(app, fmt.Sprintf("%s_p%02d", app, k), events.Map)
+		}
+	}
+	b.At(now)
+	for j := range 6 {
+		for k := range straggling[j] + healthy[j] {
+			pp := 0.9
+			switch {
+			case j == 0 && k < straggling[j]:
+				pp = 0.05 + 0.01*float64(k) // J1_m00 is the slowest
+			case k < straggling[j]:
+				// J2…J5 crawl alike: LATE ranks a job's tasks against each
+				// other, so none of them is below its own 25th percentile.
+				pp = 0.06
+			}
+			b.Progress(fmt.Sprintf("J%d_m%02d_0", j+1, k), pp*2/3, "map", pp)
+		}
+	}
+	b.Heartbeat("n1", 36, 36*1024)
+	return b.Log
+}
+
+// TestSixJobExampleThroughLATE: LATE alone spawns four copies for J1 and
+// takes all four idle containers; with SEPB on top (maxNumOfJobsChecked 4)
+// the four copies are denied, leaving the containers to the pending maps of
+// J3 and J4.
+func TestSixJobExampleThroughLATE(t *testing.T) {
+	count := func(hs []policy.Hint) (spec, deny map[string]int) {
+		spec, deny = map[string]int{}, map[string]int{}
+		for _, h := range hs {
+			switch h.Kind {
+			case policy.KindSpeculate:
+				spec[h.App]++
+			case policy.KindDenySpeculation:
+				deny[h.App]++
+			}
+		}
+		return spec, deny
+	}
+	spec, deny := count(runStack(t, "late", sixJobsEvents()))
+	if spec["J1"] != 4 || len(spec) != 1 || len(deny) != 0 {
+		t.Fatalf("late alone: copies %v, denials %v; want 4 copies for J1", spec, deny)
+	}
+	st, err := plugins.NewRegistry().Build("late+sepb", policy.Handle{Args: args{"sepb": {"max_jobs_checked": 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(st, engine.Options{})
+	ctx := context.Background()
+	var hs []policy.Hint
+	evs := sixJobsEvents()
+	for i := range evs {
+		hs = append(hs, eng.Apply(ctx, &evs[i])...)
+	}
+	hs = append(hs, eng.Tick(ctx, now)...)
+	spec, deny = count(hs)
+	if len(spec) != 0 || deny["J1"] != 4 || len(deny) != 1 {
+		t.Fatalf("late+sepb: copies %v, denials %v; want J1's 4 copies denied", spec, deny)
+	}
+}
