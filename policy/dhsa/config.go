@@ -48,6 +48,13 @@ type Config struct {
 	// performance (Appendix F); the default 1 borrows every idle slot.
 	PercentageOfBorrowedMapSlots    float64 `yaml:"percentage_of_borrowed_map_slots"`
 	PercentageOfBorrowedReduceSlots float64 `yaml:"percentage_of_borrowed_reduce_slots"`
+	// ReduceRampupLimit is the MapReduce AM's mapreduce.job.reduce.rampup.limit
+	// (Hadoop default 0.5): while a job still has maps to run, its AM asks
+	// for reducers only up to this fraction of the job's containers, so
+	// reducers beyond it are not demand DHSA can serve yet. Counting them
+	// would reserve reduce share that no reducer takes (MRv1, the paper's
+	// setting, has no such limit). 0 counts every pending reducer.
+	ReduceRampupLimit float64 `yaml:"reduce_rampup_limit"`
 	// Pools are queue weights (a queue not listed has weight 1).
 	Pools map[string]float64 `yaml:"pools"`
 	// Scope is what a ratio hint caps: queue (default) or app.
@@ -69,6 +76,7 @@ func DefaultConfig() Config {
 		ReduceSlotWeight:                1,
 		PercentageOfBorrowedMapSlots:    1,
 		PercentageOfBorrowedReduceSlots: 1,
+		ReduceRampupLimit:               0.5,
 		Scope:                           ScopeQueue,
 		MaxAssignPerHeartbeat:           4,
 	}
@@ -93,6 +101,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("percentage_of_borrowed_map_slots: must be in [0, 1], got %v", c.PercentageOfBorrowedMapSlots)
 	case c.PercentageOfBorrowedReduceSlots < 0 || c.PercentageOfBorrowedReduceSlots > 1:
 		return fmt.Errorf("percentage_of_borrowed_reduce_slots: must be in [0, 1], got %v", c.PercentageOfBorrowedReduceSlots)
+	case c.ReduceRampupLimit < 0 || c.ReduceRampupLimit > 1:
+		return fmt.Errorf("reduce_rampup_limit: must be in [0, 1], got %v", c.ReduceRampupLimit)
 	case c.Scope != ScopeQueue && c.Scope != ScopeApp:
 		return fmt.Errorf("scope: must be queue or app, got %q", c.Scope)
 	case c.MaxAssignPerHeartbeat < 1:

@@ -91,9 +91,23 @@ type pool struct {
 	pendMaps, pendRs int
 }
 
+// appDemand is an app's demand in tasks: running plus pending maps, and
+// running plus the pending reduces its AM asks for now (ReduceRampupLimit).
+func (p *Plugin) appDemand(a *cluster.App) (maps, reduces int) {
+	m, r := a.Count[events.Map], a.Count[events.Reduce]
+	maps, reduces = m.Pending+m.Running, r.Pending+r.Running
+	if lim := p.cfg.ReduceRampupLimit; lim > 0 && m.Pending+m.Running > 0 && r.Pending > 0 {
+		// RMContainerAllocator's ramp-up: reducers may hold at most lim of
+		// the job's containers while maps remain (at least one reducer).
+		allowed := max(1, int(lim*float64(m.Running+r.Running+1)))
+		reduces = r.Running + min(r.Pending, max(0, allowed-r.Running))
+	}
+	return maps, reduces
+}
+
 // pools returns the queues with unfinished apps, sorted by name, each with
 // its apps in submission order.
-func pools(v cluster.View) []*pool {
+func (p *Plugin) pools(v cluster.View) []*pool {
 	byName := map[string]*pool{}
 	var out []*pool
 	for _, a := range v.Apps() {
@@ -111,9 +125,10 @@ func pools(v cluster.View) []*pool {
 			out = append(out, pl)
 		}
 		m, r := a.Count[events.Map], a.Count[events.Reduce]
+		dm, dr := p.appDemand(a)
 		pl.apps = append(pl.apps, a)
-		pl.maps += m.Pending + m.Running
-		pl.reduces += r.Pending + r.Running
+		pl.maps += dm
+		pl.reduces += dr
 		pl.running += m.Running + r.Running
 		pl.pendMaps += m.Pending
 		pl.pendRs += r.Pending
@@ -134,7 +149,7 @@ func pools(v cluster.View) []*pool {
 // allocations (sorted by queue name) and the cluster's slots.
 func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
 	slots := p.ClusterSlots(v)
-	ps := pools(v)
+	ps := p.pools(v)
 	demand := make([]PoolDemand, len(ps))
 	var nM, nR int
 	for i, pl := range ps {
@@ -151,13 +166,13 @@ func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
 }
 
 // ShapeOn implements policy.DemandShaper: DHSA recomputes as soon as demand
-// or capacity changes (work arrives or ends, nodes come or go), so a new
+// or capacity changes (work arrives, starts or ends, nodes come or go), so a new
 // job's caps hold before YARN offers it containers. The paper's DHSA runs
 // at every heartbeat (§2.1.1); between such events the grants cannot change.
 func (p *Plugin) ShapeOn(ev *events.Event) bool {
 	switch ev.Type {
 	case events.AppSubmitted, events.AppFinished, events.TaskPending, events.TaskFinished,
-		events.NodeRegistered, events.NodeLost:
+		events.ContainerAllocated, events.NodeRegistered, events.NodeLost:
 		return true
 	}
 	return false
@@ -184,14 +199,14 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		}
 		return out, nil
 	}
-	ps := pools(v)
+	ps := p.pools(v)
 	for i, pl := range ps {
 		a := alloc[i]
 		dm, dr := make([]int, len(pl.apps)), make([]int, len(pl.apps))
 		eq := make([]float64, len(pl.apps))
 		for k, app := range pl.apps {
-			m, r := app.Count[events.Map], app.Count[events.Reduce]
-			dm[k], dr[k], eq[k] = m.Pending+m.Running, r.Pending+r.Running, 1
+			dm[k], dr[k] = p.appDemand(app)
+			eq[k] = 1
 		}
 		gm, gr := waterfill(a.Maps, dm, eq), waterfill(a.Reduces, dr, eq)
 		hm, hr := a.MaxMaps-a.Maps, a.MaxReduces-a.Reduces
@@ -229,7 +244,7 @@ func (p *Plugin) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([]p
 		}
 	}
 	var queues []PoolQueue
-	for _, pl := range pools(v) {
+	for _, pl := range p.pools(v) {
 		if pl.pendMaps+pl.pendRs == 0 {
 			continue
 		}

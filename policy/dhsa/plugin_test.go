@@ -30,6 +30,8 @@ func (a args) Decode(name string, into any) error {
 			c.Scope = Scope(v.(string))
 		case "percentage_of_borrowed_map_slots":
 			c.PercentageOfBorrowedMapSlots = v.(float64)
+		case "reduce_rampup_limit":
+			c.ReduceRampupLimit = v.(float64)
 		default:
 			return fmt.Errorf("%s: unknown key", k)
 		}
@@ -66,11 +68,12 @@ func ratio(t *testing.T, hs []policy.Hint) (int, int) {
 // A 1/11 map/reduce split per node (§3.2.2's worst static configuration):
 // with only maps pending, DHSA lets maps borrow every idle reduce slot; once
 // reduces are pending they take their reduce share first and the maps keep
-// only their own slots plus the reduce slots still idle.
+// only their own slots plus the reduce slots still idle. (The AM's reduce
+// ramp-up limit is off here: MRv1, the paper's setting, has none.)
 func TestShapeRatioFollowsDemand(t *testing.T) {
 	for _, name := range []string{PIName, PDName} {
 		t.Run(name, func(t *testing.T) {
-			h := policy.Handle{Args: args{name: {"map_slots": 1, "reduce_slots": 11}}}
+			h := policy.Handle{Args: args{name: {"map_slots": 1, "reduce_slots": 11, "reduce_rampup_limit": 0.0}}}
 			var p policy.Plugin
 			var err error
 			if name == PIName {
@@ -222,10 +225,37 @@ func TestShapeOnDemandEvents(t *testing.T) {
 	p, _ := New(PIName, DefaultConfig())
 	for typ, want := range map[events.Type]bool{
 		events.TaskPending: true, events.AppSubmitted: true, events.TaskFinished: true, events.NodeLost: true,
-		events.TaskProgress: false, events.NodeHeartbeat: false, events.ContainerAllocated: false,
+		events.ContainerAllocated: true, events.TaskProgress: false, events.NodeHeartbeat: false,
 	} {
 		if got := p.ShapeOn(&events.Event{Type: typ}); got != want {
 			t.Errorf("ShapeOn(%s) = %v, want %v", typ, got, want)
 		}
+	}
+}
+
+// With the MapReduce AM's ramp-up limit (0.5 by default), reducers the AM
+// does not ask for yet are not demand: 4 running maps allow
+// max(1, 0.5·(4+0+1)) = 2 reducers while maps remain.
+func TestReduceDemandFollowsRampup(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MapSlots, cfg.ReduceSlots = 1, 11
+	p, err := New(PIName, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := build(t, 10, 0)
+	for i := range 4 {
+		b.Start("app1", fmt.Sprintf("task_1_0001_m_%06d", i), events.Map, fmt.Sprintf("attempt_m%d", i), "n1", false)
+	}
+	for i := range 5 {
+		b.Pending("app1", fmt.Sprintf("task_1_0001_r_%06d", i), events.Reduce)
+	}
+	if m, r := p.appDemand(b.State.App("app1")); m != 10 || r != 2 {
+		t.Errorf("demand = %d maps, %d reduces; want 10, 2", m, r)
+	}
+	hs, _ := p.Shape(context.Background(), b.State)
+	// 24 slots: reduces granted 2 of their 22, maps 2 own + 20 borrowed >= 10.
+	if m, r := ratio(t, hs); m != 22 || r != 2+12 {
+		t.Errorf("caps = %d maps, %d reduces; want 22, 14", m, r)
 	}
 }
