@@ -208,7 +208,7 @@ func (c *Cluster) BlockLocations(ctx context.Context, path string) ([]BlockLocat
 // Control sends one command to the harness JVM over its control directory (see ctl.sh) and
 // returns the answer; an answer that does not start with "OK" is an error.
 // Commands: ping, restart-namenode [down_ms], stop-namenode, start-namenode,
-// restart-datanode INDEX [down_ms], restart-resourcemanager, stop.
+// restart-datanode INDEX [down_ms], restart-resourcemanager, stop-nodemanager INDEX, stop.
 func (c *Cluster) Control(ctx context.Context, command string) (string, error) {
 	id := fmt.Sprintf("go-%d-%d-%x", time.Now().UnixNano(), os.Getpid(), rand.Uint64())
 	tmp := filepath.Join(c.ControlDir, id+".tmp")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctl.sh RUNDIR COMMAND [ARGS...] — send a control command to the running ClusterMain and print
 # its answer. Commands: ping, restart-namenode [DOWN_MS], stop-namenode, start-namenode,
-# restart-datanode INDEX [DOWN_MS], restart-resourcemanager, stop. Exit 0 when the answer is OK.
+# restart-datanode INDEX [DOWN_MS], restart-resourcemanager, stop-nodemanager INDEX, stop. Exit 0 when the answer is OK.
 # Protocol: the command is written to RUNDIR/control/ID.req; ClusterMain answers in ID.resp.
 set -euo pipefail
 # shellcheck source=lib.sh

@@ -37,7 +37,8 @@ import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
  * <p>Stops on SIGTERM/SIGINT, on stdin EOF (unless --ignore-stdin), or on the "stop" command.
  * Commands (one per line on stdin, or as files RUNDIR/control/NAME.req holding one line; the
  * answer is written to RUNDIR/control/NAME.resp): ping, restart-namenode [down_ms],
- * stop-namenode, start-namenode, restart-datanode INDEX [down_ms], restart-resourcemanager, stop.
+ * stop-namenode, start-namenode, restart-datanode INDEX [down_ms], restart-resourcemanager,
+ * stop-nodemanager INDEX, stop.
  */
 public final class ClusterMain {
   private static final String[] DN_HOSTS = {
@@ -434,6 +435,13 @@ public final class ClusterMain {
         case "restart-resourcemanager":
           restartResourceManager();
           return "OK restart-resourcemanager " + ms(t0) + "ms";
+        case "stop-nodemanager": {
+          // Graceful NM stop: it unregisters and the RM marks the node SHUTDOWN. There is no
+          // start-nodemanager (MiniYARNCluster cannot restart one in place).
+          int idx = Integer.parseInt(f[1]);
+          yarn.getNodeManager(idx).stop();
+          return "OK stop-nodemanager " + idx + " " + ms(t0) + "ms";
+        }
         case "stop-namenode":
           dfs.shutdownNameNode(0);
           return "OK stop-namenode";
