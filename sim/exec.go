@@ -461,6 +461,7 @@ func (s *sim) kill(a *attempt, lost bool) {
 func (s *sim) finishJob(j *job) {
 	j.finished = true
 	j.finishMS = s.now
+	s.lastFinish = max(s.lastFinish, s.now)
 	j.queue.remove(j)
 	s.activeJobs--
 	s.doneJobs++

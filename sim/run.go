@@ -144,6 +144,7 @@ type sim struct {
 	tickAt      int64 // scheduled policy tick, -1 when none
 	activeJobs  int
 	doneJobs    int
+	lastFinish  int64
 	submitted   int
 
 	eng     *engine.Engine
@@ -287,7 +288,11 @@ func (s *sim) run(ctx context.Context) error {
 		return fmt.Errorf("simulate %s: %d of %d jobs finished (a task could never be placed: is a container larger than every node?)",
 			s.stack, s.doneJobs, len(s.sc.Jobs))
 	}
+	s.now = s.lastFinish // the accounts close at the makespan's end
 	s.closeAccounts()
+	if s.m.writeErr != nil {
+		return fmt.Errorf("simulate %s: write events: %w", s.stack, s.m.writeErr)
+	}
 	if s.w != nil {
 		if err := s.w.Flush(); err != nil {
 			return fmt.Errorf("simulate %s: write events: %w", s.stack, err)
