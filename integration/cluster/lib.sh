@@ -91,7 +91,13 @@ run_mvn() {
 # HARNESS_MVN_ARGS adds Maven flags (e.g. -Dmaven.repo.local=DIR to try an empty repository).
 build_harness() {
   local stamp="$HARNESS_DIR/target/.built" kstamp="$KAFKA_POM_DIR/target/.built"
+  mkdir -p "$HARNESS_DIR/target"
+  # One build at a time per work tree (parallel runs share target/).
+  exec 9>"$HARNESS_DIR/target/.build.lock"
+  flock -w 900 9 || die "another harness build holds $HARNESS_DIR/target/.build.lock"
   if [ ! -f "$stamp" ] || [ -n "$(find "$HARNESS_DIR/pom.xml" "$HARNESS_DIR/src" -newer "$stamp" -print -quit)" ]; then
+    # A changed pom must not leave old jars beside new ones on the classpath.
+    if [ -f "$stamp" ] && [ "$HARNESS_DIR/pom.xml" -nt "$stamp" ]; then rm -rf "$HARNESS_DIR/target/lib"; fi
     log "building harness (mvn package) ..."
     local t0; t0=$(now_ms)
     run_mvn -f "$HARNESS_DIR/pom.xml" package -DskipTests || die "harness build failed"
@@ -99,12 +105,15 @@ build_harness() {
     log "harness built in $(( ($(now_ms) - t0) / 1000 ))s"
   fi
   if [ ! -f "$kstamp" ] || [ "$KAFKA_POM_DIR/pom.xml" -nt "$kstamp" ]; then
+    rm -rf "$KAFKA_POM_DIR/target/lib"
     log "resolving Kafka classpath (mvn package) ..."
     local t0; t0=$(now_ms)
     run_mvn -f "$KAFKA_POM_DIR/pom.xml" package || die "kafka classpath build failed"
     touch "$kstamp"
     log "kafka classpath ready in $(( ($(now_ms) - t0) / 1000 ))s"
   fi
+  flock -u 9
+  exec 9>&-
 }
 
 harness_classpath() { echo "$HARNESS_DIR/target/classes:$HARNESS_DIR/target/lib/*"; }
