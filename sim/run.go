@@ -145,6 +145,7 @@ type sim struct {
 	activeJobs  int
 	doneJobs    int
 	lastFinish  int64
+	assigners   bool // the stack has Assigners: report every YARN heartbeat
 	submitted   int
 
 	eng     *engine.Engine
@@ -185,6 +186,7 @@ func newSim(sc *Scenario, stack string, opts Options) (*sim, error) {
 	s.hbEventMS = max(1, int64(sc.HeartbeatEventS*1000))
 	s.lastHBEvent = math.MinInt64 / 2
 	s.eng = engine.New(st, engine.Options{TickMS: s.tickMS, IDPrefix: "sim-", Log: opts.Log, ManualTick: true})
+	s.assigners = len(st.Assigners) > 0
 	if opts.Events != nil {
 		s.w = events.NewWriter(opts.Events)
 	}

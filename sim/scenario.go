@@ -116,6 +116,14 @@ type YARN struct {
 	// Queues lists queue weights for the fair share across queues (a queue
 	// not listed has weight 1).
 	Queues map[string]float64
+	// LoadBalance models Hadoop 1's FairScheduler load manager
+	// (CapBasedLoadManager, the constraint DynamicMR's Slot PreScheduling
+	// relaxes, §2.3): a node may run at most ceil(min(1, L) × its map
+	// containers) maps, L being the cluster's pending plus running maps over
+	// its map containers. A map a place hint names for the node is exempt
+	// (pre-scheduled on an extra idle slot). Off by default: stock YARN has
+	// no such cap.
+	LoadBalance bool
 }
 
 // Stragglers is the straggler model.
@@ -411,6 +419,7 @@ func readYARN(d *ydec, n *yaml.Node, y *YARN) {
 	m.float("reduce_rampup", &y.ReduceRampup, unit)
 	m.float("task_overhead_s", &y.TaskOverheadS, nonNegative)
 	m.float("sort_mbps", &y.SortMBps, positive)
+	m.bool("load_balance", &y.LoadBalance)
 	for _, k := range []struct {
 		key string
 		dst *Container

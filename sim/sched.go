@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/rmsidecar/rmsidecar/events"
@@ -74,6 +75,12 @@ func (n *node) fits(c Container) bool {
 // heartbeat offers the node's free capacity to the queued speculative
 // copies, then to the queues (fair share across queues, FIFO within).
 func (s *sim) heartbeat(n *node) {
+	if s.assigners {
+		// Assigners decide at the node's heartbeat (the RM's scheduling
+		// moment): report it first so their place hints shape this offer.
+		n.dirty = false
+		s.emitHeartbeat(n)
+	}
 	waiting := s.runSpecQueue(n)
 	mapC, redC := s.sc.YARN.MapContainer, s.sc.YARN.ReduceContainer
 	for n.fits(mapC) || n.fits(redC) {
@@ -142,6 +149,15 @@ func (s *sim) offer(n *node, j *job, q *queueState) (launched, wait bool) {
 	}
 	if (j.capMaps > 0 && j.runMaps >= j.capMaps) || (q.capMaps > 0 && queueRunning(q, true) >= q.capMaps) {
 		j.blocked = true
+		return false, false
+	}
+	if y.LoadBalance && !s.underLoadCap(n) {
+		// Only a map pre-scheduled here by a place hint may pass the cap.
+		if t := preferredMap(j, n); t != nil {
+			j.waitStart = -1
+			s.launch(t, n, false, s.locality(t, n))
+			return true, false
+		}
 		return false, false
 	}
 	if p := j.byNode[n.idx]; p != nil {
@@ -267,4 +283,48 @@ func (s *sim) runSpecQueue(n *node) bool {
 	}
 	n.specQ = kept
 	return false // queued copies wait for capacity to free, which wakes n
+}
+
+// underLoadCap reports whether n runs fewer maps than Hadoop 1's
+// CapBasedLoadManager allows (YARN.LoadBalance): ceil(min(1, L) × its map
+// containers), L = the cluster's pending plus running maps over all map
+// containers. Only used when LoadBalance is on, so its linear scans cost
+// nothing otherwise.
+func (s *sim) underLoadCap(n *node) bool {
+	mapC := s.sc.YARN.MapContainer
+	slots := func(m *node) int { return min(m.capV/max(1, mapC.VCores), m.capM/max(1, mapC.MemoryMB)) }
+	var demand, capacity, onNode int
+	for _, j := range s.jobs {
+		if !j.finished {
+			demand += j.pendMaps + j.runMaps
+		}
+	}
+	for _, m := range s.nodes {
+		capacity += slots(m)
+	}
+	for _, a := range s.running {
+		if a.node == n && a.task.kind == events.Map {
+			onNode++
+		}
+	}
+	load := 1.0
+	if capacity > 0 {
+		load = min(1, float64(demand)/float64(capacity))
+	}
+	return onNode < int(math.Ceil(load*float64(slots(n))-1e-9))
+}
+
+// preferredMap returns a pending map of j that a place hint names for n.
+func preferredMap(j *job, n *node) *task {
+	p := j.byNode[n.idx]
+	if p == nil {
+		return nil
+	}
+	for i := p.head; i < len(p.items); i++ {
+		t := j.maps[p.items[i]]
+		if t.state == taskPending && slices.Contains(t.pref, n.idx) {
+			return t
+		}
+	}
+	return nil
 }

@@ -183,6 +183,20 @@ func (m *ymap) uint64(key string, dst *uint64) {
 	*dst = i
 }
 
+// bool reads key into *dst when present (true or false).
+func (m *ymap) bool(key string, dst *bool) {
+	v, ok := m.scalar(key)
+	if !ok {
+		return
+	}
+	b, err := strconv.ParseBool(v.Value)
+	if err != nil {
+		m.d.fail(v, join(m.path, key), "must be true or false, got %q", v.Value)
+		return
+	}
+	*dst = b
+}
+
 func (m *ymap) str(key string, dst *string) {
 	v, ok := m.scalar(key)
 	if !ok {
