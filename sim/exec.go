@@ -396,7 +396,7 @@ func (s *sim) attemptEnd(a *attempt) {
 		}
 	}
 	if t.kind == events.Map {
-		j.maxMapMS = max(j.maxMapMS, ms)
+		j.sumMapMS += ms
 		j.doneMaps++
 		j.outputs = append(j.outputs, mapOut{node: a.node.idx, bytes: t.outBytes})
 		if len(j.reduces) > 0 {
@@ -422,7 +422,7 @@ func (s *sim) attemptEnd(a *attempt) {
 			}
 		}
 	} else {
-		j.maxRedMS = max(j.maxRedMS, ms)
+		j.sumRedMS += s.now - a.copyEndMS
 		j.doneReds++
 		j.shuffled += a.fetched
 	}

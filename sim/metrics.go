@@ -68,10 +68,11 @@ func (s *sim) results() report.Run {
 		jcts = append(jcts, jct)
 		r.Jobs[i] = report.Job{Name: j.spec.Name, SubmitS: float64(j.submitMS) / 1000, FinishS: float64(j.finishMS) / 1000,
 			Type: j.spec.Type, Maps: len(j.maps), Reduces: len(j.reduces)}
-		// Jain's index is over per-job speed x = ideal / JCT, where ideal is
-		// one wave of the job's longest map plus its longest reduce.
+		// Jain's index is over per-job speed x = ideal / JCT, ideal being
+		// the DynamicMR §3.2.2 form on the whole cluster with the job's
+		// mean task times, without shuffle: ceil(N_M/S_M)·t̄_M + ceil(N_R/S_R)·t̄_R.
 		if jct > 0 {
-			x := min(1, float64(j.maxMapMS+j.maxRedMS)/1000/jct)
+			x := min(1, s.idealS(j)/jct)
 			sumX += x
 			sumX2 += x * x
 		}
@@ -147,4 +148,27 @@ func downsample(tl []sample, from, to int64, n int) []report.Sample {
 		}
 	}
 	return out
+}
+
+// idealS is the job's run time alone on the cluster with its mean task
+// times and no shuffle (see results).
+func (s *sim) idealS(j *job) float64 {
+	waves := func(tasks, slots int) float64 { return math.Ceil(float64(tasks) / float64(max(1, slots))) }
+	var t float64
+	if n := len(j.maps); n > 0 {
+		t += waves(n, s.slots(s.sc.YARN.MapContainer)) * float64(j.sumMapMS) / float64(n) / 1000
+	}
+	if n := len(j.reduces); n > 0 {
+		t += waves(n, s.slots(s.sc.YARN.ReduceContainer)) * float64(j.sumRedMS) / float64(n) / 1000
+	}
+	return t
+}
+
+// slots is how many containers of size c the cluster holds.
+func (s *sim) slots(c Container) int {
+	n := 0
+	for _, nd := range s.nodes {
+		n += min(nd.vcores/max(1, c.VCores), nd.memMB/max(1, c.MemoryMB))
+	}
+	return n
 }

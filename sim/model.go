@@ -168,8 +168,8 @@ type job struct {
 	containerNo int
 	produced    int64
 	shuffled    int64 // bytes fetched by winning reduce attempts
-	maxMapMS    int64
-	maxRedMS    int64
+	sumMapMS    int64 // durations of the winning map attempts
+	sumRedMS    int64 // merge + reduce time of the winning reduce attempts
 }
 
 type attempt struct {
