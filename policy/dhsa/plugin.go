@@ -17,16 +17,20 @@ const (
 	PDName = "dhsa-pd"
 )
 
-// Plugin is dhsa-pi or dhsa-pd: a policy.Shaper emitting ratio hints, and for
-// dhsa-pd with assign: true also a policy.Assigner emitting place hints.
+// Plugin is dhsa-pi or dhsa-pd: a policy.Shaper emitting ratio hints.
 type Plugin struct {
 	name string
 	cfg  Config
 }
 
+// Assigning is dhsa-pd with assign: true: the Shaper plus a policy.Assigner
+// emitting place hints. It is a separate type so that a stack without it has
+// no Assigner (the simulator reports every heartbeat only to stacks with one).
+type Assigning struct{ *Plugin }
+
 var (
 	_ policy.DemandShaper = (*Plugin)(nil)
-	_ policy.Assigner     = (*Plugin)(nil)
+	_ policy.Assigner     = Assigning{}
 )
 
 // NewPI is the factory of dhsa-pi.
@@ -35,17 +39,21 @@ func NewPI(h policy.Handle) (policy.Plugin, error) { return newPlugin(h, PIName)
 // NewPD is the factory of dhsa-pd.
 func NewPD(h policy.Handle) (policy.Plugin, error) { return newPlugin(h, PDName) }
 
-func newPlugin(h policy.Handle, name string) (*Plugin, error) {
+func newPlugin(h policy.Handle, name string) (policy.Plugin, error) {
 	cfg := DefaultConfig()
 	if h.Args != nil {
 		if err := h.Args.Decode(name, &cfg); err != nil {
 			return nil, fmt.Errorf("%s settings: %w", name, err)
 		}
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%s settings: %w", name, err)
+	p, err := New(name, cfg)
+	if err != nil {
+		return nil, err
 	}
-	return &Plugin{name: name, cfg: cfg}, nil
+	if name == PDName && cfg.Assign {
+		return Assigning{p}, nil
+	}
+	return p, nil
 }
 
 // New builds a plugin of the named variant from a config (for tests and
@@ -220,12 +228,10 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 	return out, nil
 }
 
-// Assign implements policy.Assigner for dhsa-pd with assign: true: Cases 1–4
-// of §2.1.2 on the heartbeating node, as place hints naming it.
-func (p *Plugin) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([]policy.Hint, *policy.Status) {
-	if p.name != PDName || !p.cfg.Assign {
-		return nil, nil
-	}
+// Assign implements policy.Assigner: Cases 1–4 of §2.1.2 on the
+// heartbeating node, as place hints naming it.
+func (a Assigning) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([]policy.Hint, *policy.Status) {
+	p := a.Plugin
 	if n.State != cluster.NodeRunning {
 		return nil, policy.NewStatus(policy.Skip, "node not running")
 	}

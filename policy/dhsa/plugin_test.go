@@ -30,6 +30,8 @@ func (a args) Decode(name string, into any) error {
 			c.Scope = Scope(v.(string))
 		case "percentage_of_borrowed_map_slots":
 			c.PercentageOfBorrowedMapSlots = v.(float64)
+		case "assign":
+			c.Assign = v.(bool)
 		case "reduce_rampup_limit":
 			c.ReduceRampupLimit = v.(float64)
 		default:
@@ -192,11 +194,13 @@ func TestNodeSlots(t *testing.T) {
 
 // dhsa-pd with assign: true places tasks on the heartbeating node.
 func TestAssignPlaceHints(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.MapSlots, cfg.ReduceSlots, cfg.Assign, cfg.MaxAssignPerHeartbeat = 1, 1, true, 4
-	p, err := New(PDName, cfg)
+	pl, err := NewPD(policy.Handle{Args: args{PDName: {"map_slots": 1, "reduce_slots": 1, "assign": true}}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	p, ok := pl.(policy.Assigner)
+	if !ok {
+		t.Fatalf("dhsa-pd with assign: true is %T, not an Assigner", pl)
 	}
 	b := build(t, 3, 1)
 	hs, st := p.Assign(context.Background(), b.State, b.State.Node("n1"))
@@ -214,10 +218,15 @@ func TestAssignPlaceHints(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("placed %v, want %s", got, want)
 	}
-	// dhsa-pi never assigns.
-	pi, _ := New(PIName, cfg)
-	if hs, _ := pi.Assign(context.Background(), b.State, b.State.Node("n1")); len(hs) != 0 {
-		t.Errorf("dhsa-pi assigned %d", len(hs))
+	// dhsa-pi, and dhsa-pd without assign, are no Assigners.
+	for _, f := range []policy.Factory{NewPI, NewPD} {
+		pl, err := f(policy.Handle{Args: args{PIName: {"map_slots": 1}, PDName: {"map_slots": 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := pl.(policy.Assigner); ok {
+			t.Errorf("%s is an Assigner", pl.Name())
+		}
 	}
 }
 
