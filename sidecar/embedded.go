@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -13,18 +14,29 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/config"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/sim"
 )
 
-// recordedLog is the bundled event log the embedded demo plays: a small
-// cluster running two MapReduce jobs, recorded in events v1.
+// recordedLog is the bundled event log the embedded demo falls back to: a
+// small cluster running two MapReduce jobs, recorded in events v1.
 //
 //go:embed demo/recorded.jsonl
 var recordedLog []byte
 
+// demoScenario is the simulated cluster that feeds the embedded demo.
+//
+//go:embed demo/scenario.yaml
+var demoScenario []byte
+
+// demoWorldStack is the policy stack of the simulated world itself: it
+// behaves like stock YARN; the sidecar's own stack only observes it.
+const demoWorldStack = "yarn"
+
 // embedded is the in-process broker of the demo mode.
 type embedded struct {
-	cluster *kfake.Cluster
-	brokers []string
+	cluster   *kfake.Cluster
+	brokers   []string
+	simBroken bool
 }
 
 // DemoPartitions is how many partitions the embedded events topic has.
@@ -44,9 +56,11 @@ func startEmbedded(k config.Kafka, log zerolog.Logger) (*embedded, error) {
 
 func (e *embedded) close() { e.cluster.Close() }
 
-// feed plays the recorded log into the broker in accelerated time, round
-// after round, each round with fresh ids and later times so the demo cluster
-// keeps running new jobs.
+// feed runs the simulator as a live event source: each round simulates the
+// demo scenario (a new seed each round) and produces its events while they
+// are emitted, paced at speed times the simulated clock, with fresh ids and
+// later times than the round before. If the scenario cannot be simulated it
+// plays the bundled recorded log instead.
 func (e *embedded) feed(ctx context.Context, kc events.KafkaClient, k config.Kafka, speed float64, log zerolog.Logger) {
 	if speed <= 0 {
 		speed = 10
@@ -57,22 +71,66 @@ func (e *embedded) feed(ctx context.Context, kc events.KafkaClient, k config.Kaf
 		return
 	}
 	defer prod.Close()
-	span := logSpanMS(recordedLog)
+	var base int64 // where this round starts in event time (0: as emitted)
 	for round := 0; ctx.Err() == nil; round++ {
-		st, err := events.ProduceLog(ctx, prod, bytes.NewReader(recordedLog), events.ProduceOptions{
-			Topic: k.EventsTopic, NodeTopic: k.NodeTopic, Speed: speed, Rewrite: DemoRound(round, span)})
+		src, name, wait := e.source(ctx, round, log)
+		var first, last int64
+		rename := DemoRound(round, 0)
+		o := events.ProduceOptions{Topic: k.EventsTopic, NodeTopic: k.NodeTopic, Speed: speed, Rewrite: func(ev *events.Event) {
+			if first == 0 {
+				first = ev.TS
+			}
+			if base > 0 {
+				ev.TS = ev.TS - first + base
+			}
+			last = max(last, ev.TS)
+			if rename != nil {
+				rename(ev)
+			}
+		}}
+		st, err := events.ProduceLog(ctx, prod, src, o)
+		if werr := wait(); werr != nil && ctx.Err() == nil {
+			log.Warn().Err(werr).Str("source", name).Msg("demo source: simulation failed; playing the recorded log")
+			e.simBroken = true
+			continue
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Error().Err(err).Msg("demo source stopped")
 			}
 			return
 		}
-		log.Debug().Int("round", round).Int("events", st.Produced).Msg("demo source: round played")
+		log.Debug().Int("round", round).Str("source", name).Int("events", st.Produced).Msg("demo source: round played")
+		base = last + 1000
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Duration(float64(time.Second) / speed)):
 		}
 	}
+}
+
+// source returns one round's events as JSONL: the simulator's live output
+// through a pipe, or the recorded log.
+func (e *embedded) source(ctx context.Context, round int, log zerolog.Logger) (io.Reader, string, func() error) {
+	if !e.simBroken {
+		sc, err := sim.ParseScenario("demo", demoScenario)
+		if err == nil {
+			sc.Seed = uint64(round + 1)
+			pr, pw := io.Pipe()
+			done := make(chan error, 1)
+			go func() {
+				_, err := sim.Run(ctx, sc, demoWorldStack, sim.Options{Events: pw, Log: log.Level(zerolog.WarnLevel)})
+				pw.CloseWithError(err)
+				done <- err
+			}()
+			// Closing the reader unblocks a simulator still writing when
+			// the producer stopped early.
+			return pr, "simulator", func() error { _ = pr.Close(); return <-done }
+		}
+		log.Warn().Err(err).Msg("demo source: bad demo scenario; playing the recorded log")
+		e.simBroken = true
+	}
+	return bytes.NewReader(recordedLog), "recorded log", func() error { return nil }
 }
 
 // DemoRound rewrites an event of the recorded log for round r: ids and app,
@@ -92,21 +150,4 @@ func DemoRound(r int, spanMS int64) func(*events.Event) {
 			}
 		}
 	}
-}
-
-// logSpanMS is the time the recorded log covers, plus a second.
-func logSpanMS(log []byte) int64 {
-	r := events.NewReader(bytes.NewReader(log))
-	var first, last int64
-	for n := 0; ; n++ {
-		ev, err := r.Next()
-		if err != nil {
-			break
-		}
-		if n == 0 {
-			first = ev.TS
-		}
-		last = max(last, ev.TS)
-	}
-	return last - first + 1000
 }
