@@ -6,6 +6,7 @@ HARNESS_DIR="$(cd "$CLUSTER_SCRIPTS_DIR/../harness" && pwd)"
 KAFKA_POM_DIR="$HARNESS_DIR/kafka"
 
 # JDK 17 flags for Hadoop daemons (YARN web apps use Guice/Jersey reflection).
+# shellcheck disable=SC2034  # used by start.sh
 HADOOP_JAVA_OPENS=(
   --add-opens=java.base/java.lang=ALL-UNNAMED
   --add-opens=java.base/java.lang.reflect=ALL-UNNAMED
@@ -33,8 +34,8 @@ port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # free_port: a random port in 20000..59999 nobody listens on (checked, not reserved).
 free_port() {
-  local p i
-  for i in $(seq 1 200); do
+  local p
+  for _ in $(seq 1 200); do
     p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
     if ! port_in_use "$p"; then echo "$p"; return 0; fi
   done

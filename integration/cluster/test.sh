@@ -15,6 +15,7 @@ mkdir -p "$RUN"
 T0=$(now_ms)
 rc=1
 
+# shellcheck disable=SC2317  # invoked through trap
 finish() {
   trap - EXIT INT TERM
   "$CLUSTER_SCRIPTS_DIR/stop.sh" "$RUN" || true
