@@ -48,6 +48,11 @@ type Config struct {
 	PlaceHold time.Duration `yaml:"place_hold"`
 	// Shape turns on node-capacity hints for nodes predicted to overload.
 	Shape bool `yaml:"shape"`
+	// ShrinkHold is how long a node stays shrunk on one prediction: without
+	// a newer heartbeat by then its capacity is restored, so a node that
+	// stops reporting (a simulator reports only nodes whose usage changed)
+	// is not starved forever on a stale prediction.
+	ShrinkHold time.Duration `yaml:"shrink_hold"`
 	// Budgets is each user's balance for the budget utility, in vcore-seconds
 	// (overridden per app by "budget:<amount>").
 	Budgets map[string]float64 `yaml:"budgets"`
@@ -68,6 +73,7 @@ func DefaultConfig() Config {
 		AccuracyWindow:    250,
 		PlaceHold:         60 * time.Second,
 		Shape:             true,
+		ShrinkHold:        15 * time.Second,
 		DefaultJobFeature: 5,
 		Explore:           0.05,
 	}
@@ -92,6 +98,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("accuracy_window: must be >= 1, got %d", c.AccuracyWindow)
 	case c.PlaceHold < 0:
 		return fmt.Errorf("place_hold: must be >= 0, got %s", c.PlaceHold)
+	case c.ShrinkHold <= 0:
+		return fmt.Errorf("shrink_hold: must be > 0, got %s", c.ShrinkHold)
 	case c.DefaultJobFeature < 1 || c.DefaultJobFeature > 10:
 		return fmt.Errorf("default_job_feature: must be in 1..10, got %d", c.DefaultJobFeature)
 	}

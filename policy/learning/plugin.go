@@ -550,7 +550,8 @@ func (p *Plugin) env(v cluster.View) *Env {
 // classified bad at its latest heartbeat is predicted to overload with any
 // further task, so its advertised capacity shrinks to what it uses; once a
 // candidate is good again (or there is nothing left to classify) the
-// registered capacity is restored.
+// registered capacity is restored, as it is when the prediction is older
+// than ShrinkHold.
 func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
 	if !p.cfg.Shape {
 		return nil, policy.NewStatus(policy.Skip, "shaping off")
@@ -561,14 +562,24 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		if st == nil {
 			continue
 		}
-		predicted := st.overload && st.predictedAt == n.HeartbeatTS && n.State != cluster.NodeLost
+		predicted := st.overload && st.predictedAt == n.HeartbeatTS && n.State != cluster.NodeLost &&
+			v.Now()-st.predictedAt < p.cfg.ShrinkHold.Milliseconds()
 		switch {
 		case predicted:
-			// At least 1 vcore and 1 MB: a 0/0 capacity reads as "restore"
-			// to the simulator, and 1 MB fits no container anyway.
+			// Advertise what the node uses, so the RM adds nothing; if it is
+			// overloaded already, one container less, so the next container
+			// to finish is not replaced (YARN cannot take one back). At least
+			// 1 vcore and 1 MB: a 0/0 capacity reads as "restore" to the
+			// simulator, and 1 MB fits no container anyway.
+			vc, mem := n.UsedVCores, n.UsedMemoryMB
+			reason := ": every candidate classified bad; predicted to overload with another task"
+			if Overloaded(p.cfg.Overload, n) && vc > 1 {
+				mem -= mem / vc
+				vc--
+				reason = ": overloaded and every candidate classified bad; one container less"
+			}
 			out = append(out, policy.Hint{Kind: policy.KindNodeCapacity, Node: n.ID,
-				VCores: max(1, n.UsedVCores), MemoryMB: max(1, n.UsedMemoryMB),
-				Reason: p.name + ": every candidate classified bad; predicted to overload with another task"})
+				VCores: max(1, vc), MemoryMB: max(1, mem), Reason: p.name + reason})
 			st.shrunk = true
 		case st.shrunk:
 			out = append(out, policy.Hint{Kind: policy.KindNodeCapacity, Node: n.ID, VCores: st.vcores, MemoryMB: st.mem,

@@ -187,6 +187,51 @@ func TestAllBadNoAssignmentAndShrink(t *testing.T) {
 	if !restored {
 		t.Fatalf("capacity not restored: %+v", hs)
 	}
+	// Shrunk again at high load, then no heartbeat for longer than
+	// shrink_hold: the stale prediction no longer holds the node.
+	w.heartbeat("n1", 6.0, 5000)
+	w.heartbeat("n1", 6.0, 5000)
+	if !p.nodes["n1"].shrunk {
+		t.Fatal("not shrunk at high load")
+	}
+	// (Shapers read event time: another node's heartbeat moves it on.)
+	w.node("n9", 4)
+	restored = false
+	for _, h := range w.heartbeat("n9", 0, p.cfg.ShrinkHold.Milliseconds()+1000) {
+		if h.Kind == policy.KindNodeCapacity && h.VCores == 4 {
+			restored = true
+		}
+	}
+	if !restored || p.nodes["n1"].shrunk {
+		t.Fatal("a stale prediction still holds the node shrunk")
+	}
+}
+
+// TestShrinkOneLessWhenOverloaded: a node already over the target and
+// predicted to overload advertises one container less than it runs.
+func TestShrinkOneLessWhenOverloaded(t *testing.T) {
+	p, err := New(NameNB, testHandle(nil, noExplore))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newWorld(t, p)
+	st.node("n1", 4)
+	st.job("app1", "cpu", 4, nil, "")
+	st.now += 5000
+	st.apply(events.Event{Type: events.NodeHeartbeat, Node: "n1", Load1: 5, UsedVCores: 3, UsedMemoryMB: 3072})
+	p.nodes["n1"].overload = true // as if every candidate had been bad at this heartbeat
+	hs, _ := p.Shape(context.Background(), st.eng.State())
+	if len(hs) != 1 || hs[0].VCores != 2 || hs[0].MemoryMB != 2048 {
+		t.Fatalf("shape = %+v, want n1 at 2 vcores, 2048 MB", hs)
+	}
+	// Not overloaded (load 3 on 4 cores): capacity = what it uses.
+	st.now += 5000
+	st.apply(events.Event{Type: events.NodeHeartbeat, Node: "n1", Load1: 3, UsedVCores: 3, UsedMemoryMB: 3072})
+	p.nodes["n1"].overload = true
+	hs, _ = p.Shape(context.Background(), st.eng.State())
+	if len(hs) != 1 || hs[0].VCores != 3 || hs[0].MemoryMB != 3072 {
+		t.Fatalf("shape = %+v, want n1 at 3 vcores, 3072 MB", hs)
+	}
 }
 
 func TestPickMaxExpectedUtility(t *testing.T) {
