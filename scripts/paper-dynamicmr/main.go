@@ -3,7 +3,7 @@
 // simulator and prints each claim of the paper (Tang et al., IEEE TCC 2014,
 // §3.2.2, §3.4, §3.6) beside the number measured here.
 //
-//	go run ./scripts/paper-dynamicmr [-quick] [-parallel N] [-json FILE]
+//	go run ./scripts/paper-dynamicmr [-quick] [-seeds N] [-parallel N] [-json FILE]
 //
 // The experiments:
 //
@@ -44,7 +44,8 @@ type job struct {
 	scenario string
 	stack    string
 	args     map[string]string // policy -> YAML flow mapping
-	run      report.Run
+	seeds    int
+	run      report.Run // means over the seeds
 	err      error
 }
 
@@ -60,6 +61,7 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 	dir := fs.String("scenarios", "scenarios", "directory holding dynamicmr-*.yaml and prescheduling-*.yaml")
 	quick := fs.Bool("quick", false, "fewer splits and batches (1/11, 6/6, 11/1; 5 and 10 jobs; 16 and 32 maps)")
 	parallel := fs.Int("parallel", 1, "simulations run at once")
+	seeds := fs.Int("seeds", 5, "seeds 1..N per run; makespan, locality and Jain are their means")
 	jsonOut := fs.String("json", "", "also write every run's results to this JSON file")
 	only := fs.String("only", "sweep,batch,presched", "experiments to run (comma list of sweep, batch, presched)")
 	batchSplitList := fs.String("batch-splits", "6,8,10", "map slots per node (of 12) for DHSA in the batch runs")
@@ -139,6 +141,9 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 			}
 		}
 	}
+	for _, j := range jobs {
+		j.seeds = max(1, *seeds)
+	}
 	simulate(ctx, jobs, max(1, *parallel))
 	for _, j := range jobs {
 		if j.err != nil {
@@ -161,9 +166,7 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 	if *jsonOut != "" {
 		out := map[string]report.Run{}
 		for _, j := range jobs {
-			r := j.run
-			r.Timeline = nil
-			out[j.key] = r
+			out[j.key] = j.run
 		}
 		b, err := json.MarshalIndent(out, "", " ")
 		if err != nil {
@@ -209,25 +212,43 @@ func simulate(ctx context.Context, jobs []*job, par int) {
 }
 
 func simulateOne(ctx context.Context, j *job) (report.Run, error) {
-	sc, err := sim.LoadScenario(j.scenario)
-	if err != nil {
-		return report.Run{}, err
-	}
-	if len(j.args) > 0 {
-		pa := map[string]*yaml.Node{}
-		for k, v := range sc.PolicyArgs {
-			pa[k] = v
+	var mean report.Run
+	for seed := 1; seed <= j.seeds; seed++ {
+		sc, err := sim.LoadScenario(j.scenario)
+		if err != nil {
+			return report.Run{}, err
 		}
-		for name, flow := range j.args {
-			var doc yaml.Node
-			if err := yaml.Unmarshal([]byte(flow), &doc); err != nil {
-				return report.Run{}, fmt.Errorf("policy_args.%s: %w", name, err)
+		sc.Seed = uint64(seed)
+		if len(j.args) > 0 {
+			pa := map[string]*yaml.Node{}
+			for k, v := range sc.PolicyArgs {
+				pa[k] = v
 			}
-			pa[name] = doc.Content[0]
+			for name, flow := range j.args {
+				var doc yaml.Node
+				if err := yaml.Unmarshal([]byte(flow), &doc); err != nil {
+					return report.Run{}, fmt.Errorf("policy_args.%s: %w", name, err)
+				}
+				pa[name] = doc.Content[0]
+			}
+			sc.PolicyArgs = pa
 		}
-		sc.PolicyArgs = pa
+		r, err := sim.Run(ctx, sc, j.stack, sim.Options{})
+		if err != nil {
+			return report.Run{}, fmt.Errorf("seed %d: %w", seed, err)
+		}
+		k := 1 / float64(j.seeds)
+		mean.Policy = r.Policy
+		mean.MakespanS += k * r.MakespanS
+		mean.MeanJCTS += k * r.MeanJCTS
+		mean.P95JCTS += k * r.P95JCTS
+		mean.Locality.Node += k * r.Locality.Node
+		mean.Locality.Rack += k * r.Locality.Rack
+		mean.Locality.Off += k * r.Locality.Off
+		mean.Jain += k * r.Jain
+		mean.Utilization += k * r.Utilization
 	}
-	return sim.Run(ctx, sc, j.stack, sim.Options{})
+	return mean, nil
 }
 
 // spread is worst/best of the makespans.
@@ -236,7 +257,7 @@ func spread(xs []float64) float64 {
 }
 
 func printSweep(w io.Writer, splits []int, r map[string]report.Run) {
-	fmt.Fprintln(w, "Share sweep: one Sort job (scenarios/dynamicmr-sort.yaml), makespan in s")
+	fmt.Fprintln(w, "Share sweep: one Sort job (scenarios/dynamicmr-sort.yaml), mean makespan over the seeds in s")
 	fmt.Fprintf(w, "%-8s %10s %10s %10s\n", "map/red", "static", "PI-DHSA", "PD-DHSA")
 	var st, pi, pd []float64
 	for _, m := range splits {
@@ -253,7 +274,7 @@ func printSweep(w io.Writer, splits []int, r map[string]report.Run) {
 }
 
 func printBatches(w io.Writer, batches, splits []int, r map[string]report.Run) {
-	fmt.Fprintln(w, "Batches (scenarios/dynamicmr-batch-N.yaml), makespan in s; gain = yarn/DHSA - 1;")
+	fmt.Fprintln(w, "Batches (scenarios/dynamicmr-batch-N.yaml), mean makespan over the seeds in s; gain = yarn/DHSA - 1;")
 	fmt.Fprintln(w, "DHSA under map/reduce slot splits m/(12-m) of each node's 12 containers")
 	fmt.Fprintf(w, "%-6s %8s", "jobs", "yarn")
 	for _, m := range splits {
@@ -286,7 +307,7 @@ func printBatches(w io.Writer, batches, splits []int, r map[string]report.Run) {
 const jainTolerance = 0.001
 
 func printPresched(w io.Writer, maps []int, r map[string]report.Run) {
-	fmt.Fprintln(w, "PreScheduling (scenarios/prescheduling-N.yaml): node locality and Jain fairness")
+	fmt.Fprintln(w, "PreScheduling (scenarios/prescheduling-N.yaml): node locality and Jain fairness, means over the seeds")
 	fmt.Fprintf(w, "%-6s %12s %12s %8s %10s %10s\n", "maps", "delay only", "+presched", "points", "Jain DS", "Jain +SPS")
 	var pts []float64
 	jainOK := true
