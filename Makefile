@@ -8,7 +8,7 @@ MOCKGEN_VERSION     := v0.6.0
 FUZZTIME      ?= 30s
 PKGS          := ./...
 
-.PHONY: all build test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning demo sim-demo docker-config-check clean tools
+.PHONY: all build test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning paper-dynamicmr demo sim-demo docker-config-check clean tools
 
 all: build
 
@@ -54,6 +54,9 @@ bench: ## benchmarks that print figures
 
 paper-learning: ## learning scheduler: each claim of Dhok & Varma beside the measured number; figures in docs/figures
 	$(GO) test -count=1 -run '^TestPaperClaims$$' -v ./policy/learning -args -paper -paper.out=$(CURDIR)/docs/figures
+
+paper-dynamicmr: ## DynamicMR (DHSA, Slot PreScheduling): each claim of Tang et al. beside the measured number (SEEDS=5)
+	$(GO) run ./scripts/paper-dynamicmr -seeds $(or $(SEEDS),5)
 
 demo: build ## the live sidecar in embedded demo mode: in-process Kafka fed by a simulated cluster (Ctrl-C to stop)
 	$(BIN) run --log-format console
