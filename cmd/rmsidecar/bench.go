@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -18,6 +19,9 @@ type benchOptions struct {
 	policies string
 	nodes    int
 	conts    int
+	engineN  int
+	kafkaN   int
+	latFor   time.Duration
 }
 
 func newBenchCmd(a *app) *cobra.Command {
@@ -50,6 +54,9 @@ measures, in one run:
 	f.StringVar(&o.policies, "policies", "yarn", "policy stack to run, e.g. yarn or samr+sepb")
 	f.IntVar(&o.nodes, "nodes", 10_000, "cluster size")
 	f.IntVar(&o.conts, "containers", 100_000, "running containers")
+	f.IntVar(&o.engineN, "engine-events", 0, "events the engine measurement applies (0: the --quick or full default)")
+	f.IntVar(&o.kafkaN, "kafka-events", 0, "messages the Kafka measurements read (0: the --quick or full default)")
+	f.DurationVar(&o.latFor, "latency-for", 0, "how long to offer events for the latency measurement (0: the default)")
 	return cmd
 }
 
@@ -62,6 +69,15 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 		return badInput("--nodes and --containers must be > 0")
 	}
 	bo.Nodes, bo.Containers, bo.Stack = o.nodes, o.conts, o.policies
+	if o.engineN > 0 {
+		bo.EngineEvents = o.engineN
+	}
+	if o.kafkaN > 0 {
+		bo.KafkaEvents = o.kafkaN
+	}
+	if o.latFor > 0 {
+		bo.LatencyFor = o.latFor
+	}
 	bo.Log = zerolog.Nop()
 	res, err := sidecar.RunBench(ctx, bo)
 	if err != nil {

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// syncBuffer is a bytes.Buffer safe for the command's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestRunEmbeddedDemo: `rmsidecar run` with no configuration says it is in
+// demo mode, prints hints within seconds, and exits 0 on SIGINT (the
+// cancelled context main.go derives from the signal).
+func TestRunEmbeddedDemo(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	env := []string{"RMSIDECAR_PROFILES_PATH=" + filepath.Join(dir, "p.db"),
+		"RMSIDECAR_ACTUATORS_JOURNAL=" + filepath.Join(dir, "j.jsonl")}
+	code := make(chan int, 1)
+	go func() {
+		code <- execute(ctx, []string{"run", "--http", freeAddr(t), "--log-format", "json", "--demo-speed", "20"},
+			stdio{in: strings.NewReader(""), out: &out, err: &errb}, env)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(errb.String(), `"hint (dry run)"`) {
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("no hint within 30 s:\n%s", errb.String())
+		}
+		select {
+		case c := <-code:
+			t.Fatalf("run exited %d early:\n%s", c, errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	select {
+	case c := <-code:
+		if c != exitOK {
+			t.Fatalf("exit %d after SIGINT:\n%s", c, errb.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not stop within 30 s of SIGINT")
+	}
+	logs := errb.String()
+	if n := strings.Count(logs, "EMBEDDED DEMO MODE"); n != 1 {
+		t.Errorf("%d demo-mode lines, want exactly one", n)
+	}
+	if !strings.Contains(logs, `"message":"stopped"`) {
+		t.Error("no orderly stop logged")
+	}
+}
+
+func TestRunBadConfigExitsTwo(t *testing.T) {
+	var out, errb bytes.Buffer
+	c := execute(context.Background(), []string{"run"}, stdio{in: strings.NewReader(""), out: &out, err: &errb},
+		[]string{"RMSIDECAR_POLICIES_STACK=no-such-policy"})
+	if c != exitBadUse || !strings.Contains(errb.String(), "policies.stack") {
+		t.Fatalf("exit %d, %q; want 2 naming policies.stack", c, errb.String())
+	}
+}
+
+// TestReplayIntoKafka: `replay --kafka` produces every line, keyed by app
+// (else node), node events to --node-topic, invalid lines unchanged.
+func TestReplayIntoKafka(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "ev", "nodes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	brokers := strings.Join(c.ListenAddrs(), ",")
+	code, _, errOut := run(t, "replay", "--kafka", brokers, "--topic", "ev", "--node-topic", "nodes",
+		"--events", "../../integration/testdata/malformed-3bad.jsonl", "--log-level", "error")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "86 messages (3 not valid events v1)") {
+		t.Errorf("summary %q", errOut)
+	}
+	cfg := sarama.NewConfig()
+	cfg.Version = sarama.V3_0_0_0
+	cons, err := sarama.NewConsumer(c.ListenAddrs(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	count := func(topic string, want int, check func(m *sarama.ConsumerMessage)) {
+		pc, err := cons.ConsumePartition(topic, 0, sarama.OffsetOldest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pc.Close()
+		for range want {
+			select {
+			case m := <-pc.Messages():
+				check(m)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: fewer than %d messages", topic, want)
+			}
+		}
+	}
+	count("nodes", 32, func(m *sarama.ConsumerMessage) {
+		if !strings.HasPrefix(string(m.Key), "nm") {
+			t.Errorf("node event keyed %q", m.Key)
+		}
+	})
+	unkeyed := 0
+	count("ev", 54, func(m *sarama.ConsumerMessage) {
+		var v struct {
+			App string `json:"app"`
+		}
+		if m.Key == nil {
+			unkeyed++
+			return
+		}
+		if err := json.Unmarshal(m.Value, &v); err != nil || string(m.Key) != v.App {
+			t.Errorf("message keyed %q, app %q", m.Key, v.App)
+		}
+	})
+	if unkeyed != 3 {
+		t.Errorf("%d unkeyed messages, want the 3 invalid lines", unkeyed)
+	}
+}
+
+// TestBenchJSONHasTheContractFields runs a small bench and checks the
+// contract's object.
+func TestBenchJSONHasTheContractFields(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bench takes seconds")
+	}
+	code, out, errOut := run(t, "bench", "--quick", "--json", "--nodes", "50", "--containers", "500",
+		"--engine-events", "20000", "--kafka-events", "5000", "--latency-for", "300ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out)
+	}
+	for _, k := range []string{"engine_events_per_s", "e2e_events_per_s", "raw_consume_per_s", "hint_p50_ms", "hint_p99_ms", "rss_mb"} {
+		v, ok := got[k].(float64)
+		if !ok || v < 0 {
+			t.Errorf("%s = %v", k, got[k])
+		}
+	}
+	for _, k := range []string{"engine_events_per_s", "e2e_events_per_s", "raw_consume_per_s", "rss_mb"} {
+		if got[k].(float64) <= 0 {
+			t.Errorf("%s = %v, want a measurement", k, got[k])
+		}
+	}
+	if got["v"] != 1.0 || got["nodes"] != 50.0 || got["containers"] != 500.0 {
+		t.Errorf("v, nodes, containers = %v %v %v", got["v"], got["nodes"], got["containers"])
+	}
+}
