@@ -73,7 +73,7 @@ func TestNaiveBayesHandTable(t *testing.T) {
 }
 
 func TestNaiveBayesUntrainedIsGood(t *testing.T) {
-	nb := NewNaiveBayes(featureBins, 1)
+	nb := NewNaiveBayes(featureBins(), 1)
 	good, _, p := nb.Classify(make([]int, NumFeatures))
 	if !good || !near(p, 0.5) {
 		t.Fatalf("untrained: good=%v p=%g, want good at 0.5 (a tie is good, so learning can start)", good, p)

@@ -62,20 +62,22 @@ func nodeFeatures(n *cluster.Node) Features {
 // probabilities of discrete features"): one histogram per feature, with the
 // cardinalities below. Load-like features are binned relative to the
 // target, so what is learned at one target carries over to another.
-var featureBins = []int{
-	10, 10, 10, 10, // job cpu, memory, disk, network: the 1..10 scale itself
-	2,  // map or reduce part
-	7,  // vcores: 1, 2, 4, ..., 64+ (log2)
-	8,  // memory: <2 GiB, <4, ..., 128+ (log2)
-	9,  // cpu_mhz in 500 MHz steps (0: unknown)
-	21, // load per core in tenths of the target, 2×target and above share the last bin
-	11, // cpu_util in tenths
-	11, // used vcores fraction in tenths
-	11, // used memory fraction in tenths
-	6,  // disk bytes/s: 0, <1 MB/s, <10, <100, <1000, more
-	6,  // network bytes/s, same steps
-	21, // running containers per core in tenths of the target
-	5,  // load trend per core: falling fast, falling, flat, rising, rising fast
+func featureBins() []int {
+	return []int{
+		10, 10, 10, 10, // job cpu, memory, disk, network: the 1..10 scale itself
+		2,  // map or reduce part
+		7,  // vcores: 1, 2, 4, ..., 64+ (log2)
+		8,  // memory: <2 GiB, <4, ..., 128+ (log2)
+		9,  // cpu_mhz in 500 MHz steps (0: unknown)
+		21, // load per core in tenths of the target, 2×target and above share the last bin
+		11, // cpu_util in tenths
+		11, // used vcores fraction in tenths
+		11, // used memory fraction in tenths
+		6,  // disk bytes/s: 0, <1 MB/s, <10, <100, <1000, more
+		6,  // network bytes/s, same steps
+		21, // running containers per core in tenths of the target
+		5,  // load trend per core: falling fast, falling, flat, rising, rising fast
+	}
 }
 
 // layoutVersion changes whenever the feature layout does; a stored model of
@@ -83,7 +85,7 @@ var featureBins = []int{
 const layoutVersion = 1
 
 // NumFeatures is the number of feature variables n.
-var NumFeatures = len(featureBins)
+const NumFeatures = 16
 
 func clampInt(x, lo, hi int) int { return min(hi, max(lo, x)) }
 

@@ -2,6 +2,7 @@ package learning
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -22,8 +23,11 @@ const (
 	MetricContainersPerCore Metric = "containers_per_core" // running containers / vcores
 )
 
-var metrics = []Metric{MetricLoadPerCore, MetricLoad1, MetricCPUUtil, MetricVCoresUsed, MetricMemoryUsed,
-	MetricDiskBps, MetricNetBps, MetricContainersPerCore}
+// Metrics lists the metrics an overload rule may test.
+func Metrics() []Metric {
+	return []Metric{MetricLoadPerCore, MetricLoad1, MetricCPUUtil, MetricVCoresUsed, MetricMemoryUsed,
+		MetricDiskBps, MetricNetBps, MetricContainersPerCore}
+}
 
 // Rule is one overload rule: the node is overloaded when Metric > Above.
 type Rule struct {
@@ -32,12 +36,11 @@ type Rule struct {
 }
 
 func (r Rule) validate() error {
-	for _, m := range metrics {
-		if r.Metric == m {
-			return nil
-		}
+	known := Metrics()
+	if slices.Contains(known, r.Metric) {
+		return nil
 	}
-	return fmt.Errorf("metric: unknown %q (known: %v)", r.Metric, metrics)
+	return fmt.Errorf("metric: unknown %q (known: %v)", r.Metric, known)
 }
 
 func (r Rule) String() string {

@@ -131,7 +131,7 @@ func New(name string, h policy.Handle) (*Plugin, error) {
 func (p *Plugin) fresh() model {
 	m := model{Layout: layoutVersion, Rules: p.cfg.rulesKey()}
 	if p.name == NameNB {
-		m.NB = NewNaiveBayes(featureBins, p.cfg.Laplace)
+		m.NB = NewNaiveBayes(featureBins(), p.cfg.Laplace)
 	} else {
 		m.Perceptron = NewPerceptron(NumFeatures, p.cfg.Alpha, p.cfg.InitialBias)
 	}

@@ -76,10 +76,13 @@ func TestFeatureBinsInRange(t *testing.T) {
 		CPUMHz: 2400, LoadPerCore: 9, CPUUtil: 1, VCoresUsed: 1.5, MemoryUsed: 0.5, DiskBps: 2e9, NetBps: 5e5,
 		ContainersPerCore: 0.5, LoadTrend: -3}
 	b := f.Bins(1)
+	if len(featureBins()) != NumFeatures {
+		t.Fatalf("%d histograms for %d features", len(featureBins()), NumFeatures)
+	}
 	if len(b) != NumFeatures || len(f.Vector(1)) != NumFeatures {
 		t.Fatalf("got %d bins, %d components, want %d", len(b), len(f.Vector(1)), NumFeatures)
 	}
-	if err := NewNaiveBayes(featureBins, 1).check(b); err != nil {
+	if err := NewNaiveBayes(featureBins(), 1).check(b); err != nil {
 		t.Fatal(err)
 	}
 	want := []int{9, 0, 4, 9, 1, 2, 2, 4, 20, 10, 10, 5, 5, 1, 5, 0}
