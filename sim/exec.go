@@ -217,13 +217,19 @@ func (s *sim) fetchMore(a *attempt) {
 	s.copyDone(a)
 }
 
-// reschedule moves a link's completion event to its new earliest finish.
+// reschedule makes sure a link's completion event fires no later than its
+// earliest flow's finish. An event already due earlier is kept: when it
+// fires and nothing is done yet it reschedules, which saves a push per flow
+// start (a start only delays the others).
 func (s *sim) reschedule(li int32) {
 	l := &s.net.links[li]
-	l.ver++
-	if t := s.net.nextDone(l); t >= 0 {
-		s.q.push(max(t, s.now), evLinkDone, li, l.ver)
+	t := s.net.nextDone(l)
+	if t < 0 || (l.at >= 0 && l.at <= t) {
+		return
 	}
+	l.ver++
+	l.at = max(t, s.now)
+	s.q.push(l.at, evLinkDone, li, l.ver)
 }
 
 func (s *sim) linkDone(li int32, ver uint32) {
@@ -231,6 +237,7 @@ func (s *sim) linkDone(li int32, ver uint32) {
 	if l.ver != ver {
 		return
 	}
+	l.at = -1
 	for {
 		id := s.net.due(l, s.now)
 		if id < 0 {
@@ -261,6 +268,7 @@ func (s *sim) copyDone(a *attempt) {
 	t, n := a.task, a.node
 	y := &s.sc.YARN
 	a.copyEndMS = s.now
+	a.pend, a.order = nil, nil
 	spd := s.speed(a, n.redSpd)
 	in := float64(a.fetched)
 	sortWork := in / (y.SortMBps * (1 << 20)) * 1000
@@ -461,6 +469,9 @@ func (s *sim) kill(a *attempt, lost bool) {
 func (s *sim) finishJob(j *job) {
 	j.finished = true
 	j.finishMS = s.now
+	// Drop what only a running job needs; a day of jobs adds up.
+	j.byNode, j.byRack, j.outputs, j.floorSum, j.waiting = nil, nil, nil, nil, nil
+	j.anyMap, j.reduceQ = plist{}, plist{}
 	s.lastFinish = max(s.lastFinish, s.now)
 	j.queue.remove(j)
 	s.activeJobs--

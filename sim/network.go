@@ -24,6 +24,7 @@ type link struct {
 	members  int     // flows served by this link
 	traverse int     // flows crossing this link (served here or elsewhere)
 	ver      uint32  // bumps when the completion event is rescheduled
+	at       int64   // time of the valid completion event, -1 when none
 	tags     []int32 // flow ids, min-heap by flow tag
 	bytes    int64   // bytes carried (served here), for reports
 }

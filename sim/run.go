@@ -201,9 +201,9 @@ func (s *sim) buildCluster() {
 	for r := range c.Racks {
 		s.racks = append(s.racks, rack{name: fmt.Sprintf("/rack-%02d", r+1)})
 		s.racks[r].up = int32(len(s.net.links))
-		s.net.links = append(s.net.links, link{capB: bps(c.Network.RackUplinkGbps)})
+		s.net.links = append(s.net.links, link{capB: bps(c.Network.RackUplinkGbps), at: -1})
 		s.racks[r].down = int32(len(s.net.links))
-		s.net.links = append(s.net.links, link{capB: bps(c.Network.RackUplinkGbps)})
+		s.net.links = append(s.net.links, link{capB: bps(c.Network.RackUplinkGbps), at: -1})
 	}
 	for _, g := range c.Nodes {
 		for range g.Count {
@@ -215,9 +215,9 @@ func (s *sim) buildCluster() {
 				load: g.Load, hbAt: -1,
 			}
 			n.out = int32(len(s.net.links))
-			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps)})
+			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps), at: -1})
 			n.in = int32(len(s.net.links))
-			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps)})
+			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps), at: -1})
 			n.hbPhase = int64(s.rng.IntN(int(s.hbMS)))
 			s.racks[n.rack].nodes = append(s.racks[n.rack].nodes, i)
 			n.parked = true // idle until work arrives

@@ -95,6 +95,8 @@ type YARN struct {
 	// heartbeat intervals: a job skips offers for up to NodeLocalDelay
 	// heartbeats waiting for a node-local map, then up to RackLocalDelay more
 	// for a rack-local one, then takes any node.
+	// Negative values take the defaults (a Scenario built in code with
+	// zeros gets no delay).
 	NodeLocalDelay float64
 	RackLocalDelay float64
 	// Slowstart is the fraction of a job's maps that must finish before its
@@ -148,6 +150,10 @@ type Degrade struct {
 const (
 	DefaultPolicyTickS    = 5.0
 	DefaultHeartbeatS     = 1.0
+	// DefaultNodeLocalDelay and DefaultRackLocalDelay are the interface
+	// example's delay-scheduling waits, in heartbeats.
+	DefaultNodeLocalDelay = 1.0
+	DefaultRackLocalDelay = 2.0
 	DefaultSlowstart      = 0.05 // mapreduce.job.reduce.slowstart.completedmaps
 	DefaultParallelCopies = 5    // mapreduce.reduce.shuffle.parallelcopies
 	DefaultReduceRampup   = 0.5  // mapreduce.job.reduce.rampup.limit
@@ -195,6 +201,12 @@ func (sc *Scenario) withDefaults() {
 		c.HDFS.Replication = DefaultReplication
 	}
 	y := &sc.YARN
+	if y.NodeLocalDelay < 0 {
+		y.NodeLocalDelay = DefaultNodeLocalDelay
+	}
+	if y.RackLocalDelay < 0 {
+		y.RackLocalDelay = DefaultRackLocalDelay
+	}
 	if y.HeartbeatS == 0 {
 		y.HeartbeatS = DefaultHeartbeatS
 	}
@@ -293,7 +305,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		return nil, &ScenarioError{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	d := &ydec{file: name}
-	sc := &Scenario{Name: filepath.Base(name), Seed: 1}
+	sc := &Scenario{Name: filepath.Base(name), Seed: 1, YARN: YARN{NodeLocalDelay: -1, RackLocalDelay: -1}}
 	var doc *yaml.Node
 	if len(root.Content) > 0 {
 		doc = root.Content[0]

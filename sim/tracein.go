@@ -61,6 +61,7 @@ func ScenarioFromTrace(format, path string, nodes int, seed uint64) (*Scenario, 
 			Racks: max(1, (nodes+traceNodesPerRack-1)/traceNodesPerRack),
 			Nodes: []NodeGroup{{Count: nodes, VCores: traceNodeVCores, MemoryMB: traceNodeMemoryMB}},
 		},
+		YARN: YARN{NodeLocalDelay: -1, RackLocalDelay: -1},
 	}
 	jobs, err := readTrace(format, path, nodes, DefaultBlockMB<<20, 0)
 	if err != nil {
