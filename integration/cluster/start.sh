@@ -79,7 +79,7 @@ PROPS
   echo "$CLUSTER_ID" >"$KDIR/cluster-id"
   log "formatting Kafka storage (cluster id $CLUSTER_ID)"
   java -Xmx256m -Dlog4j.configuration="file:$KDIR/log4j-tools.properties" -cp "$(kafka_classpath)" \
-    kafka.tools.StorageTool format -t "$CLUSTER_ID" -c "$KDIR/server.properties" --ignore-formatted \
+    kafka.tools.StorageTool format --cluster-id="$CLUSTER_ID" -c "$KDIR/server.properties" --ignore-formatted \
     >"$RUN/logs/kafka-format.out" 2>&1 || { cat "$RUN/logs/kafka-format.out" >&2; die "kafka storage format failed"; }
 fi
 KPORT=$(cat "$KDIR/port")
