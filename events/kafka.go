@@ -222,9 +222,9 @@ type Feed interface {
 	Sync(ctx context.Context, final bool) (map[TopicPartition]int64, error)
 	// Assigned reports the partitions of a new group generation.
 	Assigned(claims map[string][]int32)
-	// Claimed reports that a partition claim starts at initial (a committed
-	// offset, or sarama.OffsetOldest/OffsetNewest) with the partition's
-	// high-water mark then.
+	// Claimed reports that a partition claim starts at offset initial
+	// (negative when unknown: sarama.OffsetOldest or OffsetNewest) and that
+	// the partition ends at highWater (0 when unknown).
 	Claimed(tp TopicPartition, initial, highWater int64)
 	// Released reports that this consumer no longer owns a partition.
 	Released(tp TopicPartition)
@@ -275,6 +275,8 @@ func (d *DeadLetterProducer) Send(_ context.Context, m *sarama.ConsumerMessage, 
 // periodically, when a partition is released in a rebalance, and at shutdown.
 type GroupConsumer struct {
 	group          sarama.ConsumerGroup
+	offsets        OffsetReader
+	client         sarama.Client // owned, closed by Close (nil when injected)
 	topics         []string
 	feed           Feed
 	dead           DeadLetters
@@ -290,6 +292,36 @@ type GroupOptions struct {
 	CommitInterval time.Duration
 	// OnError sees errors that do not stop consumption (nil: ignored).
 	OnError func(error)
+	// Offsets, when set, tells a new claim where its partition ends, so
+	// readiness knows when a claim has caught up (a sarama.Client).
+	Offsets OffsetReader
+}
+
+// OffsetReader looks up partition offsets (sarama.Client implements it).
+type OffsetReader interface {
+	GetOffset(topic string, partition int32, time int64) (int64, error)
+}
+
+// JoinGroup opens a client and a consumer group on it for c, and wraps them;
+// Close closes both.
+func JoinGroup(c KafkaClient, group string, o GroupOptions) (*GroupConsumer, error) {
+	cfg, err := SaramaConfig(c)
+	if err != nil {
+		return nil, err
+	}
+	client, err := sarama.NewClient(c.Brokers, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kafka client %v: %w", c.Brokers, err)
+	}
+	g, err := sarama.NewConsumerGroupFromClient(group, client)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("kafka consumer group %s: %w", group, err)
+	}
+	o.Offsets = client
+	gc := NewGroupConsumer(g, o)
+	gc.client = client
+	return gc, nil
 }
 
 // NewGroupConsumer wraps a sarama consumer group.
@@ -301,7 +333,7 @@ func NewGroupConsumer(group sarama.ConsumerGroup, o GroupOptions) *GroupConsumer
 		o.OnError = func(error) {}
 	}
 	return &GroupConsumer{group: group, topics: o.Topics, feed: o.Feed, dead: o.DeadLetters,
-		commitInterval: o.CommitInterval, onError: o.OnError}
+		commitInterval: o.CommitInterval, onError: o.OnError, offsets: o.Offsets}
 }
 
 // Run consumes until ctx is done. Consume returns at every rebalance, so it
@@ -334,8 +366,14 @@ func (g *GroupConsumer) Run(ctx context.Context) error {
 	}
 }
 
-// Close leaves the group.
-func (g *GroupConsumer) Close() error { return g.group.Close() }
+// Close leaves the group (and closes the client JoinGroup opened).
+func (g *GroupConsumer) Close() error {
+	err := g.group.Close()
+	if g.client != nil {
+		err = errors.Join(err, g.client.Close())
+	}
+	return err
+}
 
 type groupHandler struct {
 	g      *GroupConsumer
@@ -401,7 +439,20 @@ func (h *groupHandler) commit(ctx context.Context, s sarama.ConsumerGroupSession
 func (h *groupHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.ConsumerGroupClaim) error {
 	ctx := s.Context()
 	tp := TopicPartition{c.Topic(), c.Partition()}
-	h.g.feed.Claimed(tp, c.InitialOffset(), c.HighWaterMarkOffset())
+	initial, hw := c.InitialOffset(), c.HighWaterMarkOffset()
+	if h.g.offsets != nil {
+		// The claim's high-water mark is only known after a fetch; ask the
+		// broker, so an empty or fully consumed partition counts as caught up.
+		if newest, err := h.g.offsets.GetOffset(tp.Topic, tp.Partition, sarama.OffsetNewest); err == nil {
+			hw = newest
+		}
+		if initial == sarama.OffsetOldest {
+			if oldest, err := h.g.offsets.GetOffset(tp.Topic, tp.Partition, sarama.OffsetOldest); err == nil {
+				initial = oldest
+			}
+		}
+	}
+	h.g.feed.Claimed(tp, initial, hw)
 	defer h.g.feed.Released(tp)
 	for {
 		select {

@@ -72,9 +72,9 @@ func TestSaramaConfig(t *testing.T) {
 func TestRejectReason(t *testing.T) {
 	for in, want := range map[string]string{
 		`not json`: "malformed",
-		`{"v":1,"id":"x","type":"task.teleported","ts":1}`: "unknown_type",
+		`{"v":1,"id":"x","type":"task.teleported","ts":1}`:                   "unknown_type",
 		`{"v":2,"id":"x","type":"node.lost","ts":1,"node":"n","reason":"r"}`: "version",
-		`{"v":1,"id":"x","type":"node.lost","ts":1}`: "invalid_field",
+		`{"v":1,"id":"x","type":"node.lost","ts":1}`:                         "invalid_field",
 	} {
 		_, err := Decode([]byte(in))
 		if err == nil {

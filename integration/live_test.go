@@ -43,6 +43,9 @@ func TestReplayThroughKafkaMatchesGolden(t *testing.T) {
 			waitFor(t, "every message applied or rejected", 20*time.Second, func() bool {
 				return loop.Applied()+loop.Rejected() == uint64(st.Produced)
 			})
+			if ok, why := loop.Ready(); !ok {
+				t.Errorf("not ready after consuming everything: %s", why)
+			}
 			if got := loop.Applied(); got != uint64(want.valid) {
 				t.Errorf("applied %d events, want every valid one: %d", got, want.valid)
 			}
@@ -180,6 +183,9 @@ func TestTwoInstancesSplitPartitions(t *testing.T) {
 	brokers := startKafka(t, 4)
 	a := start(t, testConfig(t, brokers, t.TempDir(), "a"), &recorder{})
 	b := start(t, testConfig(t, brokers, t.TempDir(), "b"), &recorder{})
+	for _, in := range []*instance{a, b} {
+		waitFor(t, "both instances ready", 30*time.Second, func() bool { ok, _ := in.sc.Loop().Ready(); return ok })
+	}
 	waitFor(t, "both instances own events partitions", 30*time.Second, func() bool {
 		pa, pb := eventsPartitions(a), eventsPartitions(b)
 		return len(pa) > 0 && len(pb) > 0 && len(pa)+len(pb) == 4

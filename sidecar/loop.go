@@ -167,9 +167,10 @@ func (l *Loop) Assigned(claims map[string][]int32) {
 func (l *Loop) Claimed(tp events.TopicPartition, initial, highWater int64) {
 	l.claimMu.Lock()
 	defer l.claimMu.Unlock()
-	// Nothing to read (an empty partition, or a committed offset at the end):
-	// caught up from the start.
-	l.claims[tp] = &claimInfo{caughtUp: initial >= highWater || (initial < 0 && highWater == 0)}
+	// Nothing to read (an empty partition, or a committed offset at the
+	// end): caught up from the start. Otherwise the first message applied at
+	// the high-water mark says so.
+	l.claims[tp] = &claimInfo{caughtUp: initial >= 0 && initial >= highWater}
 }
 
 // Released implements events.Feed.

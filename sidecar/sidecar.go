@@ -298,7 +298,9 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	var wg sync.WaitGroup
 	var consumers []*events.GroupConsumer
 	for _, g := range groups {
-		sg, err := events.NewGroup(kc, g.group)
+		gc, err := events.JoinGroup(kc, g.group, events.GroupOptions{Topics: []string{g.topic}, Feed: s.loop, DeadLetters: dead,
+			CommitInterval: s.cfg.Kafka.CommitInterval,
+			OnError:        func(err error) { s.log.Warn().Err(err).Str("group", g.group).Msg("kafka") }})
 		if err != nil {
 			for _, c := range consumers {
 				_ = c.Close()
@@ -307,9 +309,6 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 			<-loopErr
 			return err
 		}
-		gc := events.NewGroupConsumer(sg, events.GroupOptions{Topics: []string{g.topic}, Feed: s.loop, DeadLetters: dead,
-			CommitInterval: s.cfg.Kafka.CommitInterval,
-			OnError:        func(err error) { s.log.Warn().Err(err).Str("group", g.group).Msg("kafka") }})
 		consumers = append(consumers, gc)
 		wg.Add(1)
 		go func() {
