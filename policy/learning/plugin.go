@@ -80,6 +80,7 @@ type Plugin struct {
 	pending   map[string][]decision
 	nodes     map[string]*nodeState
 	placed    map[string]int64 // task -> when it was placed
+	index     map[string]*taskIndex
 	utilities map[string]Utility
 	defUtil   Utility
 	acc       accuracy
@@ -117,6 +118,7 @@ func New(name string, h policy.Handle) (*Plugin, error) {
 		name: name, cfg: cfg, store: h.Profiles, log: h.Log,
 		rng:     rand.New(rand.NewPCG(h.Seed, 0x6c6561726e)),
 		pending: map[string][]decision{}, nodes: map[string]*nodeState{}, placed: map[string]int64{},
+		index:     map[string]*taskIndex{},
 		utilities: map[string]Utility{}, defUtil: def,
 		acc: accuracy{size: cfg.AccuracyWindow, byType: map[string][]Window{}},
 	}
@@ -235,6 +237,7 @@ func (p *Plugin) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 		}
 	case events.AppFinished:
 		delete(p.utilities, ev.App)
+		delete(p.index, ev.App)
 	case events.NodeLost:
 		delete(p.pending, ev.Node)
 		delete(p.nodes, ev.Node)
@@ -469,52 +472,93 @@ func (p *Plugin) classify(c Candidate, t *cluster.Task, loc events.Locality, u f
 // map first, then a rack-local one, then any (§IV: "the same as used by the
 // default Hadoop scheduler"). Tasks placed within PlaceHold are skipped.
 func (p *Plugin) pickTask(v cluster.View, a *cluster.App, kind events.TaskKind, n *cluster.Node, now int64, taken []*cluster.Task) (*cluster.Task, events.Locality) {
-	var rack, anyT *cluster.Task
-	for _, t := range a.Tasks {
+	free := func(t *cluster.Task) bool {
 		if t.Kind != kind || t.State != cluster.TaskPending || slices.Contains(taken, t) {
-			continue
+			return false
 		}
-		if at, ok := p.placed[t.ID]; ok && now-at < p.cfg.PlaceHold.Milliseconds() {
-			continue
+		at, ok := p.placed[t.ID]
+		return !ok || now-at >= p.cfg.PlaceHold.Milliseconds()
+	}
+	ix := p.indexOf(v, a)
+	if kind == events.Map {
+		if t := ix.first(ix.byNode, n.ID, free); t != nil {
+			return t, events.NodeLocal
 		}
-		if kind != events.Map {
+		if n.Rack != "" {
+			if t := ix.first(ix.byRack, n.Rack, free); t != nil {
+				return t, events.RackLocal
+			}
+		}
+	}
+	// Succeeded tasks never run again: skip them for good.
+	for ix.from < len(a.Tasks) && a.Tasks[ix.from].State == cluster.TaskSucceeded {
+		ix.from++
+	}
+	for _, t := range a.Tasks[ix.from:] {
+		if free(t) {
+			if kind == events.Map {
+				return t, localityOf(v, t, n)
+			}
 			return t, ""
 		}
-		switch localityOf(v, t, n) {
-		case events.NodeLocal:
-			return t, events.NodeLocal
-		case events.RackLocal:
-			if rack == nil {
-				rack = t
-			}
-		default:
-			if anyT == nil {
-				anyT = t
-			}
-		}
-	}
-	if rack != nil {
-		return rack, events.RackLocal
-	}
-	if anyT != nil {
-		return anyT, events.OffRack
 	}
 	return nil, ""
 }
 
-func localityOf(v cluster.View, t *cluster.Task, n *cluster.Node) events.Locality {
-	loc := events.OffRack
-	for _, s := range t.Splits {
-		for _, h := range s.Hosts {
-			if h == n.ID {
-				return events.NodeLocal
-			}
-			if hn := v.Node(h); hn != nil && hn.Rack == n.Rack && n.Rack != "" {
-				loc = events.RackLocal
+// taskIndex is a job's pending maps by the nodes and racks holding their
+// input, Hadoop's per-node task cache, so a heartbeat does not scan the job.
+type taskIndex struct {
+	byNode, byRack map[string][]*cluster.Task
+	seen           int // a.Tasks[:seen] are indexed
+	from           int // a.Tasks[:from] have all succeeded
+}
+
+// indexOf returns the app's index, adding the tasks that appeared since.
+func (p *Plugin) indexOf(v cluster.View, a *cluster.App) *taskIndex {
+	ix := p.index[a.ID]
+	if ix == nil {
+		ix = &taskIndex{byNode: map[string][]*cluster.Task{}, byRack: map[string][]*cluster.Task{}}
+		p.index[a.ID] = ix
+	}
+	for ; ix.seen < len(a.Tasks); ix.seen++ {
+		t := a.Tasks[ix.seen]
+		if t.Kind != events.Map {
+			continue
+		}
+		var racks []string
+		for _, s := range t.Splits {
+			for _, h := range s.Hosts {
+				if l := ix.byNode[h]; len(l) == 0 || l[len(l)-1] != t {
+					ix.byNode[h] = append(l, t)
+				}
+				if hn := v.Node(h); hn != nil && hn.Rack != "" && !slices.Contains(racks, hn.Rack) {
+					racks = append(racks, hn.Rack)
+					ix.byRack[hn.Rack] = append(ix.byRack[hn.Rack], t)
+				}
 			}
 		}
 	}
-	return loc
+	return ix
+}
+
+// first returns the first free task listed under key, dropping the tasks
+// that are no longer pending from the front of the list.
+func (ix *taskIndex) first(m map[string][]*cluster.Task, key string, free func(*cluster.Task) bool) *cluster.Task {
+	l := m[key]
+	for len(l) > 0 && l[0].State != cluster.TaskPending {
+		l = l[1:]
+	}
+	if len(l) == 0 {
+		delete(m, key)
+		return nil
+	}
+	m[key] = l
+	for _, t := range l {
+		if free(t) {
+			return t
+		}
+	}
+	return nil
 }
 
 func (p *Plugin) prunePlaced(now int64) {
@@ -658,4 +702,20 @@ func (p *Plugin) Extra() map[string]float64 {
 		out[p.name+"_accuracy"] = float64(correct) / float64(total)
 	}
 	return out
+}
+
+// localityOf is the locality of map t on node n by its splits' hosts.
+func localityOf(v cluster.View, t *cluster.Task, n *cluster.Node) events.Locality {
+	loc := events.OffRack
+	for _, s := range t.Splits {
+		for _, h := range s.Hosts {
+			if h == n.ID {
+				return events.NodeLocal
+			}
+			if hn := v.Node(h); hn != nil && hn.Rack == n.Rack && n.Rack != "" {
+				loc = events.RackLocal
+			}
+		}
+	}
+	return loc
 }

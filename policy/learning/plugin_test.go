@@ -103,8 +103,12 @@ func TestJudgedAtNextHeartbeat(t *testing.T) {
 	if p.Judged() != 0 {
 		t.Fatal("judged before the next heartbeat")
 	}
-	// Another node's heartbeat does not judge n1's decision.
-	w.heartbeat("n2", 0, 1000)
+	// Another node's heartbeat does not judge n1's decision; n2 holds the
+	// input, so its task is node-local, and not the one placed on n1.
+	ph2 := places(w.heartbeat("n2", 0, 1000))
+	if len(ph2) != 1 || ph2[0].Nodes[0].Locality != events.NodeLocal || ph2[0].Task == ph[0].Task {
+		t.Fatalf("n2 place hints = %+v", ph2)
+	}
 	if got := p.m.NB.Class; got != [2]float64{0, 0} {
 		t.Fatalf("class counts after n2's heartbeat = %v, want none (n1 not yet judged)", got)
 	}
