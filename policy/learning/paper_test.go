@@ -119,6 +119,8 @@ type paperWorld struct {
 	busyLoad []float64 // load1 per core / target of every node heartbeat while tasks were pending
 	busyRun  []float64 // running tasks of every node heartbeat while tasks were pending
 	runs     []float64 // runtime of each job run, s
+	hints    []policy.Hint // every hint, when record is set
+	record   bool
 }
 
 type point struct{ x, y float64 }
@@ -151,7 +153,11 @@ func newPaperWorld(t *testing.T, classifier string, target float64, store policy
 func (w *paperWorld) emit(ev events.Event) []policy.Hint {
 	w.seq++
 	ev.V, ev.ID, ev.TS = 1, fmt.Sprintf("p%08d", w.seq), t0+w.now*1000
-	return w.eng.Apply(context.Background(), &ev)
+	hs := w.eng.Apply(context.Background(), &ev)
+	if w.record {
+		w.hints = append(w.hints, hs...)
+	}
+	return hs
 }
 
 // run submits one job of the kind with the given number of maps and runs it
