@@ -115,10 +115,10 @@ type paperWorld struct {
 	apps   int
 
 	// Recorded.
-	trace    []point   // node 0: (time, load1 per core) at each heartbeat
-	busyLoad []float64 // load1 per core / target of every node heartbeat while tasks were pending
-	busyRun  []float64 // running tasks of every node heartbeat while tasks were pending
-	runs     []float64 // runtime of each job run, s
+	trace    []point       // node 0: (time, load1 per core) at each heartbeat
+	busyLoad []float64     // load1 per core / target of every node heartbeat while tasks were pending
+	busyRun  []float64     // running tasks of every node heartbeat while tasks were pending
+	runs     []float64     // runtime of each job run, s
 	hints    []policy.Hint // every hint, when record is set
 	record   bool
 }
