@@ -146,7 +146,7 @@ func (s *sim) startMap(a *attempt) {
 // maps finished so far and fetches them, ParallelCopies sources at a time.
 func (s *sim) startReduce(a *attempt) {
 	a.partition = int(a.task.idx)
-	a.pend = map[int32]int64{}
+	a.pend = s.getPend()
 	a.copyEndMS = -1
 	// The first poll comes after the container launch overhead.
 	a.polling = true
@@ -163,8 +163,9 @@ func (s *sim) poll(a *attempt) {
 			a.fetched += b // local output: read from disk in the merge
 			continue
 		}
-		if _, ok := a.pend[o.node]; !ok {
+		if a.pend[o.node] == 0 {
 			a.order = append(a.order, o.node)
+			a.pend[o.node] = 1 // bytes + 1: zero means not listed
 		}
 		a.pend[o.node] += b
 	}
@@ -178,8 +179,8 @@ func (s *sim) fetchMore(a *attempt) {
 	for a.active < s.sc.YARN.ParallelCopies && len(a.order) > 0 {
 		src := a.order[0]
 		a.order = a.order[1:]
-		b := a.pend[src]
-		delete(a.pend, src)
+		b := a.pend[src] - 1
+		a.pend[src] = 0
 		if b <= 0 {
 			continue
 		}
@@ -268,7 +269,7 @@ func (s *sim) copyDone(a *attempt) {
 	t, n := a.task, a.node
 	y := &s.sc.YARN
 	a.copyEndMS = s.now
-	a.pend, a.order = nil, nil
+	s.putPend(a)
 	spd := s.speed(a, n.redSpd)
 	in := float64(a.fetched)
 	sortWork := in / (y.SortMBps * (1 << 20)) * 1000
@@ -348,6 +349,9 @@ func (s *sim) stop(a *attempt) {
 		s.reschedule(li)
 	}
 	a.flows = nil
+	if a.pend != nil {
+		s.putPend(a)
+	}
 	if a.inWait {
 		for i, x := range j.waiting {
 			if x == a {
@@ -482,4 +486,24 @@ func (s *sim) finishJob(j *job) {
 	if s.opts.Progress != nil {
 		s.opts.Progress(Progress{Stack: s.stack, JobsDone: s.doneJobs, Jobs: len(s.sc.Jobs), SimS: float64(s.now) / 1000})
 	}
+}
+
+// getPend returns a zeroed per-node byte table for a reducer's fetch list;
+// tables are recycled because a day runs tens of thousands of reducers.
+func (s *sim) getPend() []int64 {
+	if n := len(s.pendPool); n > 0 {
+		p := s.pendPool[n-1]
+		s.pendPool = s.pendPool[:n-1]
+		return p
+	}
+	return make([]int64, len(s.nodes))
+}
+
+// putPend zeroes the entries the reducer listed and recycles its table.
+func (s *sim) putPend(a *attempt) {
+	for _, n := range a.order {
+		a.pend[n] = 0
+	}
+	s.pendPool = append(s.pendPool, a.pend)
+	a.pend, a.order = nil, nil
 }

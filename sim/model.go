@@ -190,7 +190,7 @@ type attempt struct {
 	phaseMS   events.PhaseDurations
 	// reduce copy state
 	cursor    int
-	pend      map[int32]int64
+	pend      []int64 // per source node: bytes to fetch + 1, 0 when not listed
 	order     []int32
 	active    int
 	flows     []int32

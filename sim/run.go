@@ -145,6 +145,7 @@ type sim struct {
 	activeJobs  int
 	doneJobs    int
 	lastFinish  int64
+	pendPool    [][]int64
 	assigners   bool // the stack has Assigners: report every YARN heartbeat
 	submitted   int
 

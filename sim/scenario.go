@@ -148,8 +148,8 @@ type Degrade struct {
 
 // Defaults returned by defaulted values; documented in docs/simulator.md.
 const (
-	DefaultPolicyTickS    = 5.0
-	DefaultHeartbeatS     = 1.0
+	DefaultPolicyTickS = 5.0
+	DefaultHeartbeatS  = 1.0
 	// DefaultNodeLocalDelay and DefaultRackLocalDelay are the interface
 	// example's delay-scheduling waits, in heartbeats.
 	DefaultNodeLocalDelay = 1.0
