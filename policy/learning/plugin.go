@@ -60,6 +60,7 @@ type decision struct {
 // nodeState is what the shaper needs of a node.
 type nodeState struct {
 	predictedAt int64 // heartbeat time of the last classification
+	decided     bool  // a classification was made at predictedAt
 	overload    bool  // every candidate was bad then
 	shrunk      bool  // a shrinking node-capacity hint is in force
 	vcores, mem int   // the largest capacity registered, restored later
@@ -366,8 +367,13 @@ func (p *Plugin) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([]p
 		st = &nodeState{}
 		p.nodes[n.ID] = st
 	}
+	if st.decided && st.predictedAt == n.HeartbeatTS {
+		// An older heartbeat arriving late changes the node's history, not
+		// its latest reading: this heartbeat was decided already.
+		return nil, policy.NewStatus(policy.Skip, "heartbeat already decided")
+	}
 	st.vcores, st.mem = max(st.vcores, n.VCores), max(st.mem, n.MemoryMB)
-	st.predictedAt, st.overload = n.HeartbeatTS, false
+	st.predictedAt, st.overload, st.decided = n.HeartbeatTS, false, true
 
 	nf := nodeFeatures(n)
 	env := p.env(v)

@@ -348,3 +348,22 @@ func TestBadArgsNameKey(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestLateHeartbeatDecidesNothing: an older heartbeat applied after a newer
+// one neither judges nor decides again.
+func TestLateHeartbeatDecidesNothing(t *testing.T) {
+	p, err := New(NameNB, testHandle(nil, noExplore))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, p)
+	w.node("n1", 4)
+	w.job("app1", "wc", 5, nil, "")
+	if len(places(w.heartbeat("n1", 1, 5000))) != 1 {
+		t.Fatal("no decision")
+	}
+	late := w.apply(events.Event{Type: events.NodeHeartbeat, Node: "n1", Load1: 9, TS: w.now - 2000})
+	if len(places(late)) != 0 || p.Judged() != 0 || len(p.pending["n1"]) != 1 {
+		t.Fatalf("late heartbeat: places %v, judged %d, pending %d", places(late), p.Judged(), len(p.pending["n1"]))
+	}
+}
