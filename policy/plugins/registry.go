@@ -11,6 +11,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy/prescheduling"
 	"github.com/rmsidecar/rmsidecar/policy/samr"
 	"github.com/rmsidecar/rmsidecar/policy/sepb"
+	"github.com/rmsidecar/rmsidecar/policy/tmar"
 )
 
 // NewRegistry returns a registry with every built-in policy.
@@ -24,6 +25,8 @@ func NewRegistry() policy.Registry {
 		{dhsa.PIName, dhsa.NewPI},
 		{dhsa.PDName, dhsa.NewPD},
 		{prescheduling.Name, prescheduling.NewPlugin},
+		{tmar.Name, tmar.New},
+		{tmar.NamePower, tmar.NewPower},
 		{erul.NameERUL, erul.NewERUL},
 		{erul.NameMCP, erul.NewMCP},
 		{erul.NameExMCP, erul.NewExMCP},

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/spf13/cobra"
+
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/yarnclient"
+)
+
+type bridgeOptions struct {
+	rm        string
+	user      string
+	kafka     string
+	topic     string
+	nodeTopic string
+	interval  time.Duration
+	once      bool
+}
+
+func newBridgeCmd(a *app) *cobra.Command {
+	var o bridgeOptions
+	cmd := &cobra.Command{
+		Use:   "bridge [--rm URLS] [--kafka BROKERS --topic T] [--interval D]",
+		Short: "Poll a stock YARN cluster (RM and MapReduce AM REST) and publish events v1",
+		Long: `bridge is the event source for an unmodified YARN cluster. Every --interval it
+reads the ResourceManager REST API (nodes, apps, each running app's attempts and
+containers) and, through the RM web proxy, each MapReduce ApplicationMaster (job,
+tasks, attempts of unfinished tasks; the job configuration once per app), diffs
+the snapshot against the previous one and publishes the changes as events v1.
+
+With --kafka (or kafka.brokers in the config) events go to --topic (default
+kafka.events_topic), keyed by app id, else node id; --node-topic sends node
+events to a topic of their own. Without brokers the events are written to
+stdout as JSONL.
+
+Nothing is lost to an outage: while the RM is unreachable (each call is retried
+with backoff, then the poll fails with the error logged) the previous snapshot
+stays, so the next successful poll reports everything that changed meanwhile;
+while Kafka is unreachable the events wait in order for the next poll.
+
+Cost per poll: 3 RM calls (nodes, active apps, apps finished since the last
+poll) + 2 per running app (attempts, containers) + for each running MapReduce
+app 2 AM calls (jobs, tasks) and 1 per started, unfinished task (+1 once per
+app for the job configuration). Each poll's calls and
+latency are logged at info level. A shorter interval sees short tasks and
+sharper progress rates at the price of more REST load on the RM and the AMs.
+
+SIGTERM or SIGINT: stop after the poll in flight, exit 0.`,
+		Example: `  rmsidecar bridge --rm http://rm1:8088,http://rm2:8088 --kafka broker1:9092 --topic rmsidecar.events
+  rmsidecar bridge --rm http://localhost:8088 --once > snapshot.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBridge(cmd.Context(), a, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.rm, "rm", "", "ResourceManager web address(es), comma list for RM HA (default: config rm.urls)")
+	f.StringVar(&o.user, "user", "", "user.name for the RM REST API (default: config rm.user)")
+	f.StringVar(&o.kafka, "kafka", "", "Kafka brokers, comma list (default: config kafka.brokers; none: JSONL to stdout)")
+	f.StringVar(&o.topic, "topic", "", "topic for the events (default: config kafka.events_topic)")
+	f.StringVar(&o.nodeTopic, "node-topic", "", "send node.* events to this topic instead (e.g. config kafka.node_topic)")
+	f.DurationVar(&o.interval, "interval", 5*time.Second, "time between polls")
+	f.BoolVar(&o.once, "once", false, "poll once, publish, and exit (1 if the poll failed)")
+	return cmd
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func runBridge(ctx context.Context, a *app, o bridgeOptions) error {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	log := a.logger(cfg)
+	if o.interval <= 0 {
+		return badInput("--interval: must be > 0, got %v", o.interval)
+	}
+	rmURLs := splitList(o.rm)
+	if len(rmURLs) == 0 {
+		rmURLs = cfg.RM.URLs
+	}
+	if len(rmURLs) == 0 {
+		return badInput("--rm: no ResourceManager address (flag or rm.urls)")
+	}
+	for _, u := range rmURLs {
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return badInput("--rm: %q is not an http(s)://host:port address", u)
+		}
+	}
+	user := o.user
+	if user == "" {
+		user = cfg.RM.User
+	}
+	client, err := yarnclient.New(yarnclient.Config{RMURLs: rmURLs, User: user, Timeout: cfg.RM.Timeout,
+		Logger: log.With().Str("component", "yarnclient").Logger()})
+	if err != nil {
+		return badInput("--rm: %v", err)
+	}
+
+	var pub yarnclient.Publisher
+	brokers := splitList(o.kafka)
+	if len(brokers) == 0 {
+		brokers = cfg.Kafka.Brokers
+	}
+	dest := "stdout"
+	if len(brokers) > 0 {
+		topic := o.topic
+		if topic == "" {
+			topic = cfg.Kafka.EventsTopic
+		}
+		k := cfg.Kafka
+		prod, err := events.NewProducer(events.KafkaClient{Brokers: brokers, Version: k.Version, ClientID: k.ClientID + "-bridge",
+			Assignor: k.Assignor,
+			TLS: events.KafkaTLS{Enabled: k.TLS.Enabled, CAFile: k.TLS.CAFile, CertFile: k.TLS.CertFile, KeyFile: k.TLS.KeyFile,
+				InsecureSkipVerify: k.TLS.InsecureSkipVerify},
+			SASL: events.KafkaSASL{Enabled: k.SASL.Enabled, Mechanism: k.SASL.Mechanism, User: k.SASL.User, Password: string(k.SASL.Password)}})
+		if err != nil {
+			return fmt.Errorf("--kafka: %w", err)
+		}
+		defer prod.Close()
+		pub = &KafkaPublisher{Producer: prod, Topic: topic, NodeTopic: o.nodeTopic}
+		dest = topic + "@" + strings.Join(brokers, ",")
+	} else {
+		if o.topic != "" || o.nodeTopic != "" {
+			return badInput("--topic and --node-topic need Kafka brokers (--kafka or kafka.brokers)")
+		}
+		pub = &lineWriter{w: a.io.out}
+	}
+
+	src := &countingSource{Source: client}
+	b, err := yarnclient.NewBridge(yarnclient.BridgeConfig{Source: src, Publisher: pub,
+		Logger: log.With().Str("component", "bridge").Logger()})
+	if err != nil {
+		return err
+	}
+	log.Info().Strs("rm", rmURLs).Str("to", dest).Dur("interval", o.interval).Msg("bridge: polling")
+	poll := func() error {
+		src.calls.Store(0)
+		start := time.Now()
+		n, err := b.Poll(ctx)
+		ev := log.Info()
+		if err != nil {
+			ev = log.Warn().Err(err)
+		}
+		ev.Int("events", n).Int64("rest_calls", src.calls.Load()).
+			Float64("poll_ms", float64(time.Since(start).Microseconds())/1000).
+			Int("pending", b.Pending()).Msg("bridge: poll")
+		return err
+	}
+	if o.once {
+		if err := poll(); err != nil {
+			return err // names the bridge, the RM call and the attempts
+		}
+		return nil
+	}
+	t := time.NewTicker(o.interval)
+	defer t.Stop()
+	for {
+		_ = poll() // logged; the next poll retries and loses nothing
+		select {
+		case <-ctx.Done():
+			if p := b.Pending(); p > 0 {
+				log.Warn().Int("pending", p).Msg("bridge: stopping with events not published")
+			}
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// KafkaPublisher publishes the bridge's events with a sarama SyncProducer,
+// keyed by the event key (app id, else node id), so every event of an app
+// lands in one partition, in order.
+type KafkaPublisher struct {
+	Producer sarama.SyncProducer
+	Topic    string
+	// NodeTopic, when set, receives node.* events instead of Topic.
+	NodeTopic string
+}
+
+// Publish implements yarnclient.Publisher.
+func (p *KafkaPublisher) Publish(_ context.Context, key string, value []byte) error {
+	topic := p.Topic
+	if p.NodeTopic != "" && isNodeEvent(value) {
+		topic = p.NodeTopic
+	}
+	msg := &sarama.ProducerMessage{Topic: topic, Value: sarama.ByteEncoder(value)}
+	if key != "" {
+		msg.Key = sarama.StringEncoder(key)
+	}
+	if _, _, err := p.Producer.SendMessage(msg); err != nil {
+		return fmt.Errorf("produce to %s: %w", topic, err)
+	}
+	return nil
+}
+
+// isNodeEvent reads only the type of an encoded event.
+func isNodeEvent(value []byte) bool {
+	var head struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(value, &head) == nil && strings.HasPrefix(head.Type, "node.")
+}
+
+// lineWriter publishes events as JSONL lines.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Publish(_ context.Context, _ string, value []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.w.Write(append(value, '\n')); err != nil {
+		return fmt.Errorf("write event: %w", err)
+	}
+	return nil
+}
+
+// countingSource counts the REST calls of a poll (the bridge's overhead).
+type countingSource struct {
+	yarnclient.Source
+	calls atomic.Int64
+}
+
+func (c *countingSource) Nodes(ctx context.Context, f yarnclient.NodesFilter) ([]yarnclient.Node, error) {
+	c.calls.Add(1)
+	return c.Source.Nodes(ctx, f)
+}
+
+func (c *countingSource) Apps(ctx context.Context, f yarnclient.AppsFilter) ([]yarnclient.App, error) {
+	c.calls.Add(1)
+	return c.Source.Apps(ctx, f)
+}
+
+func (c *countingSource) App(ctx context.Context, appID string) (*yarnclient.App, error) {
+	c.calls.Add(1)
+	return c.Source.App(ctx, appID)
+}
+
+func (c *countingSource) AppAttempts(ctx context.Context, appID string) ([]yarnclient.AppAttempt, error) {
+	c.calls.Add(1)
+	return c.Source.AppAttempts(ctx, appID)
+}
+
+func (c *countingSource) Containers(ctx context.Context, appID, attemptID string) ([]yarnclient.Container, error) {
+	c.calls.Add(1)
+	return c.Source.Containers(ctx, appID, attemptID)
+}
+
+func (c *countingSource) MRJobs(ctx context.Context, appID string) ([]yarnclient.MRJob, error) {
+	c.calls.Add(1)
+	return c.Source.MRJobs(ctx, appID)
+}
+
+func (c *countingSource) MRTasks(ctx context.Context, appID, jobID, taskType string) ([]yarnclient.MRTask, error) {
+	c.calls.Add(1)
+	return c.Source.MRTasks(ctx, appID, jobID, taskType)
+}
+
+func (c *countingSource) MRTaskAttempts(ctx context.Context, appID, jobID, taskID string) ([]yarnclient.MRTaskAttempt, error) {
+	c.calls.Add(1)
+	return c.Source.MRTaskAttempts(ctx, appID, jobID, taskID)
+}
+
+func (c *countingSource) MRJobConf(ctx context.Context, appID, jobID string) (*yarnclient.JobConf, error) {
+	c.calls.Add(1)
+	return c.Source.MRJobConf(ctx, appID, jobID)
+}
+
+var (
+	_ yarnclient.Publisher = (*KafkaPublisher)(nil)
+	_ yarnclient.Publisher = (*lineWriter)(nil)
+)

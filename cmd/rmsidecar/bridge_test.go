@@ -1,0 +1,218 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/rs/zerolog"
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/rmsidecar/rmsidecar/config"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/yarnclient"
+)
+
+const (
+	bridgeNode1 = "nm1.example.com:45454"
+	bridgeNode2 = "nm2.example.com:45454"
+	bridgeApp   = "application_1763719000000_0007"
+)
+
+// fakeBridgeRM answers the RM reads of one bridge poll: two running nodes
+// and one accepted app. It counts the requests.
+func fakeBridgeRM(t *testing.T) (*httptest.Server, *int) {
+	t.Helper()
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/ws/v1/cluster/nodes":
+			_, _ = w.Write([]byte(`{"nodes":{"node":[` +
+				`{"id":"` + bridgeNode1 + `","rack":"/r1","state":"RUNNING","totalResource":{"memory":8192,"vCores":8}},` +
+				`{"id":"` + bridgeNode2 + `","rack":"/r2","state":"RUNNING","totalResource":{"memory":8192,"vCores":8}}]}}`))
+		case "/ws/v1/cluster/apps":
+			_, _ = w.Write([]byte(`{"apps":{"app":[{"id":"` + bridgeApp + `","user":"alice","name":"wc","queue":"default",` +
+				`"state":"ACCEPTED","finalStatus":"UNDEFINED","applicationType":"SPARK","startedTime":1763719000100}]}}`))
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"RemoteException":{"exception":"NotFoundException","message":"` + r.URL.Path + `"}}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func TestBridgeBadFlagsExit2(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no rm", []string{"bridge"}, "--rm: no ResourceManager address"},
+		{"rm not a URL", []string{"bridge", "--rm", "rm1:8088"}, `--rm: "rm1:8088" is not an http(s)://host:port address`},
+		{"zero interval", []string{"bridge", "--rm", "http://rm1:8088", "--interval", "0s"}, "--interval: must be > 0"},
+		{"bad interval", []string{"bridge", "--rm", "http://rm1:8088", "--interval", "often"}, "invalid argument"},
+		{"topic without brokers", []string{"bridge", "--rm", "http://rm1:8088", "--topic", "ev"}, "--topic and --node-topic need Kafka brokers"},
+		{"unknown flag", []string{"bridge", "--rm", "http://rm1:8088", "--poll", "1s"}, "unknown flag"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := run(t, tt.args...)
+			if code != exitBadUse || !strings.Contains(errOut, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 containing %q", code, errOut, tt.want)
+			}
+		})
+	}
+}
+
+func TestBridgeHelpNamesFlagsAndCost(t *testing.T) {
+	code, out, _ := run(t, "bridge", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"--rm", "--kafka", "--topic", "--node-topic", "--interval", "--once", "Cost per poll"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+// TestBridgeOnceWritesEventsV1: without brokers, one poll is written to
+// stdout as valid events v1, and the poll's REST calls are logged.
+func TestBridgeOnceWritesEventsV1(t *testing.T) {
+	srv, _ := fakeBridgeRM(t)
+	code, out, errOut := run(t, "bridge", "--rm", srv.URL, "--once", "--log-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var types []string
+	rd := events.NewReader(strings.NewReader(out))
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			break
+		}
+		types = append(types, string(ev.Type)+" "+ev.Key())
+	}
+	want := []string{
+		"node.registered " + bridgeNode1, "node.heartbeat " + bridgeNode1,
+		"node.registered " + bridgeNode2, "node.heartbeat " + bridgeNode2,
+		"app.submitted " + bridgeApp,
+	}
+	if strings.Join(types, ",") != strings.Join(want, ",") {
+		t.Errorf("events = %v\nwant %v\nstdout %s", types, want, out)
+	}
+	if !strings.Contains(errOut, `"rest_calls":2`) || !strings.Contains(errOut, `"events":5`) {
+		t.Errorf("poll log lacks rest_calls 2 / events 5: %s", errOut)
+	}
+}
+
+// TestBridgeRMUnreachable: the RM refuses connections; --once retries, then
+// fails with exit 1 and an error naming the call and the attempts.
+func TestBridgeRMUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	code, _, errOut := run(t, "bridge", "--rm", "http://"+addr, "--once", "--log-format", "json")
+	if code != exitFailure {
+		t.Fatalf("exit %d, want 1: %s", code, errOut)
+	}
+	for _, want := range []string{"yarnclient: Nodes: giving up after 5 attempts", "connection refused", `"attempt":4`} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q: %s", want, errOut)
+		}
+	}
+}
+
+// TestBridgeIntoKafka: events are keyed by app, else node; node events go to
+// --node-topic.
+func TestBridgeIntoKafka(t *testing.T) {
+	srv, _ := fakeBridgeRM(t)
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "ev", "nodes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	code, out, errOut := run(t, "bridge", "--rm", srv.URL, "--once", "--kafka", strings.Join(c.ListenAddrs(), ","),
+		"--topic", "ev", "--node-topic", "nodes", "--log-level", "error")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if out != "" {
+		t.Errorf("stdout with --kafka: %q", out)
+	}
+	cfg := sarama.NewConfig()
+	cfg.Version = sarama.V3_0_0_0
+	cons, err := sarama.NewConsumer(c.ListenAddrs(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	read := func(topic string, want int) []string {
+		pc, err := cons.ConsumePartition(topic, 0, sarama.OffsetOldest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pc.Close()
+		var got []string
+		for range want {
+			select {
+			case m := <-pc.Messages():
+				ev, err := events.Decode(m.Value)
+				if err != nil {
+					t.Fatalf("%s: %v", topic, err)
+				}
+				if string(m.Key) != ev.Key() {
+					t.Errorf("%s keyed %q, event key %q", ev.Type, m.Key, ev.Key())
+				}
+				got = append(got, string(ev.Type))
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: fewer than %d messages (got %v)", topic, want, got)
+			}
+		}
+		return got
+	}
+	if got := read("nodes", 4); strings.Join(got, ",") != "node.registered,node.heartbeat,node.registered,node.heartbeat" {
+		t.Errorf("nodes topic = %v", got)
+	}
+	if got := read("ev", 1); got[0] != "app.submitted" {
+		t.Errorf("events topic = %v", got)
+	}
+}
+
+// TestRMWriterFromConfig: run builds the rm actuator's writer only when
+// actuators.enabled names rm, from rm.*.
+func TestRMWriterFromConfig(t *testing.T) {
+	tests := []struct {
+		name   string
+		env    []string
+		wantRM bool
+	}{
+		{"log only", nil, false},
+		{"rm enabled", []string{"RMSIDECAR_ACTUATORS_ENABLED=log,rm", "RMSIDECAR_RM_URLS=http://rm1:8088"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := config.Load("", tt.env, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := rmWriter(cfg, zerolog.Nop())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := w.(*yarnclient.HintWriter); ok != tt.wantRM || (w != nil) != tt.wantRM {
+				t.Errorf("writer = %T, want a HintWriter: %v", w, tt.wantRM)
+			}
+		})
+	}
+}
