@@ -111,6 +111,7 @@ variables < flags. Exit codes: 0 ok, 1 runtime failure, 2 bad input or config.`,
 		newRunCmd(a),
 		newBenchCmd(a),
 		newSimCmd(a),
+		newBridgeCmd(a),
 	)
 	return root
 }

@@ -3,11 +3,17 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/rs/zerolog"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rmsidecar/rmsidecar/actuate"
 	"github.com/rmsidecar/rmsidecar/config"
 	"github.com/rmsidecar/rmsidecar/sidecar"
+	"github.com/rmsidecar/rmsidecar/yarnclient"
 )
 
 type runOptions struct {
@@ -54,7 +60,11 @@ func runSidecar(ctx context.Context, a *app, cmd *cobra.Command, o runOptions) e
 		return err
 	}
 	log := a.logger(cfg)
-	sc, err := sidecar.New(ctx, sidecar.Options{Config: cfg, Log: log, Seed: o.seed, DemoSpeed: o.demoSpeed})
+	rm, err := rmWriter(cfg, log)
+	if err != nil {
+		return err
+	}
+	sc, err := sidecar.New(ctx, sidecar.Options{Config: cfg, Log: log, Seed: o.seed, DemoSpeed: o.demoSpeed, RM: rm})
 	if err != nil {
 		var ke *config.KeyError
 		if errors.As(err, &ke) {
@@ -70,4 +80,18 @@ func runSidecar(ctx context.Context, a *app, cmd *cobra.Command, o runOptions) e
 		return err
 	}
 	return nil
+}
+
+// rmWriter builds the rm actuator's ResourceManager writer from rm.* when
+// actuators.enabled names rm; nil otherwise.
+func rmWriter(cfg *config.Config, log zerolog.Logger) (actuate.RMWriter, error) {
+	if !slices.Contains(cfg.Actuators.Enabled, "rm") {
+		return nil, nil
+	}
+	c, err := yarnclient.New(yarnclient.Config{RMURLs: cfg.RM.URLs, User: cfg.RM.User, Timeout: cfg.RM.Timeout,
+		Logger: log.With().Str("component", "rm").Logger()})
+	if err != nil {
+		return nil, &inputError{err: fmt.Errorf("rm.urls: %w", err)}
+	}
+	return yarnclient.NewHintWriter(c), nil
 }
