@@ -437,9 +437,12 @@ func TestRumenSample(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("Rumen sample not found:", err)
 	}
-	sc, err := ScenarioFromTrace("rumen", path, 4, 1)
+	sc, err := ScenarioFromTrace("rumen", path, 0, 1)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := sc.Cluster.Nodes[0].Count; n != 4 {
+		t.Fatalf("the sample records 4 hosts, scenario has %d nodes", n)
 	}
 	res, err := Simulate(context.Background(), sc, []string{"none"}, Options{Registry: testRegistry()})
 	if err != nil {

@@ -45,14 +45,31 @@ func readTrace(format, path string, nodes int, blockBytes int64, limit int) ([]t
 
 // ScenarioFromTrace builds a scenario around a trace file: nodes identical
 // nodes (8 vcores, 16 GB, 30 per rack; nodes <= 0 means 600, the FB-2009
-// cluster), the default YARN, network and HDFS settings, no stragglers.
-// format is "swim" or "rumen".
+// cluster, for SWIM and the number of recorded hosts for Rumen), the
+// default YARN, network and HDFS settings, no stragglers. format is "swim"
+// or "rumen".
 func ScenarioFromTrace(format, path string, nodes int, seed uint64) (*Scenario, error) {
-	if nodes <= 0 {
-		nodes = DefaultTraceNodes
-	}
 	if format == "" {
 		format = traceDefaultFormat
+	}
+	if nodes <= 0 && format == "rumen" {
+		// A Rumen history names its hosts: simulate that many nodes.
+		jobs, err := readTrace(format, path, 1, DefaultBlockMB<<20, 0)
+		if err != nil {
+			return nil, err
+		}
+		hosts := map[string]bool{}
+		for _, j := range jobs {
+			for _, t := range j.Tasks {
+				if t.Host != "" {
+					hosts[t.Host] = true
+				}
+			}
+		}
+		nodes = len(hosts)
+	}
+	if nodes <= 0 {
+		nodes = DefaultTraceNodes
 	}
 	sc := &Scenario{
 		Name: filepath.Base(path),
