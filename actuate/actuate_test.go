@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -200,5 +201,49 @@ func TestPullKeepsNewestLast(t *testing.T) {
 	}
 	if got := p.Hints(4); len(got) != 1 || got[0].ID != "e" {
 		t.Fatalf("since 4: %v", got)
+	}
+}
+
+func TestFileJournalDropsLongExpiredEntriesAtOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "actuated.jsonl")
+	j, err := OpenFileJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := hint("old", policy.KindSpeculate, 1000)
+	recent := hint("recent", policy.KindSpeculate, 10_000_000)
+	for _, h := range []policy.Hint{old, recent} {
+		if err := j.Record("a", &h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	j, err = OpenFileJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if len(j.expires) != 1 {
+		t.Fatalf("%d entries after reopening, want only the recent one", len(j.expires))
+	}
+	if !j.Seen("a", &recent) {
+		t.Error("the recent entry was lost")
+	}
+}
+
+func TestMemoryJournalForgetsExpiredWhenLarge(t *testing.T) {
+	j := NewMemoryJournal()
+	for i := range pruneAt + 10 {
+		h := hint("h"+strconv.Itoa(i), policy.KindSpeculate, int64(i))
+		h.Attempt = "att_" + strconv.Itoa(i)
+		_ = j.Record("a", &h)
+	}
+	if n := len(j.expires); n > pruneAt {
+		t.Errorf("%d entries kept, want expired ones forgotten", n)
+	}
+	last := hint("x", policy.KindSpeculate, int64(pruneAt+9))
+	last.Attempt = "att_" + strconv.Itoa(pruneAt+9)
+	if !j.Seen("a", &last) {
+		t.Error("an entry still in force was forgotten")
 	}
 }

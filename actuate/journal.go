@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/rmsidecar/rmsidecar/policy"
@@ -35,6 +36,7 @@ func journalKey(actuator string, h *policy.Hint) string {
 type MemoryJournal struct {
 	mu      sync.Mutex
 	expires map[string]int64
+	kept    int // entries left by the last prune
 }
 
 // NewMemoryJournal returns an empty journal.
@@ -50,9 +52,26 @@ func (j *MemoryJournal) Seen(actuator string, h *policy.Hint) bool {
 // Record implements Journal.
 func (j *MemoryJournal) Record(actuator string, h *policy.Hint) error {
 	j.mu.Lock()
-	j.expires[journalKey(actuator, h)] = h.ExpiresTS
+	j.record(journalKey(actuator, h), h)
 	j.mu.Unlock()
 	return nil
+}
+
+// pruneAt is the size at which record forgets expired entries.
+const pruneAt = 1 << 16
+
+// record keeps k until h expires, forgetting what expired before h (mu held).
+func (j *MemoryJournal) record(k string, h *policy.Hint) {
+	j.expires[k] = h.ExpiresTS
+	if len(j.expires) < pruneAt || len(j.expires) < 2*j.kept {
+		return
+	}
+	for key, exp := range j.expires {
+		if exp <= h.TS {
+			delete(j.expires, key)
+		}
+	}
+	j.kept = len(j.expires)
 }
 
 // FileJournal is a Journal appended to a file: one JSON line per delivered
@@ -68,8 +87,14 @@ type journalLine struct {
 	Exp int64  `json:"exp"`
 }
 
+// journalHorizon bounds how long after the newest expiry in the file an
+// entry is kept at open: hints stay in force for minutes (engine TTLs), so
+// anything older than the newest by an hour has surely expired.
+const journalHorizon = int64(3_600_000)
+
 // OpenFileJournal loads and then appends to path. Entries are kept until
-// they expire in event time; the file is rewritten without duplicates at open.
+// they expire in event time; at open the file is rewritten without
+// duplicates and without entries older than the newest by journalHorizon.
 func OpenFileJournal(path string) (*FileJournal, error) {
 	j := &FileJournal{MemoryJournal: MemoryJournal{expires: map[string]int64{}}}
 	var order []string
@@ -93,6 +118,17 @@ func OpenFileJournal(path string) (*FileJournal, error) {
 	} else if !os.IsNotExist(err) {
 		return nil, fmt.Errorf("actuation journal %s: %w", path, err)
 	}
+	var newest int64
+	for _, exp := range j.expires {
+		newest = max(newest, exp)
+	}
+	order = slices.DeleteFunc(order, func(k string) bool {
+		if j.expires[k] < newest-journalHorizon {
+			delete(j.expires, k)
+			return true
+		}
+		return false
+	})
 	tmp := path + ".tmp"
 	out, err := os.Create(tmp)
 	if err != nil {
@@ -129,7 +165,7 @@ func (j *FileJournal) Record(actuator string, h *policy.Hint) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.expires[k] = h.ExpiresTS
+	j.record(k, h)
 	if _, err := j.f.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("actuation journal: %w", err)
 	}

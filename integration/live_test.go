@@ -36,7 +36,9 @@ func TestReplayThroughKafkaMatchesGolden(t *testing.T) {
 			lines := join(readLines(t, path))
 			brokers := startKafka(t, 1)
 			rec := &recorder{}
-			in := start(t, testConfig(t, brokers, t.TempDir(), "it"), rec)
+			cfg := testConfig(t, brokers, t.TempDir(), "it")
+			cfg.Actuators.Enabled = []string{"http", "kafka"}
+			in := start(t, cfg, rec)
 			st := produce(t, brokers, lines, false)
 			want := reference(t, lines, "it")
 			loop := in.sc.Loop()
@@ -70,6 +72,18 @@ func TestReplayThroughKafkaMatchesGolden(t *testing.T) {
 			}
 			if !bytes.Equal(got, wantGolden) {
 				t.Errorf("hints differ from %s (run with -update after checking the change):\n got:\n%s\nwant:\n%s", golden, got, wantGolden)
+			}
+
+			// The kafka actuator wrote the same hints, keyed by app, else queue, else node.
+			onTopic := consumeAll(t, brokers, hintsTopic)
+			if len(onTopic) != len(want.hints) {
+				t.Fatalf("%d hints on %s, want %d", len(onTopic), hintsTopic, len(want.hints))
+			}
+			for i, m := range onTopic {
+				if string(m.Key) != want.hints[i].Key() || !bytes.Equal(append(m.Value, '\n'), hintsJSONL(t, want.hints[i:i+1])) {
+					t.Errorf("hints topic message %d: key %q value %s, want key %q", i, m.Key, m.Value, want.hints[i].Key())
+					break
+				}
 			}
 
 			dead := consumeAll(t, brokers, dlqTopic)
