@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -78,6 +79,11 @@ type Loop struct {
 	lastEvent      time.Time
 	lastTS         int64
 
+	// Metric children cached per label value: the per-event path should
+	// not hash label strings.
+	consumedBy map[events.Type]prometheus.Counter
+	lagBy      map[events.TopicPartition]prometheus.Gauge
+
 	claimMu  sync.Mutex
 	claims   map[events.TopicPartition]*claimInfo
 	assigned bool
@@ -102,7 +108,8 @@ func NewLoop(eng *engine.Engine, o LoopOptions) *Loop {
 	}
 	return &Loop{o: o, eng: eng, queue: make(chan item, o.QueueSize), done: make(chan struct{}),
 		positions: map[events.TopicPartition]int64{}, current: map[string]policy.Hint{},
-		claims: map[events.TopicPartition]*claimInfo{}, abortCh: make(chan struct{})}
+		claims: map[events.TopicPartition]*claimInfo{}, abortCh: make(chan struct{}),
+		consumedBy: map[events.Type]prometheus.Counter{}, lagBy: map[events.TopicPartition]prometheus.Gauge{}}
 }
 
 // Resume sets the positions a checkpoint recorded (before Run).
@@ -282,7 +289,12 @@ func (l *Loop) handle(ctx context.Context, it item) {
 	} else {
 		hs = l.eng.Apply(ctx, m.Event)
 		l.applied.Add(1)
-		l.o.Metrics.consumed.WithLabelValues(string(m.Event.Type)).Inc()
+		c := l.consumedBy[m.Event.Type]
+		if c == nil {
+			c = l.o.Metrics.consumed.WithLabelValues(string(m.Event.Type))
+			l.consumedBy[m.Event.Type] = c
+		}
+		c.Inc()
 		l.lastEvent, l.lastTS = time.Now(), l.eng.State().Now()
 	}
 	if m.Topic != "" {
@@ -294,7 +306,12 @@ func (l *Loop) handle(ctx context.Context, it item) {
 	l.emit(ctx, hs, m.Received)
 	if m.Topic != "" {
 		lag := m.HighWater - m.Offset - 1
-		l.o.Metrics.lag.WithLabelValues(partitionLabel(m.Topic, m.Partition)).Set(float64(max(lag, 0)))
+		g := l.lagBy[tp]
+		if g == nil {
+			g = l.o.Metrics.lag.WithLabelValues(partitionLabel(m.Topic, m.Partition))
+			l.lagBy[tp] = g
+		}
+		g.Set(float64(max(lag, 0)))
 		if lag <= 0 {
 			l.claimMu.Lock()
 			if c := l.claims[tp]; c != nil {
