@@ -21,6 +21,48 @@ const (
 type Plugin struct {
 	name string
 	cfg  Config
+
+	// Shape runs on every demand event, so it must not cost O(every node
+	// and every app ever seen): the cluster's slots are kept until a node
+	// event (ShapeOn) or a new node invalidates them, and apps are read
+	// through an index of the unfinished ones.
+	slots     Slots
+	slotsOK   bool
+	nodesSeen int
+	apps      appIndex
+}
+
+// appIndex remembers which apps of a view were unfinished, so a recompute
+// costs O(unfinished + new apps). It relies on View.Apps being append-only
+// in order of first sight, and starts over when handed another view.
+type appIndex struct {
+	first  *cluster.App // Apps()[0] when last read, to notice another view
+	seen   int          // apps looked at
+	active []int        // indices of the apps unfinished at the last read
+}
+
+// unfinished returns the unfinished apps of v in order of first sight.
+func (x *appIndex) unfinished(v cluster.View) []*cluster.App {
+	apps := v.Apps()
+	if len(apps) == 0 || len(apps) < x.seen || apps[0] != x.first {
+		*x = appIndex{}
+		if len(apps) > 0 {
+			x.first = apps[0]
+		}
+	}
+	for ; x.seen < len(apps); x.seen++ {
+		x.active = append(x.active, x.seen)
+	}
+	kept := x.active[:0]
+	out := make([]*cluster.App, 0, len(x.active))
+	for _, i := range x.active {
+		if a := apps[i]; !a.Finished() {
+			kept = append(kept, i)
+			out = append(out, a)
+		}
+	}
+	x.active = kept
+	return out
 }
 
 // Assigning is dhsa-pd with assign: true: the Shaper plus a policy.Assigner
@@ -78,8 +120,12 @@ func (p *Plugin) borrow() Borrow {
 
 // ClusterSlots sums the map and reduce slots of the running nodes.
 func (p *Plugin) ClusterSlots(v cluster.View) Slots {
+	nodes := v.Nodes()
+	if p.slotsOK && len(nodes) == p.nodesSeen {
+		return p.slots
+	}
 	var s Slots
-	for _, n := range v.Nodes() {
+	for _, n := range nodes {
 		if n.State != cluster.NodeRunning {
 			continue
 		}
@@ -87,6 +133,7 @@ func (p *Plugin) ClusterSlots(v cluster.View) Slots {
 		s.Map += m
 		s.Reduce += r
 	}
+	p.slots, p.slotsOK, p.nodesSeen = s, true, len(nodes)
 	return s
 }
 
@@ -118,10 +165,7 @@ func (p *Plugin) appDemand(a *cluster.App) (maps, reduces int) {
 func (p *Plugin) pools(v cluster.View) []*pool {
 	byName := map[string]*pool{}
 	var out []*pool
-	for _, a := range v.Apps() {
-		if a.Finished() {
-			continue
-		}
+	for _, a := range p.apps.unfinished(v) {
 		q := a.Queue
 		if q == "" {
 			q = "default"
@@ -179,8 +223,11 @@ func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
 // at every heartbeat (§2.1.1); between such events the grants cannot change.
 func (p *Plugin) ShapeOn(ev *events.Event) bool {
 	switch ev.Type {
+	case events.NodeRegistered, events.NodeLost:
+		p.slotsOK = false // a node's capacity or state changed
+		return true
 	case events.AppSubmitted, events.AppFinished, events.TaskPending, events.TaskFinished,
-		events.ContainerAllocated, events.NodeRegistered, events.NodeLost:
+		events.ContainerAllocated:
 		return true
 	}
 	return false

@@ -268,3 +268,36 @@ func TestReduceDemandFollowsRampup(t *testing.T) {
 		t.Errorf("caps = %d maps, %d reduces; want 22, 14", m, r)
 	}
 }
+
+// The caches behind Shape follow the view: finished apps leave the index,
+// new apps join it, another view starts it over, and a lost node (seen by
+// ShapeOn) takes its slots away.
+func TestShapeCachesFollowTheView(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MapSlots, cfg.ReduceSlots = 2, 2
+	p, _ := New(PIName, cfg)
+	b := build(t, 3, 0)
+	if got := len(p.apps.unfinished(b.State)); got != 1 {
+		t.Fatalf("unfinished = %d, want 1", got)
+	}
+	b.Apply(events.Event{Type: events.AppSubmitted, App: "app2", Name: "x", Queue: "etl", User: "u", Maps: 1})
+	b.AppFinished("app1", "SUCCEEDED")
+	if got := p.apps.unfinished(b.State); len(got) != 1 || got[0].ID != "app2" {
+		t.Fatalf("unfinished = %v, want [app2]", got)
+	}
+	if s := p.ClusterSlots(b.State); s != (Slots{4, 4}) {
+		t.Fatalf("slots = %+v, want {4 4}", s)
+	}
+	lost := events.Event{Type: events.NodeLost, Node: "n2", Reason: "gone"}
+	b.Apply(lost)
+	if !p.ShapeOn(&lost) {
+		t.Fatal("ShapeOn(node.lost) = false")
+	}
+	if s := p.ClusterSlots(b.State); s != (Slots{2, 2}) {
+		t.Errorf("slots after n2 lost = %+v, want {2 2}", s)
+	}
+	other := build(t, 1, 0)
+	if got := p.apps.unfinished(other.State); len(got) != 1 || got[0] != other.State.App("app1") {
+		t.Errorf("another view: unfinished = %v, want its app1", got)
+	}
+}
