@@ -196,7 +196,9 @@ func (s *sim) fetchMore(a *attempt) {
 		id := s.net.start(s.now, a, src, a.node.idx, cross, b, links[:nl])
 		a.flows = append(a.flows, id)
 		a.active++
-		s.reschedule(s.net.flows[id].serve)
+		for _, li := range links[:nl] {
+			s.reschedule(li)
+		}
 	}
 	if a.active > 0 || len(a.order) > 0 {
 		return
@@ -246,8 +248,14 @@ func (s *sim) linkDone(li int32, ver uint32) {
 		}
 		f := &s.net.flows[id]
 		a, b, cross := f.att, f.bytes, f.cross
+		fl, nl := f.links, f.nlinks
 		l.bytes += b
 		s.net.finish(s.now, id)
+		for _, x := range fl[:nl] {
+			if x != li {
+				s.reschedule(x)
+			}
+		}
 		a.active--
 		a.fetched += b
 		if cross {
@@ -344,9 +352,11 @@ func (s *sim) stop(a *attempt) {
 	a.ver++
 	t, n, j := a.task, a.node, a.task.job
 	for _, id := range a.flows {
-		li := s.net.flows[id].serve
+		fl, nl := s.net.flows[id].links, s.net.flows[id].nlinks
 		s.net.finish(s.now, id)
-		s.reschedule(li)
+		for _, li := range fl[:nl] {
+			s.reschedule(li)
+		}
 	}
 	a.flows = nil
 	if a.pend != nil {

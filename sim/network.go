@@ -7,14 +7,17 @@ import "math"
 // A flow traverses src.out and dst.in, plus src-rack.up and dst-rack.down
 // when it crosses racks.
 //
-// Sharing: each link serves its flows by processor sharing (equal share),
-// tracked in virtual time, so a flow arriving or leaving costs O(log n) and
-// the rates of every other flow on the link change implicitly. A flow is
-// served by one link, its bottleneck: the link with the smallest fair share
-// capacity/(flows traversing it + 1) when the flow starts. The other links
-// count the flow (it lowers their fair share for later flows) but do not
-// slow it further. This is the standard single-bottleneck approximation of
-// max-min fairness; it keeps a day of shuffle (millions of fetches) cheap.
+// Sharing: equal share per link. A link of capacity C crossed by n flows
+// gives each of them C/n, and a flow runs at its bottleneck share: it is
+// served by the link with the smallest share C/n when it starts (the other
+// links count it). Each link tracks its served flows in virtual time
+// advancing at C/n, so a flow starting or ending anywhere on the link
+// re-rates every flow it serves at O(log n) cost (one completion event per
+// link, not per flow). Shares are equal, not max-min: bandwidth a flow
+// leaves unused because it is held back elsewhere is not redistributed, so a
+// link is never oversubscribed. The bottleneck is chosen once, at the
+// start; a later change elsewhere does not move a flow to another link.
+// This keeps a day of shuffle (millions of fetches) cheap.
 
 // link is one direction of a NIC or rack uplink.
 type link struct {
@@ -22,7 +25,7 @@ type link struct {
 	v        float64 // virtual time: bytes served to each member so far
 	vAt      int64   // time v was last advanced
 	members  int     // flows served by this link
-	traverse int     // flows crossing this link (served here or elsewhere)
+	traverse int     // flows crossing this link (served here or elsewhere): the share is capB/traverse
 	ver      uint32  // bumps when the completion event is rescheduled
 	at       int64   // time of the valid completion event, -1 when none
 	tags     []int32 // flow ids, min-heap by flow tag
@@ -54,7 +57,7 @@ type network struct {
 
 func (nw *network) advance(l *link, now int64) {
 	if l.members > 0 && now > l.vAt {
-		l.v += l.capB * float64(now-l.vAt) / float64(l.members)
+		l.v += l.capB * float64(now-l.vAt) / float64(l.traverse)
 	}
 	l.vAt = now
 }
@@ -69,11 +72,11 @@ func (nw *network) nextDone(l *link) int64 {
 	if rem < 0 {
 		rem = 0
 	}
-	return l.vAt + int64(math.Ceil(rem*float64(l.members)/l.capB))
+	return l.vAt + int64(math.Ceil(rem*float64(l.traverse)/l.capB))
 }
 
-// start adds a flow and returns its id; the caller schedules the serving
-// link's completion (reschedule).
+// start adds a flow and returns its id; the caller reschedules the
+// completion of every link the flow crosses (their shares changed).
 func (nw *network) start(now int64, att *attempt, src, dst int32, cross bool, bytes int64, links []int32) int32 {
 	var id int32
 	if n := len(nw.free); n > 0 {
@@ -88,6 +91,7 @@ func (nw *network) start(now int64, att *attempt, src, dst int32, cross bool, by
 	best, bestShare := int32(-1), math.Inf(1)
 	for _, li := range links {
 		l := &nw.links[li]
+		nw.advance(l, now) // at the old share
 		l.traverse++
 		if share := l.capB / float64(l.traverse); share < bestShare {
 			best, bestShare = li, share
@@ -96,7 +100,6 @@ func (nw *network) start(now int64, att *attempt, src, dst int32, cross bool, by
 		f.nlinks++
 	}
 	l := &nw.links[best]
-	nw.advance(l, now)
 	f.serve = best
 	f.tag = l.v + float64(bytes) + nw.latency*l.capB
 	l.members++
@@ -104,16 +107,18 @@ func (nw *network) start(now int64, att *attempt, src, dst int32, cross bool, by
 	return id
 }
 
-// finish removes flow id (completed or cancelled) from its links.
+// finish removes flow id (completed or cancelled) from its links; the
+// caller reschedules the links (see flowLinks).
 func (nw *network) finish(now int64, id int32) {
 	f := &nw.flows[id]
+	for i := range f.nlinks {
+		l := &nw.links[f.links[i]]
+		nw.advance(l, now) // at the old share
+		l.traverse--
+	}
 	l := &nw.links[f.serve]
-	nw.advance(l, now)
 	nw.heapRemove(l, f.heapIdx)
 	l.members--
-	for i := range f.nlinks {
-		nw.links[f.links[i]].traverse--
-	}
 	f.active = false
 	f.att = nil
 	nw.free = append(nw.free, id)
