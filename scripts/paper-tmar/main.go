@@ -1,0 +1,230 @@
+// Command paper-tmar runs the TMaR experiments of this project in the
+// simulator and prints each claim of the paper (Jeddi and Fazlossadat, "TMaR:
+// a two-stage MapReduce scheduler for heterogeneous environments", J. Big Data
+// 2022, §"Results analysis" and Table 5) beside the number measured here.
+//
+//	go run ./scripts/paper-tmar [-seeds N] [-scenario FILE] [-json FILE]
+//
+// The base scenario (scenarios/tmar-hetero-10.yaml) is the paper's
+// heterogeneous setup at 10 hosts; this program scales it to 20 and 30 hosts
+// and runs the paper's four jobs (WordCount, Sort, Grep, K-means) under stock
+// YARN, tmar and tmar-power. The Map_Matrix and Reduce_Matrix of the paper's
+// preprocessing stage are seeded from the scenario's own task model (what a
+// profiling run on the simulated cluster would measure), through policy_args.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/rmsidecar/rmsidecar/sim"
+	"github.com/rmsidecar/rmsidecar/sim/report"
+	"github.com/rmsidecar/rmsidecar/sim/trace"
+)
+
+// jobKind is one of the paper's benchmarks (its Tables 3 and 4).
+type jobKind struct {
+	name         string
+	mapSPerBlock float64 // CPU-intensive maps run long
+	reduceSPerGB float64
+	selectivity  float64 // map selectivity MS: 2 shuffle-heavy, 0.5 shuffle-light
+	claim        float64 // paper's makespan change vs Hadoop-stock (%), 0 if none given
+}
+
+var kinds = []jobKind{
+	{"wordcount", 40, 20, 2.0, -29},
+	{"sort", 15, 40, 1.0, -36},
+	{"grep", 15, 20, 0.5, -14},
+	{"kmeans", 40, 20, 0.5, 0},
+}
+
+// sizes are hosts and input GB (160 to 2,800 maps of 128 MB).
+var sizes = []struct {
+	hosts   int
+	inputGB float64
+}{{10, 20}, {20, 100}, {30, 350}}
+
+var stacks = []string{"yarn", "tmar", "tmar-power"}
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "paper-tmar:", err)
+		os.Exit(1)
+	}
+}
+
+type cell struct {
+	Kind     string       `json:"kind"`
+	Hosts    int          `json:"hosts"`
+	Maps     int          `json:"maps"`
+	Stack    string       `json:"stack"`
+	Makespan float64      `json:"makespan_s"`
+	XRackGB  float64      `json:"cross_rack_gb"`
+	Energy   float64      `json:"energy_kwh"`
+	Runs     []report.Run `json:"-"`
+}
+
+func run(ctx context.Context, argv []string, w io.Writer) error {
+	fs := flag.NewFlagSet("paper-tmar", flag.ContinueOnError)
+	base := fs.String("scenario", "scenarios/tmar-hetero-10.yaml", "base scenario (10 hosts)")
+	seeds := fs.Int("seeds", 3, "seeds 1..N per configuration; figures are means")
+	jsonOut := fs.String("json", "", "also write every cell as JSON to this file")
+	if err := fs.Parse(argv); err != nil {
+		return err
+	}
+	var cells []cell
+	for _, k := range kinds {
+		for _, sz := range sizes {
+			for _, st := range stacks {
+				c := cell{Kind: k.name, Hosts: sz.hosts, Stack: st}
+				for seed := 1; seed <= *seeds; seed++ {
+					sc, err := scenario(*base, k, sz.hosts, sz.inputGB, uint64(seed))
+					if err != nil {
+						return err
+					}
+					r, err := sim.Run(ctx, sc, st, sim.Options{})
+					if err != nil {
+						return fmt.Errorf("%s %d hosts %s: %w", k.name, sz.hosts, st, err)
+					}
+					c.Makespan += r.MakespanS / float64(*seeds)
+					c.XRackGB += float64(r.CrossRackShuffleBytes) / 1e9 / float64(*seeds)
+					c.Energy += r.EnergyKWh / float64(*seeds)
+					c.Maps = r.Jobs[0].Maps
+				}
+				cells = append(cells, c)
+			}
+		}
+	}
+	printTable(w, cells)
+	printClaims(w, cells)
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(cells, "", "  ")
+		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scenario scales the base to hosts and swaps in one job of kind k, with
+// Map_Matrix / Reduce_Matrix seeds derived from the task model.
+func scenario(path string, k jobKind, hosts int, inputGB float64, seed uint64) (*sim.Scenario, error) {
+	sc, err := sim.LoadScenario(path)
+	if err != nil {
+		return nil, err
+	}
+	base := 0
+	for _, g := range sc.Cluster.Nodes {
+		base += g.Count
+	}
+	if hosts%base != 0 {
+		return nil, fmt.Errorf("%s has %d hosts; %d is not a multiple", path, base, hosts)
+	}
+	for i := range sc.Cluster.Nodes {
+		sc.Cluster.Nodes[i].Count *= hosts / base
+	}
+	sc.Seed = seed
+	sc.Name = fmt.Sprintf("tmar-%s-%d", k.name, hosts)
+	blockMB := float64(sc.Cluster.HDFS.BlockMB)
+	if blockMB == 0 {
+		blockMB = 128
+	}
+	input := int64(inputGB * (1 << 30))
+	maps := int((input + int64(blockMB)*(1<<20) - 1) / (int64(blockMB) * (1 << 20)))
+	shuffle := float64(input) * k.selectivity
+	reduces := max(1, int(shuffle/(1<<30)))
+	sc.Jobs = []trace.Job{{Name: k.name, Type: k.name, Queue: "default", InputBytes: input, Maps: maps, Reduces: reduces,
+		MapSPerBlock: k.mapSPerBlock, ReduceSPerGB: k.reduceSPerGB, ShuffleRatio: k.selectivity, Skew: 0.3}}
+
+	// Preprocessing (the paper's profiling stage): per node, a map's time is
+	// its block's compute plus sorting its output; a reducer's time per GB
+	// is merge plus reduce, all at the node's speed.
+	sortMBps := sc.YARN.SortMBps
+	if sortMBps == 0 {
+		sortMBps = 100
+	}
+	mapRow, redRow := map[string]float64{}, map[string]float64{}
+	id := 0
+	for _, g := range sc.Cluster.Nodes {
+		for range g.Count {
+			id++
+			node := fmt.Sprintf("node-%04d", id)
+			mapRow[node] = sc.YARN.TaskOverheadS + (k.mapSPerBlock+blockMB*k.selectivity/sortMBps)/g.MapSpeed
+			redRow[node] = (k.reduceSPerGB + 1000/sortMBps) / g.ReduceSpeed
+		}
+	}
+	args := map[string]any{
+		"map_matrix":    map[string]any{k.name: mapRow},
+		"reduce_matrix": map[string]any{k.name: redRow},
+	}
+	var n yaml.Node
+	if err := n.Encode(args); err != nil {
+		return nil, err
+	}
+	if sc.PolicyArgs == nil {
+		sc.PolicyArgs = map[string]*yaml.Node{}
+	}
+	sc.PolicyArgs["tmar"], sc.PolicyArgs["tmar-power"] = &n, &n
+	return sc, nil
+}
+
+func find(cells []cell, kind string, hosts int, stack string) cell {
+	for _, c := range cells {
+		if c.Kind == kind && c.Hosts == hosts && c.Stack == stack {
+			return c
+		}
+	}
+	return cell{}
+}
+
+func pct(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return (a - b) / b * 100
+}
+
+func printTable(w io.Writer, cells []cell) {
+	fmt.Fprintf(w, "%-10s %5s %5s  %-11s %11s %10s %11s\n", "job", "hosts", "maps", "stack", "makespan s", "x-rack GB", "energy kWh")
+	for _, c := range cells {
+		fmt.Fprintf(w, "%-10s %5d %5d  %-11s %11.1f %10.2f %11.4f\n", c.Kind, c.Hosts, c.Maps, c.Stack, c.Makespan, c.XRackGB, c.Energy)
+	}
+	fmt.Fprintln(w)
+}
+
+func printClaims(w io.Writer, cells []cell) {
+	fmt.Fprintf(w, "%-52s %-18s %s\n", "claim (TMaR paper)", "paper", "measured (mean over sizes 10/20/30 hosts)")
+	fmt.Fprintln(w, strings.Repeat("-", 110))
+	for _, k := range kinds {
+		var d, x float64
+		for _, sz := range sizes {
+			y, t := find(cells, k.name, sz.hosts, "yarn"), find(cells, k.name, sz.hosts, "tmar")
+			d += pct(t.Makespan, y.Makespan) / float64(len(sizes))
+			x += pct(t.XRackGB, y.XRackGB) / float64(len(sizes))
+		}
+		paper := "not given"
+		if k.claim != 0 {
+			paper = fmt.Sprintf("%+.0f %%", k.claim)
+		}
+		fmt.Fprintf(w, "%-52s %-18s %+.1f %%\n", "makespan tmar vs yarn, "+k.name, paper, d)
+		fmt.Fprintf(w, "%-52s %-18s %+.1f %%\n", "cross-rack shuffle tmar vs yarn, "+k.name, "less", x)
+	}
+	var de, dm float64
+	n := 0
+	for _, k := range kinds {
+		for _, sz := range sizes {
+			t, p := find(cells, k.name, sz.hosts, "tmar"), find(cells, k.name, sz.hosts, "tmar-power")
+			de += pct(p.Energy, t.Energy)
+			dm += pct(p.Makespan, t.Makespan)
+			n++
+		}
+	}
+	fmt.Fprintf(w, "%-52s %-18s %+.1f %% (makespan %+.1f %%)\n", "energy tmar-power vs tmar, same makespan (Table 5)", "-5 to -12 %", de/float64(n), dm/float64(n))
+}
