@@ -75,6 +75,13 @@ func SaramaConfig(c KafkaClient) (*sarama.Config, error) {
 		return nil, fmt.Errorf("kafka.assignor: unknown %q", c.Assignor)
 	}
 	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+	// The engine applies in bursts (a policy tick, a checkpoint); a claim
+	// waiting on its bounded queue for that long must not make sarama drop
+	// the partition from its fetch set (which it does after
+	// MaxProcessingTime per buffered message).
+	cfg.Consumer.MaxProcessingTime = time.Second
+	cfg.ChannelBufferSize = 1024
+	cfg.Consumer.Fetch.Default = 4 << 20
 	cfg.Consumer.Offsets.AutoCommit.Enable = false
 	cfg.Consumer.Return.Errors = true
 	cfg.Producer.Return.Successes = true
