@@ -26,5 +26,7 @@
 // longer than KillFactor (2) times the mean duration of its job's finished
 // tasks of the same kind gets a kill hint, so that the AM reruns it at once
 // on a fresh container; a copy proposed for the same task in the same round
-// is denied, since the rerun replaces it.
+// is denied, since the rerun replaces it. A task is killed at most once: one
+// that is long by nature (a skewed partition) would otherwise be killed on
+// every rerun and never finish.
 package sepb

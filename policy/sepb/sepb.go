@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
@@ -72,7 +74,10 @@ func (c Config) validate() error {
 type Plugin struct {
 	cfg       Config
 	durations *baseline.Durations
-	killed    map[string]bool // attempts already sent a kill
+	// killed holds the tasks SEPB has sent a kill for. A task is killed at
+	// most once: a task that is long by nature (a skewed partition) would
+	// otherwise be killed on every rerun and never finish.
+	killed map[string]bool
 }
 
 // New is the factory.
@@ -97,8 +102,13 @@ func (p *Plugin) Config() Config { return p.cfg }
 // rule.
 func (p *Plugin) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 	p.durations.Observe(ev, v)
-	if ev.Type == events.TaskFinished {
-		delete(p.killed, ev.Attempt)
+	if ev.Type == events.AppFinished {
+		prefix := ev.App + "/"
+		for k := range p.killed { // deleting: order does not matter
+			if strings.HasPrefix(k, prefix) {
+				delete(p.killed, k)
+			}
+		}
 	}
 }
 
@@ -110,10 +120,10 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 	now := v.Now()
 	var out []policy.Hint
 	for _, at := range baseline.Running(v) {
-		if p.killed[at.ID] || at.Container == "" {
+		t := at.Task
+		if p.killed[baseline.Key(t)] || at.Container == "" {
 			continue
 		}
-		t := at.Task
 		s := p.durations.Of(t.App.ID, t.Kind)
 		if s.N < p.cfg.KillMinFinished || s.Mean <= 0 {
 			continue
@@ -122,7 +132,7 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		if float64(el) <= p.cfg.KillFactor*s.Mean {
 			continue
 		}
-		p.killed[at.ID] = true
+		p.killed[baseline.Key(t)] = true
 		out = append(out, policy.Hint{Kind: policy.KindKill, App: t.App.ID, Task: t.ID, Attempt: at.ID,
 			Container: at.Container, Node: at.Node,
 			Reason: fmt.Sprintf("sepb: hard straggler: running %d ms > %.0f x mean %.0f ms of %d finished %ss; kill so a fresh attempt replaces it",
@@ -143,6 +153,9 @@ type window struct {
 
 // Gate implements policy.SpeculationGate.
 func (p *Plugin) Gate(_ context.Context, v cluster.View, proposed []policy.Hint) ([]policy.Hint, *policy.Status) {
+	if !slices.ContainsFunc(proposed, func(h policy.Hint) bool { return h.Kind == policy.KindSpeculate }) {
+		return proposed, nil // most ticks: nothing to weigh
+	}
 	var jobs []*cluster.App
 	pos := map[string]int{}
 	for _, a := range v.Apps() {

@@ -284,3 +284,35 @@ func TestConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestKillOncePerTask: the rerun of a killed task is not killed again, even
+// when it runs as long; a task that is long by nature must finish.
+func TestKillOncePerTask(t *testing.T) {
+	b := clustertest.New(now)
+	b.Node("n1", "r1", 8, 16384, 2, 0)
+	b.App("j", "sort", 2, 0)
+	b.Start("j", "m0", events.Map, "m0_0", "n1", false)
+	b.Start("j", "m1", events.Map, "m1_0", "n1", false)
+	b.At(now + 10_000)
+	b.Finish("m0_0", events.StateSucceeded, nil) // mean 10 s
+	p := newSEPB(t, nil)
+	ctx := context.Background()
+	tick := func(ts int64) []policy.Hint {
+		b.At(ts)
+		b.Heartbeat("n1", 1, 0)
+		for i := range b.Log {
+			p.Observe(ctx, &b.Log[i], b.State)
+		}
+		b.Log = b.Log[:0]
+		hs, _ := p.Speculate(ctx, b.State)
+		return hs
+	}
+	if hs := tick(now + 21_000); len(hs) != 1 || hs[0].Attempt != "m1_0" {
+		t.Fatalf("first attempt past 2x the mean: %+v", hs)
+	}
+	b.Finish("m1_0", events.StateKilled, nil)
+	b.Start("j", "m1", events.Map, "m1_1", "n1", false)
+	if hs := tick(now + 50_000); len(hs) != 0 {
+		t.Fatalf("the rerun was killed again: %+v", hs)
+	}
+}
