@@ -256,11 +256,12 @@ func (s *sim) run(ctx context.Context) error {
 		s.now = it.at
 		s.m.simEvents++
 		s.m.byKind[it.kind]++
-		if steps++; steps&0xfff == 0 {
+		if steps&0xfff == 0 { // first at step 0, then every 4096 events
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("simulate %s: %w", s.stack, err)
 			}
 		}
+		steps++
 		switch it.kind {
 		case evSubmit:
 			s.submit(int(it.ref))

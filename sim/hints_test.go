@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+// specOnBusy backs up job a's map on the node that runs job b's map, which
+// is full until b's map ends: the copy must wait for that container.
+type specOnBusy struct{ expiresMS int64 }
+
+func (specOnBusy) Name() string { return "specbusy" }
+
+func (p specOnBusy) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
+	var orig *cluster.Attempt
+	var busy string
+	for _, app := range v.Apps() {
+		for _, t := range app.Tasks {
+			for _, a := range t.Running() {
+				switch app.Name {
+				case "a":
+					orig = a
+				case "b":
+					busy = a.Node
+				}
+			}
+		}
+	}
+	if orig == nil || busy == "" || len(orig.Task.Attempts) > 1 {
+		return nil, nil
+	}
+	h := policy.Hint{Kind: policy.KindSpeculate, App: orig.Task.App.ID, Task: orig.Task.ID, Attempt: orig.ID, Node: busy, Reason: "t"}
+	if p.expiresMS > 0 {
+		h.ExpiresTS = v.Now() + p.expiresMS
+	}
+	return []policy.Hint{h}, nil
+}
+
+func TestSpeculateOnFullNodeWaitsOrExpires(t *testing.T) {
+	const yml = `
+cluster:
+  racks: 1
+  nodes: [{count: 2, vcores: 1, memory_mb: 4096}]
+yarn: {map_container: {vcores: 1, memory_mb: 1024}}
+workload:
+  jobs:
+    - {name: a, input_mb: 128, reduces: 0, shuffle_ratio: 0, map_s_per_block: 200}
+    - {name: b, input_mb: 64, reduces: 0, shuffle_ratio: 0, map_s_per_block: 200}
+`
+	for _, tc := range []struct {
+		name              string
+		expiresMS         int64
+		launched, dropped int
+	}{
+		{"expires before the node frees", 0, 0, 1}, // default TTL 30 s < b's 100 s
+		{"launched when the node frees", 600_000, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := runSim(t, mustParse(t, yml), "specbusy", Options{Registry: testRegistry(specOnBusy{tc.expiresMS})})
+			r := s.results()
+			if r.Spec.Launched != tc.launched || int(r.Extra["spec_dropped"]) != tc.dropped {
+				t.Fatalf("launched %d dropped %v, want %d and %d", r.Spec.Launched, r.Extra["spec_dropped"], tc.launched, tc.dropped)
+			}
+			if tc.launched == 1 {
+				// The copy started when b's map ended (~101 s) and lost to the
+				// original (~201 s): its 100 s are waste.
+				if r.Spec.Won != 0 || r.Extra["spec_lost"] != 1 || r.Spec.WastedS < 90 || r.Spec.WastedS > 110 {
+					t.Fatalf("spec %+v lost %v", r.Spec, r.Extra["spec_lost"])
+				}
+			}
+		})
+	}
+}
+
+func TestRunHonoursCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sc, err := ScenarioFromTrace("swim", "../../shared/traces/SWIM_FB-2009_samples_24_times_1hr_0_first50jobs.tsv", 50, 1)
+	if err != nil {
+		t.Skip(err)
+	}
+	if _, err := Run(ctx, sc, "none", Options{Registry: testRegistry()}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
