@@ -247,3 +247,25 @@ func TestMemoryJournalForgetsExpiredWhenLarge(t *testing.T) {
 		t.Error("an entry still in force was forgotten")
 	}
 }
+
+func TestDispatcherDoesNotActOnExpiredHints(t *testing.T) {
+	a := &flaky{fails: 1}
+	m := newCountMetrics()
+	now := int64(100)
+	var mu sync.Mutex
+	d := NewDispatcher(Options{Actuators: []Actuator{a}, Backoff: 20 * time.Millisecond, Metrics: m,
+		Now: func() int64 { mu.Lock(); defer mu.Unlock(); return now }})
+	d.Start(context.Background())
+	h := hint("h1", policy.KindSpeculate, 100) // expires at 1100
+	if _, err := d.Dispatch(context.Background(), []policy.Hint{h}); err != nil {
+		t.Fatal(err)
+	}
+	// The first attempt fails; event time passes the expiry before the retry.
+	mu.Lock()
+	now = 5000
+	mu.Unlock()
+	d.Close()
+	if len(a.got) != 0 || m.gaveUp["flaky"] != 1 {
+		t.Errorf("delivered %v, gave up %d: an expired hint must be reported, not acted on", a.got, m.gaveUp["flaky"])
+	}
+}

@@ -48,6 +48,10 @@ type Options struct {
 	Backoff, MaxBackoff time.Duration
 	Metrics             Metrics
 	Log                 zerolog.Logger
+	// Now is the event-time clock (epoch ms); a hint that expires before it
+	// is delivered is given up on (and reported) rather than acted on late.
+	// Nil: hints never expire in the dispatcher.
+	Now func() int64
 }
 
 // Dispatcher fans hints out to actuators, each on its own worker.
@@ -189,6 +193,10 @@ func (d *Dispatcher) deliver(ctx context.Context, a Actuator, h policy.Hint) {
 	delay := d.o.Backoff
 	var err error
 	for attempt := 1; attempt <= d.o.MaxAttempts; attempt++ {
+		if d.o.Now != nil && h.ExpiresTS > 0 && h.ExpiresTS <= d.o.Now() {
+			err = errors.Join(err, fmt.Errorf("hint expired at %d before it could be delivered", h.ExpiresTS))
+			break
+		}
 		if err = a.Deliver(ctx, h); err == nil {
 			d.o.Metrics.Actuated(name)
 			if jerr := d.o.Journal.Record(name, &h); jerr != nil {

@@ -89,6 +89,7 @@ type Loop struct {
 	assigned bool
 	leader   atomic.Bool
 
+	eventNow  atomic.Int64 // newest event time applied (epoch ms)
 	applied   atomic.Uint64
 	rejected  atomic.Uint64
 	aborted   atomic.Bool
@@ -203,6 +204,9 @@ func (l *Loop) Ready() (bool, string) {
 	return true, "ok"
 }
 
+// EventNow is the newest event time applied (epoch ms), safe from any goroutine.
+func (l *Loop) EventNow() int64 { return l.eventNow.Load() }
+
 // Leader reports whether this instance owns partition 0 of the events topic
 // and therefore actuates cluster-wide hints.
 func (l *Loop) Leader() bool { return l.leader.Load() }
@@ -296,6 +300,7 @@ func (l *Loop) handle(ctx context.Context, it item) {
 		}
 		c.Inc()
 		l.lastEvent, l.lastTS = time.Now(), l.eng.State().Now()
+		l.eventNow.Store(l.lastTS)
 	}
 	if m.Topic != "" {
 		l.positions[tp] = m.Offset + 1

@@ -70,6 +70,11 @@ func Handler(l *Loop, pull *actuate.Pull, m *Metrics) http.Handler {
 			since = v
 		}
 		hs := pull.Hints(since)
+		if r.URL.Query().Get("active") == "true" {
+			// Only hints still in force at the newest event time.
+			now := l.EventNow()
+			hs = slices.DeleteFunc(hs, func(h policy.Hint) bool { return h.ExpiresTS > 0 && h.ExpiresTS <= now })
+		}
 		if hs == nil {
 			hs = []policy.Hint{}
 		}

@@ -261,7 +261,7 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 		}
 	}
 	s.disp = actuate.NewDispatcher(actuate.Options{Actuators: acts, Journal: s.journal, Leader: s.loop.Leader,
-		QueueSize: s.cfg.Engine.QueueSize, Metrics: s.metrics, Log: s.log})
+		QueueSize: s.cfg.Engine.QueueSize, Metrics: s.metrics, Log: s.log, Now: s.loop.EventNow})
 	s.loop.o.Sink = s.disp
 	actCtx, stopActs := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopActs()
