@@ -78,6 +78,17 @@ func TestHintWriterMapsHintsToRMWrites(t *testing.T) {
 				{"GET", labelsPath, ""},
 				{"POST", replacePath, `{"nodeToLabels":[{"nodeId":"` + node1 + `","labels":["map-reduce-slow"]}]}`},
 			}},
+		{"node class: labels as Hadoop 3.4 reports them (exclusivity as a string) are known",
+			func(rm *fakeRM) {
+				rm.on("GET", labelsPath, jsonReply(200, []byte(`{"nodeLabelInfo":[{"name":"reduce-slow","exclusivity":"false"},`+
+					`{"name":"map-slow","exclusivity":"false"},{"name":"map-reduce-slow","exclusivity":"false"}]}`)))
+				rm.on("POST", replacePath, reply{status: 200})
+			},
+			[]policy.Hint{{Kind: policy.KindNodeClass, Node: node1, MapSlow: true}},
+			[]wantCall{
+				{"GET", labelsPath, ""},
+				{"POST", replacePath, `{"nodeToLabels":[{"nodeId":"` + node1 + `","labels":["map-slow"]}]}`},
+			}},
 		{"node class slow for neither clears the label without reading labels",
 			func(rm *fakeRM) { rm.on("POST", replacePath, reply{status: 200}) },
 			[]policy.Hint{{Kind: policy.KindNodeClass, Node: node1}},

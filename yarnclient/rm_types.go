@@ -233,6 +233,20 @@ type NodeLabel struct {
 	Exclusivity bool   `json:"exclusivity"`
 }
 
+// UnmarshalJSON accepts exclusivity as a boolean or a string: Hadoop 3.4's
+// get-node-labels renders it "true"/"false".
+func (l *NodeLabel) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Name        string `json:"name"`
+		Exclusivity Bool   `json:"exclusivity"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	l.Name, l.Exclusivity = w.Name, bool(w.Exclusivity)
+	return nil
+}
+
 // Queue is one scheduler queue. Capacity Scheduler and Fair Scheduler
 // fields share the struct; the ones a scheduler does not report stay zero.
 type Queue struct {
