@@ -67,7 +67,7 @@ func (s *sim) results() report.Run {
 		jct := float64(j.finishMS-j.submitMS) / 1000
 		jcts = append(jcts, jct)
 		r.Jobs[i] = report.Job{Name: j.spec.Name, SubmitS: float64(j.submitMS) / 1000, FinishS: float64(j.finishMS) / 1000,
-			Type: j.spec.Type, Maps: len(j.maps), Reduces: len(j.reduces)}
+			Type: j.spec.Type, Maps: len(j.maps), Reduces: len(j.reduces), RecordedS: j.spec.RecordedS}
 		// Jain's index is over per-job speed x = ideal / JCT, ideal being
 		// the DynamicMR §3.2.2 form on the whole cluster with the job's
 		// mean task times, without shuffle: ceil(N_M/S_M)·t̄_M + ceil(N_R/S_R)·t̄_R.

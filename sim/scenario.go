@@ -540,6 +540,23 @@ func readWorkload(d *ydec, n *yaml.Node, sc *Scenario) *traceRef {
 		jm.float("reduce_s_per_gb", &j.ReduceSPerGB, nonNegative)
 		jm.float("shuffle_ratio", &j.ShuffleRatio, nonNegative)
 		jm.float("skew", &j.Skew, nonNegative)
+		if fn := jm.get("features"); fn != nil {
+			// The learning scheduler's demand features, 1..10 each.
+			fm := d.mapping(fn, path+".features")
+			f := &trace.Features{}
+			in10 := func(v float64) string {
+				if v < 1 || v > 10 {
+					return "must be in 1..10"
+				}
+				return ""
+			}
+			fm.int("cpu", &f.CPU, in10)
+			fm.int("memory", &f.Memory, in10)
+			fm.int("disk", &f.Disk, in10)
+			fm.int("network", &f.Network, in10)
+			fm.done()
+			j.Features = f
+		}
 		if j.InputBytes <= 0 && j.Maps <= 0 {
 			d.fail(jn, path+".input_gb", "a job needs input_gb, input_mb or maps")
 		}

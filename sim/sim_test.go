@@ -277,6 +277,8 @@ func TestScenarioErrorsNameLineAndKey(t *testing.T) {
 			"stragglers.node_degrade[0].node: must be a node index in [0, 1)"},
 		{"slowdown order", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\nstragglers: {slowdown: [6, 2]}\nworkload: {jobs: [{input_gb: 1}]}\n",
 			"test.yaml:3: stragglers.slowdown[1]: must be >= slowdown[0]"},
+		{"features range", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\nworkload:\n  jobs:\n    - {input_gb: 1, features: {cpu: 11}}\n",
+			"test.yaml:5: workload.jobs[0].features.cpu: must be in 1..10"},
 		{"no jobs", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\n", "workload: required"},
 		{"yaml syntax", "cluster: [\n", "test.yaml:"},
 	} {
@@ -453,9 +455,10 @@ func TestRumenSample(t *testing.T) {
 		t.Fatalf("want both TeraGen jobs, got %d", len(jobs))
 	}
 	for _, j := range jobs {
-		if j.Maps != 96 || j.FinishS <= j.SubmitS {
-			t.Errorf("job %+v: want 96 maps and a finish after submit", j)
+		if j.Maps != 96 || j.FinishS <= j.SubmitS || j.RecordedS <= 0 {
+			t.Errorf("job %+v: want 96 maps, a finish after submit and the recorded run time", j)
 		}
+		t.Logf("%s: simulated %.1f s, recorded %.1f s", j.Name, j.FinishS-j.SubmitS, j.RecordedS)
 	}
 	if err := report.Write(t.TempDir(), res); err != nil {
 		t.Fatal(err)

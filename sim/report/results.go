@@ -34,6 +34,9 @@ type Job struct {
 	Type    string `json:"type,omitempty"`
 	Maps    int    `json:"maps,omitempty"`
 	Reduces int    `json:"reduces,omitempty"`
+	// RecordedS is the job's run time recorded in its trace (Rumen), for
+	// comparing the simulation with the real cluster; 0 when unknown.
+	RecordedS float64 `json:"recorded_s,omitempty"`
 }
 
 // Sample is one point of the running-tasks time series (for plots).
