@@ -106,7 +106,6 @@ func (p *LATE) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 
 type lateCandidate struct {
 	at         *cluster.Attempt
-	ps, pr     float64
 	tte, avgPR float64
 }
 
@@ -146,8 +145,7 @@ func (p *LATE) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 				Elapsed(at, now) < p.cfg.MinRuntimeMS || !(prs[i] < slowTask) {
 				continue
 			}
-			cands = append(cands, lateCandidate{at: at, ps: ps[i], pr: prs[i],
-				tte: TimeToEnd(ps[i], prs[i]), avgPR: avgPR}) // eq. 5
+			cands = append(cands, lateCandidate{at: at, tte: TimeToEnd(ps[i], prs[i]), avgPR: avgPR}) // eq. 5
 		}
 	}
 	// Longest approximate time to end first.

@@ -29,6 +29,14 @@ type Entry struct {
 	Reduces int `json:"reduces"`
 }
 
+// learned reports whether finished tasks of kind were folded into e.
+func (e *Entry) learned(kind events.TaskKind) bool {
+	if kind == events.Reduce {
+		return e.Reduces > 0
+	}
+	return e.Maps > 0
+}
+
 type profileDoc struct {
 	V       int     `json:"v"`
 	Entries []Entry `json:"entries"`
@@ -118,7 +126,7 @@ func jobTypeOf(t string) string {
 // weights returns the history of a node for a job type for the weights of
 // kind, Hadoop's defaults where nothing was learned yet (Fig. 2, step 1).
 func (h *history) weights(jobType, node string, kind events.TaskKind) baseline.Weights {
-	if e := h.entries[historyKey(jobType, node)]; e != nil && (&sample{maps: e.Maps, reduces: e.Reduces}).n(kind) > 0 {
+	if e := h.entries[historyKey(jobType, node)]; e != nil && e.learned(kind) {
 		return e.Weights
 	}
 	return baseline.HadoopWeights
