@@ -10,7 +10,11 @@ import (
 // Running returns the running attempts of running apps, in node order and
 // then order of arrival on the node, so callers iterate deterministically.
 func Running(v cluster.View) []*cluster.Attempt {
-	var out []*cluster.Attempt
+	total := 0
+	for _, n := range v.Nodes() {
+		total += len(n.Running)
+	}
+	out := make([]*cluster.Attempt, 0, total)
 	for _, n := range v.Nodes() {
 		for _, at := range n.Running {
 			if at.Task == nil || at.Task.App == nil || at.Task.App.Finished() {
@@ -73,14 +77,20 @@ type Group struct {
 	Attempts []*cluster.Attempt
 }
 
+// JobKind keys per-job, per-kind aggregates without building strings.
+type JobKind struct {
+	App  *cluster.App
+	Kind events.TaskKind
+}
+
 // GroupByJob splits running attempts by app and task kind, groups in order of
 // their first attempt.
 func GroupByJob(running []*cluster.Attempt) []*Group {
 	var out []*Group
-	index := map[string]int{}
+	index := map[JobKind]int{}
 	for _, at := range running {
 		t := at.Task
-		k := t.App.ID + "|" + string(t.Kind)
+		k := JobKind{t.App, t.Kind}
 		i, ok := index[k]
 		if !ok {
 			i = len(out)

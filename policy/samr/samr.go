@@ -44,7 +44,7 @@ func New(h policy.Handle) (policy.Plugin, error) {
 		return nil, err
 	}
 	p := &Plugin{
-		cfg: cfg, store: h.Profiles, hist: &history{entries: map[string]*Entry{}},
+		cfg: cfg, store: h.Profiles, hist: &history{entries: map[historyKey]*Entry{}},
 		jobs: map[string]*jobSamples{}, durations: baseline.NewDurations(), proposals: baseline.NewProposals(),
 		slow:  map[events.TaskKind]map[string]bool{events.Map: {}, events.Reduce: {}},
 		ratio: map[events.TaskKind]map[string]float64{events.Map: {}, events.Reduce: {}},
@@ -155,14 +155,15 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		e := &ests[i]
 		g := groups[e.group]
 		t := e.at.Task
-		if e.at.Speculative || baseline.HasRunningCopy(t) ||
-			p.proposals.Recent(baseline.Key(t), now, p.cfg.ReproposeMS) ||
-			g.app.Count[e.kind].Pending > 0 { // new tasks first (Fig. 4)
+		if !(e.pr < (1-p.cfg.STaC)*g.apr) { // eq. 6
 			continue
 		}
-		if e.pr < (1-p.cfg.STaC)*g.apr { // eq. 6
-			slow = append(slow, e)
+		if e.at.Speculative || baseline.HasRunningCopy(t) ||
+			g.app.Count[e.kind].Pending > 0 || // new tasks first (Fig. 4)
+			p.proposals.Recent(baseline.Key(t), now, p.cfg.ReproposeMS) {
+			continue
 		}
+		slow = append(slow, e)
 	}
 	slices.SortStableFunc(slow, func(a, b *estimate) int {
 		if c := cmp.Compare(b.tte, a.tte); c != 0 {
@@ -203,9 +204,9 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 // APR per kind over those (eq. 7).
 func (p *Plugin) estimates(running []*cluster.Attempt, now int64) ([]estimate, []*jobRate) {
 	var (
-		ests   []estimate
+		ests   = make([]estimate, 0, len(running))
 		groups []*jobRate
-		index  = map[string]int{}
+		index  = map[baseline.JobKind]int{}
 	)
 	for _, at := range running {
 		// Rates of attempts younger than the lag, or that have not reported
@@ -218,7 +219,7 @@ func (p *Plugin) estimates(running []*cluster.Attempt, now int64) ([]estimate, [
 		w := p.Weights(t.App, at.Node, t.Kind)
 		ps := baseline.ProgressScore(at, t.Kind, w)
 		pr := baseline.ProgressRate(ps, el)
-		k := t.App.ID + "|" + string(t.Kind)
+		k := baseline.JobKind{App: t.App, Kind: t.Kind}
 		gi, ok := index[k]
 		if !ok {
 			gi = len(groups)

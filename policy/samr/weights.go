@@ -110,11 +110,11 @@ func observed(kind events.TaskKind, ph *events.PhaseDurations) (baseline.Weights
 
 // history holds every node's stage weights per job type.
 type history struct {
-	entries map[string]*Entry // key: job type + "|" + node
+	entries map[historyKey]*Entry
 	dirty   bool
 }
 
-func historyKey(jobType, node string) string { return jobType + "|" + node }
+type historyKey struct{ jobType, node string }
 
 func jobTypeOf(t string) string {
 	if t == "" {
@@ -126,7 +126,7 @@ func jobTypeOf(t string) string {
 // weights returns the history of a node for a job type for the weights of
 // kind, Hadoop's defaults where nothing was learned yet (Fig. 2, step 1).
 func (h *history) weights(jobType, node string, kind events.TaskKind) baseline.Weights {
-	if e := h.entries[historyKey(jobType, node)]; e != nil && e.learned(kind) {
+	if e := h.entries[historyKey{jobType, node}]; e != nil && e.learned(kind) {
 		return e.Weights
 	}
 	return baseline.HadoopWeights
@@ -136,7 +136,7 @@ func (h *history) weights(jobType, node string, kind events.TaskKind) baseline.W
 // same HP blend (Fig. 2, step 4). The first observation of a kind replaces
 // Hadoop's static defaults, which say nothing about the node.
 func (h *history) update(jobType, node string, kind events.TaskKind, obs baseline.Weights, hp float64) {
-	k := historyKey(jobType, node)
+	k := historyKey{jobType, node}
 	e := h.entries[k]
 	if e == nil {
 		e = &Entry{Node: node, JobType: jobType, Weights: baseline.HadoopWeights}
@@ -177,7 +177,7 @@ func (h *history) load(ctx context.Context, store policy.ProfileStore) error {
 	}
 	for i := range doc.Entries {
 		e := doc.Entries[i]
-		h.entries[historyKey(e.JobType, e.Node)] = &e
+		h.entries[historyKey{e.JobType, e.Node}] = &e
 	}
 	return nil
 }
