@@ -32,7 +32,7 @@ func BenchmarkSpeculate(b *testing.B) {
 			cb.Progress(fmt.Sprintf("a%02d_m%03d_0", j, k), pp*2/3, "map", pp)
 		}
 	}
-	p := newSAMR(&testing.T{}, nil, nil)
+	p := newSAMR(b, nil, nil)
 	ctx := context.Background()
 	var sp policy.Speculator = p
 	b.ResetTimer()

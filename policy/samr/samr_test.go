@@ -28,7 +28,7 @@ func storeWith(t *testing.T, w baseline.Weights) *profiles.DB {
 	return db
 }
 
-func newSAMR(t *testing.T, a args, store policy.ProfileStore) *samr.Plugin {
+func newSAMR(t testing.TB, a args, store policy.ProfileStore) *samr.Plugin {
 	t.Helper()
 	h := policy.Handle{Profiles: store}
 	if a != nil {
