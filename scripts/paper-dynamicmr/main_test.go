@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The §3.2.2 claim end to end in the simulator: under the worst static split
+// (1/11) one Sort job is far slower than under an even one, while DHSA's
+// makespan barely moves across splits.
+func TestShareSweepClaim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	makespan := map[string]float64{}
+	for _, m := range []int{1, 6, 11} {
+		slots := fmt.Sprintf("map_slots: %d, reduce_slots: %d", m, 12-m)
+		for name, args := range map[string]string{
+			"static": "{" + slots + ", percentage_of_borrowed_map_slots: 0, percentage_of_borrowed_reduce_slots: 0}",
+			"pi":     "{" + slots + "}",
+		} {
+			j := &job{scenario: "../../scenarios/dynamicmr-sort.yaml", stack: "yarn+dhsa-pi", seeds: 1,
+				args: map[string]string{"dhsa-pi": args}}
+			r, err := simulateOne(context.Background(), j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			makespan[fmt.Sprintf("%s/%d", name, m)] = r.MakespanS
+		}
+	}
+	if s := makespan["static/1"] / makespan["static/6"]; s < 1.5 {
+		t.Errorf("static 1/11 vs 6/6: %.2fx, want a large gap (paper ~1.8x)", s)
+	}
+	lo, hi := makespan["pi/1"], makespan["pi/1"]
+	for _, m := range []int{6, 11} {
+		lo, hi = min(lo, makespan[fmt.Sprintf("pi/%d", m)]), max(hi, makespan[fmt.Sprintf("pi/%d", m)])
+	}
+	if hi/lo > 1.1 {
+		t.Errorf("DHSA worst/best across splits = %.2f, want <= 1.1 (%v)", hi/lo, makespan)
+	}
+}
+
+func TestPrintsClaims(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"-quick", "-seeds", "1", "-only", "presched", "-scenarios", "../../scenarios"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"claim  +2 to +25 points of node locality", "claim  fairness not lower"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
