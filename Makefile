@@ -8,7 +8,7 @@ MOCKGEN_VERSION     := v0.6.0
 FUZZTIME      ?= 30s
 PKGS          := ./...
 
-.PHONY: all build test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning paper-dynamicmr paper-tmar demo sim-demo docker-config-check clean tools
+.PHONY: all build test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning paper-dynamicmr paper-tmar paper-speculation demo sim-demo docker-config-check clean tools
 
 all: build
 
@@ -54,6 +54,9 @@ bench: ## benchmarks that print figures
 
 paper-learning: ## learning scheduler: each claim of Dhok & Varma beside the measured number; figures in docs/figures
 	$(GO) test -count=1 -run '^TestPaperClaims$$' -v ./policy/learning -args -paper -paper.out=$(CURDIR)/docs/figures
+
+paper-speculation: ## SAMR, ERUL, MCP/exMCP, SEPB: each claim beside the measured number, per-stack backups and waste (SEEDS=5)
+	$(GO) run ./scripts/paper-speculation -seeds $(or $(SEEDS),5)
 
 paper-tmar: ## TMaR: each claim of Jeddi & Fazlossadat beside the measured number (SEEDS=3)
 	$(GO) run ./scripts/paper-tmar -seeds $(or $(SEEDS),3)
