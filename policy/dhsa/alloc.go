@@ -164,7 +164,8 @@ func AllocatePD(pools []PoolDemand, slots Slots, b Borrow) []Allocation {
 	shareR := waterfill(slots.Reduce, active, w)
 	out := make([]Allocation, n)
 	uM, uR := make([]int, n), make([]int, n)
-	var idleM, idleR int
+	// Slots no active pool owns (all of them when nobody has demand) are idle.
+	idleM, idleR := slots.Map-sum(shareM), slots.Reduce-sum(shareR)
 	for i, p := range pools {
 		a := &out[i]
 		a.Name = p.Name

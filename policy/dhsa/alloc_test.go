@@ -171,3 +171,18 @@ func TestGrantInsensitiveToSplit(t *testing.T) {
 		}
 	}
 }
+
+// With no demand anywhere every slot is idle headroom, under both variants
+// (a just-submitted app before its first task is pending).
+func TestAllocateNoDemand(t *testing.T) {
+	slots := Slots{Map: 60, Reduce: 60}
+	pools := []PoolDemand{{Name: "pool1", Weight: 1}}
+	want := []grant{{0, 0, 120, 120}}
+	pi, _ := AllocatePI(pools, slots, uniform)
+	if got := grants(pi); !equalGrants(got, want) {
+		t.Errorf("PI-DHSA = %+v, want %+v", got, want)
+	}
+	if got := grants(AllocatePD(pools, slots, uniform)); !equalGrants(got, want) {
+		t.Errorf("PD-DHSA = %+v, want %+v", got, want)
+	}
+}
