@@ -11,12 +11,6 @@ import (
 	"reflect"
 )
 
-// document is the export file.
-type document struct {
-	V       int               `json:"v"`
-	Records []json.RawMessage `json:"records"`
-}
-
 // Export writes every record as one JSON document (see the package doc),
 // records sorted by namespace and key, one record per line for readable
 // diffs. The view is a consistent snapshot.

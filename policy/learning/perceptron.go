@@ -1,6 +1,5 @@
 package learning
 
-import "fmt"
 
 // Perceptron is the classifier of §IV-D: c(F) = 1 (good) if W·F + b > 0,
 // else 0 (bad).
@@ -16,13 +15,6 @@ type Perceptron struct {
 // (§IV-D: "Initially all the weight variables are set to zero") and bias b.
 func NewPerceptron(n int, alpha, b float64) *Perceptron {
 	return &Perceptron{W: make([]float64, n), B: b, Alpha: alpha}
-}
-
-func (p *Perceptron) check(x []float64) error {
-	if len(x) != len(p.W) {
-		return fmt.Errorf("perceptron: %d features, want %d", len(x), len(p.W))
-	}
-	return nil
 }
 
 // Margin is W·F + b.
