@@ -1,6 +1,5 @@
 package learning
 
-
 // Perceptron is the classifier of §IV-D: c(F) = 1 (good) if W·F + b > 0,
 // else 0 (bad).
 type Perceptron struct {
