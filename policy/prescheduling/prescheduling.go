@@ -176,23 +176,46 @@ func (p *Plugin) State(v cluster.View, n *cluster.Node) NodeState {
 	return s
 }
 
-// HeadJob is the first job in fair-share order that has pending maps: the
-// fewest running maps per queue weight, then the earliest submitted, then
-// the smallest id.
+// HeadJob is the first job in fair-share order that has pending maps, by
+// the fair scheduler's hierarchy: the queue with the fewest running tasks per
+// weight (then by name), and in it the job with the fewest running tasks
+// (then the earliest submitted, then the smallest id).
 func (p *Plugin) HeadJob(v cluster.View) *cluster.App {
-	var jobs []*cluster.App
+	type queue struct {
+		name    string
+		running int
+		jobs    []*cluster.App // with pending maps
+	}
+	byName := map[string]*queue{}
+	var queues []*queue
+	running := func(a *cluster.App) int { return a.Count[events.Map].Running + a.Count[events.Reduce].Running }
 	for _, a := range v.Apps() {
-		if !a.Finished() && a.Count[events.Map].Pending > 0 {
-			jobs = append(jobs, a)
+		if a.Finished() {
+			continue
+		}
+		q := byName[a.Queue]
+		if q == nil {
+			q = &queue{name: a.Queue}
+			byName[a.Queue] = q
+			queues = append(queues, q)
+		}
+		q.running += running(a)
+		if a.Count[events.Map].Pending > 0 {
+			q.jobs = append(q.jobs, a)
 		}
 	}
-	if len(jobs) == 0 {
+	queues = slices.DeleteFunc(queues, func(q *queue) bool { return len(q.jobs) == 0 })
+	if len(queues) == 0 {
 		return nil
 	}
-	return slices.MinFunc(jobs, func(a, b *cluster.App) int {
-		ra := float64(a.Count[events.Map].Running) / p.weight(a.Queue)
-		rb := float64(b.Count[events.Map].Running) / p.weight(b.Queue)
-		if c := cmp.Compare(ra, rb); c != 0 {
+	head := slices.MinFunc(queues, func(a, b *queue) int {
+		if c := cmp.Compare(float64(a.running)/p.weight(a.name), float64(b.running)/p.weight(b.name)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.name, b.name)
+	})
+	return slices.MinFunc(head.jobs, func(a, b *cluster.App) int {
+		if c := cmp.Compare(running(a), running(b)); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(a.SubmitTS, b.SubmitTS); c != 0 {

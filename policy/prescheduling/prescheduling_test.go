@@ -191,3 +191,37 @@ func TestConfigValidate(t *testing.T) {
 		t.Error("max_per_heartbeat 0: no error")
 	}
 }
+
+// The head job follows the fair scheduler's hierarchy: the most starved
+// queue first, then the job with the fewest running tasks in it.
+func TestHeadJobHierarchy(t *testing.T) {
+	p, _ := New(DefaultConfig())
+	b := clustertest.New(1000)
+	b.Node("n1", "r1", 16, 32768, 0, 0)
+	submit := func(app, queue string, ts int64) {
+		b.At(ts)
+		b.Apply(events.Event{Type: events.AppSubmitted, App: app, Name: app, Queue: queue, User: "u", Maps: 10})
+		b.Apply(events.Event{Type: events.TaskPending, App: app, Task: "task_" + app + "_m_999", Kind: events.Map})
+	}
+	// Queue "many": three jobs running 2 maps each (6 in all); queue "one":
+	// one job running 4. Per job "many" looks starved, per queue "one" is.
+	for i, app := range []string{"m1", "m2", "m3"} {
+		submit(app, "many", int64(1000+i))
+		for k := range 2 {
+			b.Start(app, fmt.Sprintf("task_%s_m_%03d", app, k), events.Map, fmt.Sprintf("at_%s_%d", app, k), "n1", false)
+		}
+	}
+	submit("o1", "one", 2000)
+	for k := range 4 {
+		b.Start("o1", fmt.Sprintf("task_o1_m_%03d", k), events.Map, fmt.Sprintf("at_o1_%d", k), "n1", false)
+	}
+	if h := p.HeadJob(b.State); h == nil || h.ID != "o1" {
+		t.Fatalf("head = %v, want o1 (queue one runs 4 < 6)", h)
+	}
+	// Weight 2 on "many" makes it 3 per weight < 4: its least-running,
+	// earliest job is the head.
+	p, _ = New(Config{VCoresPerSlot: 1, MaxPerHeartbeat: 1, Pools: map[string]float64{"many": 2}})
+	if h := p.HeadJob(b.State); h == nil || h.ID != "m1" {
+		t.Fatalf("head = %v, want m1", h)
+	}
+}
