@@ -25,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -313,7 +314,10 @@ func printPresched(w io.Writer, maps []int, r map[string]report.Run) {
 	jainOK := true
 	for _, m := range maps {
 		y, p := r[fmt.Sprintf("presched/%d/yarn", m)], r[fmt.Sprintf("presched/%d/yarn+prescheduling", m)]
-		d := 100 * (p.Locality.Node - y.Locality.Node)
+		d := math.Round(1000*(p.Locality.Node-y.Locality.Node)) / 10
+		if d == 0 {
+			d = 0 // no "-0.0"
+		}
 		pts = append(pts, d)
 		jainOK = jainOK && p.Jain >= y.Jain-jainTolerance
 		fmt.Fprintf(w, "%-6d %11.1f%% %11.1f%% %+8.1f %10.4f %10.4f\n", m, 100*y.Locality.Node, 100*p.Locality.Node, d, y.Jain, p.Jain)
