@@ -227,15 +227,18 @@ func (c *Client) Containers(ctx context.Context, appID, appAttemptID string) ([]
 		Containers *struct {
 			Container list[Container] `json:"container"`
 		} `json:"containers"`
+		// Hadoop 3.4 (ContainersInfo) has no "containers" wrapper:
+		// {"container":[...]}.
+		Container list[Container] `json:"container"`
 	}
 	p := clusterPath + "/apps/" + seg(appID) + "/appattempts/" + seg(appAttemptID) + "/containers"
 	if err := c.get(ctx, "Containers", p, nil, &w); err != nil {
 		return nil, err
 	}
 	if w.Containers == nil {
-		return nil, nil
+		return w.Container, nil
 	}
-	return w.Containers.Container, nil
+	return append(w.Containers.Container, w.Container...), nil
 }
 
 // ClusterNodeLabels returns GET /ws/v1/cluster/get-node-labels.
