@@ -261,11 +261,42 @@ func TestDispatcherDoesNotActOnExpiredHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first attempt fails; event time passes the expiry before the retry.
+	waitTries(t, a, 1)
 	mu.Lock()
 	now = 5000
 	mu.Unlock()
 	d.Close()
 	if len(a.got) != 0 || m.gaveUp["flaky"] != 1 {
 		t.Errorf("delivered %v, gave up %d: an expired hint must be reported, not acted on", a.got, m.gaveUp["flaky"])
+	}
+}
+
+func waitTries(t *testing.T, a *flaky, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		a.mu.Lock()
+		tries := a.tries
+		a.mu.Unlock()
+		if tries >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d delivery attempts, want %d", tries, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestDispatcherDeliversFirstTryEvenIfEventTimeRanAhead(t *testing.T) {
+	a := &flaky{}
+	d := NewDispatcher(Options{Actuators: []Actuator{a}, Now: func() int64 { return 1 << 50 }})
+	d.Start(context.Background())
+	if _, err := d.Dispatch(context.Background(), []policy.Hint{hint("h1", policy.KindSpeculate, 100)}); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if !slices.Equal(a.got, []string{"h1"}) {
+		t.Errorf("delivered %v: a replayed backlog must not lose its hints", a.got)
 	}
 }

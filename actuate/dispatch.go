@@ -48,8 +48,9 @@ type Options struct {
 	Backoff, MaxBackoff time.Duration
 	Metrics             Metrics
 	Log                 zerolog.Logger
-	// Now is the event-time clock (epoch ms); a hint that expires before it
-	// is delivered is given up on (and reported) rather than acted on late.
+	// Now is the event-time clock (epoch ms); a hint that expires while
+	// its delivery is being retried is given up on (and reported) rather
+	// than acted on late.
 	// Nil: hints never expire in the dispatcher.
 	Now func() int64
 }
@@ -193,7 +194,10 @@ func (d *Dispatcher) deliver(ctx context.Context, a Actuator, h policy.Hint) {
 	delay := d.o.Backoff
 	var err error
 	for attempt := 1; attempt <= d.o.MaxAttempts; attempt++ {
-		if d.o.Now != nil && h.ExpiresTS > 0 && h.ExpiresTS <= d.o.Now() {
+		// Only a retry is judged against the clock: event time races ahead
+		// of the actuators while a backlog is replayed, and the first try of
+		// every hint is delivered in order.
+		if attempt > 1 && d.o.Now != nil && h.ExpiresTS > 0 && h.ExpiresTS <= d.o.Now() {
 			err = errors.Join(err, fmt.Errorf("hint expired at %d before it could be delivered", h.ExpiresTS))
 			break
 		}

@@ -471,7 +471,7 @@ func (h *groupHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.Cons
 			}
 			m := Message{Topic: msg.Topic, Partition: msg.Partition, Offset: msg.Offset,
 				HighWater: c.HighWaterMarkOffset(), Key: msg.Key, Received: time.Now()}
-			ev, err := Decode(msg.Value)
+			ev, err := DecodeMessage(msg.Value)
 			if err != nil {
 				m.Err = err
 				// Retry the dead-letter write until it lands or we stop: a

@@ -1,0 +1,374 @@
+package events
+
+import (
+	"strconv"
+)
+
+// decodeFast decodes the common case of a Kafka event quickly: a flat JSON
+// object whose values are plain strings, numbers and booleans under known
+// keys (heartbeats and progress reports, most of the stream). It fills the
+// same wire form Decode fills and runs the same validation, so a result it
+// returns is the one Decode would return. At anything else (nested values,
+// escapes, non-ASCII, null, unknown or differently cased keys, a number
+// where encoding/json would object) it reports ok=false and the caller
+// uses Decode, which also produces every error message.
+func decodeFast(data []byte) (ev Event, err error, ok bool) {
+	var (
+		w wire
+		v flatValues
+		s = scanner{b: data}
+	)
+	s.space()
+	if !s.consume('{') {
+		return Event{}, nil, false
+	}
+	s.space()
+	if s.consume('}') {
+		return Event{}, nil, false // empty object: let Decode name the missing field
+	}
+	for {
+		s.space()
+		key, kok := s.raw()
+		if !kok {
+			return Event{}, nil, false
+		}
+		s.space()
+		if !s.consume(':') {
+			return Event{}, nil, false
+		}
+		s.space()
+		if !v.set(&w, key, &s) {
+			return Event{}, nil, false
+		}
+		s.space()
+		if s.consume(',') {
+			continue
+		}
+		if s.consume('}') {
+			break
+		}
+		return Event{}, nil, false
+	}
+	s.space()
+	if s.i != len(s.b) {
+		return Event{}, nil, false
+	}
+	ev, err = w.event()
+	return ev, err, true
+}
+
+// flatValues holds the scalar values a wire points to: one allocation per
+// event instead of one per field.
+type flatValues struct {
+	v, vcores, memoryMB, cpuMHz, usedVCores, usedMemoryMB, running, maps, reduces, priority, partition, mapsFetched, mapsTotal int
+	ts, recordsDone, recordsTotal, bytesRead                                                                                   int64
+	powerIdle, powerMax, load1, cpuUtil, diskR, diskW, netRx, netTx, progress, phaseProgress                                   float64
+	speculative                                                                                                                bool
+	strs                                                                                                                       [18]string
+}
+
+func (v *flatValues) set(w *wire, key []byte, s *scanner) bool {
+	str := func(slot int, p **string) bool {
+		raw, ok := s.raw()
+		if !ok {
+			return false
+		}
+		v.strs[slot] = intern(raw)
+		*p = &v.strs[slot]
+		return true
+	}
+	integer := func(dst *int, p **int) bool {
+		n, ok := s.integer()
+		if !ok || n != int64(int(n)) {
+			return false
+		}
+		*dst = int(n)
+		*p = dst
+		return true
+	}
+	integer64 := func(dst *int64, p **int64) bool {
+		n, ok := s.integer()
+		if !ok {
+			return false
+		}
+		*dst = n
+		*p = dst
+		return true
+	}
+	float := func(dst *float64, p **float64) bool {
+		f, ok := s.float()
+		if !ok {
+			return false
+		}
+		*dst = f
+		*p = dst
+		return true
+	}
+	switch string(key) { // no allocation: the compiler switches on the bytes
+	case "v":
+		return integer(&v.v, &w.V)
+	case "id":
+		return str(0, &w.ID)
+	case "type":
+		return str(1, &w.Type)
+	case "ts":
+		return integer64(&v.ts, &w.TS)
+	case "node":
+		return str(2, &w.Node)
+	case "rack":
+		return str(3, &w.Rack)
+	case "vcores":
+		return integer(&v.vcores, &w.VCores)
+	case "memory_mb":
+		return integer(&v.memoryMB, &w.MemoryMB)
+	case "cpu_mhz":
+		return integer(&v.cpuMHz, &w.CPUMHz)
+	case "power_idle_w":
+		return float(&v.powerIdle, &w.PowerIdleW)
+	case "power_max_w":
+		return float(&v.powerMax, &w.PowerMaxW)
+	case "used_vcores":
+		return integer(&v.usedVCores, &w.UsedVCores)
+	case "used_memory_mb":
+		return integer(&v.usedMemoryMB, &w.UsedMemoryMB)
+	case "load1":
+		return float(&v.load1, &w.Load1)
+	case "cpu_util":
+		return float(&v.cpuUtil, &w.CPUUtil)
+	case "disk_read_bps":
+		return float(&v.diskR, &w.DiskReadBps)
+	case "disk_write_bps":
+		return float(&v.diskW, &w.DiskWriteBps)
+	case "net_rx_bps":
+		return float(&v.netRx, &w.NetRxBps)
+	case "net_tx_bps":
+		return float(&v.netTx, &w.NetTxBps)
+	case "running_containers":
+		return integer(&v.running, &w.RunningContainers)
+	case "reason":
+		return str(4, &w.Reason)
+	case "app":
+		return str(5, &w.App)
+	case "name":
+		return str(6, &w.Name)
+	case "queue":
+		return str(7, &w.Queue)
+	case "user":
+		return str(8, &w.User)
+	case "job_type":
+		return str(9, &w.JobType)
+	case "maps":
+		return integer(&v.maps, &w.Maps)
+	case "reduces":
+		return integer(&v.reduces, &w.Reduces)
+	case "priority":
+		return integer(&v.priority, &w.Priority)
+	case "utility":
+		return str(10, &w.Utility)
+	case "state":
+		return str(11, &w.State)
+	case "task":
+		return str(12, &w.Task)
+	case "kind":
+		return str(13, &w.Kind)
+	case "partition":
+		return integer(&v.partition, &w.Partition)
+	case "attempt":
+		return str(14, &w.Attempt)
+	case "container":
+		return str(15, &w.Container)
+	case "speculative":
+		b, ok := s.boolean()
+		if !ok {
+			return false
+		}
+		v.speculative = b
+		w.Speculative = &v.speculative
+		return true
+	case "locality":
+		return str(16, &w.Locality)
+	case "progress":
+		return float(&v.progress, &w.Progress)
+	case "phase":
+		return str(17, &w.Phase)
+	case "phase_progress":
+		return float(&v.phaseProgress, &w.PhaseProgress)
+	case "records_done":
+		return integer64(&v.recordsDone, &w.RecordsDone)
+	case "records_total":
+		return integer64(&v.recordsTotal, &w.RecordsTotal)
+	case "bytes_read":
+		return integer64(&v.bytesRead, &w.BytesRead)
+	case "maps_fetched":
+		return integer(&v.mapsFetched, &w.MapsFetched)
+	case "maps_total":
+		return integer(&v.mapsTotal, &w.MapsTotal)
+	}
+	// labels, input_paths, features, splits, phase_ms, partitions (nested
+	// values) and unknown keys: encoding/json's rules apply.
+	return false
+}
+
+// scanner reads the subset of JSON decodeFast accepts.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) consume(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// raw reads a string of printable ASCII without escapes and returns its
+// bytes (not copied).
+func (s *scanner) raw() ([]byte, bool) {
+	if !s.consume('"') {
+		return nil, false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			out := s.b[start:s.i]
+			s.i++
+			return out, true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return nil, false
+		}
+		s.i++
+	}
+	return nil, false
+}
+
+// intern returns the shared copy of the values that repeat in every event
+// (types, phases, kinds, states, localities) and a new string otherwise.
+func intern(b []byte) string {
+	switch string(b) {
+	case string(NodeHeartbeat):
+		return string(NodeHeartbeat)
+	case string(TaskProgress):
+		return string(TaskProgress)
+	case string(ContainerAllocated):
+		return string(ContainerAllocated)
+	case string(TaskFinished):
+		return string(TaskFinished)
+	case string(TaskPending):
+		return string(TaskPending)
+	case PhaseMap:
+		return PhaseMap
+	case PhaseSort:
+		return PhaseSort
+	case PhaseShuffle:
+		return PhaseShuffle
+	case PhaseMerge:
+		return PhaseMerge
+	case PhaseReduce:
+		return PhaseReduce
+	case StateSucceeded:
+		return StateSucceeded
+	case string(NodeLocal):
+		return string(NodeLocal)
+	case string(RackLocal):
+		return string(RackLocal)
+	case string(OffRack):
+		return string(OffRack)
+	}
+	return string(b)
+}
+
+// number returns the text of a JSON number and whether it is an integer
+// (no fraction, no exponent).
+func (s *scanner) number() (text []byte, integer bool, ok bool) {
+	start := s.i
+	s.consume('-')
+	switch {
+	case s.consume('0'):
+	case s.i < len(s.b) && s.b[s.i] >= '1' && s.b[s.i] <= '9':
+		s.digits()
+	default:
+		return nil, false, false
+	}
+	integer = true
+	if s.consume('.') {
+		integer = false
+		if s.digits() == 0 {
+			return nil, false, false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		integer = false
+		s.i++
+		if !s.consume('+') {
+			s.consume('-')
+		}
+		if s.digits() == 0 {
+			return nil, false, false
+		}
+	}
+	return s.b[start:s.i], integer, true
+}
+
+func (s *scanner) digits() int {
+	n := 0
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+		n++
+	}
+	return n
+}
+
+// integer reads a number that encoding/json would store in an integer field.
+func (s *scanner) integer() (int64, bool) {
+	text, isInt, ok := s.number()
+	if !ok || !isInt {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(text), 10, 64)
+	return n, err == nil
+}
+
+func (s *scanner) float() (float64, bool) {
+	text, _, ok := s.number()
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(text), 64)
+	return f, err == nil
+}
+
+func (s *scanner) boolean() (bool, bool) {
+	switch {
+	case len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "true":
+		s.i += 4
+		return true, true
+	case len(s.b)-s.i >= 5 && string(s.b[s.i:s.i+5]) == "false":
+		s.i += 5
+		return false, true
+	}
+	return false, false
+}
+
+// DecodeMessage decodes a Kafka message value: the fast path for flat
+// events, Decode for everything else. Results and errors equal Decode's.
+func DecodeMessage(data []byte) (Event, error) {
+	if ev, err, ok := decodeFast(data); ok {
+		return ev, err
+	}
+	return Decode(data)
+}
