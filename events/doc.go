@@ -8,4 +8,11 @@
 // out-of-range value is an error that names the field) and lenient where the
 // schema may grow (unknown extra fields are ignored), so producers can add
 // optional fields without breaking older sidecars.
+//
+// Kafka (kafka*.go): GroupConsumer runs a sarama consumer group and feeds
+// decoded events to a Feed (the live loop) at least once, committing only
+// offsets the feed has applied and checkpointed; messages that do not decode
+// go to a dead-letter topic with their origin in headers. ProduceLog writes a
+// JSONL log to a topic keyed by Event.Key. DecodeMessage is Decode with a
+// fast path for flat events, differential-tested against Decode.
 package events
