@@ -342,6 +342,9 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 		start = time.Now()
 	}
 	r.raw = float64(counter.n.Load()) / time.Since(start).Seconds()
+	if c := counter.firstCPU.Load(); c > 0 {
+		rawCPU0 = time.Duration(c)
+	}
 	r.rawCPU = perCPU(int(counter.n.Load()), cpuTime()-rawCPU0)
 	cancel()
 	_ = g.Close()
@@ -395,7 +398,8 @@ type countingHandler struct {
 	want  int
 	once  sync.Once
 	done  chan struct{}
-	first chan time.Time
+	first    chan time.Time
+	firstCPU atomic.Int64
 }
 
 func (*countingHandler) Setup(sarama.ConsumerGroupSession) error   { return nil }
@@ -405,6 +409,7 @@ func (h *countingHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.C
 		s.MarkMessage(m, "")
 		n := h.n.Add(1)
 		if n == 1 {
+			h.firstCPU.Store(int64(cpuTime()))
 			h.first <- time.Now()
 		}
 		if int(n) >= h.want {
