@@ -394,10 +394,10 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 }
 
 type countingHandler struct {
-	n     atomic.Int64
-	want  int
-	once  sync.Once
-	done  chan struct{}
+	n        atomic.Int64
+	want     int
+	once     sync.Once
+	done     chan struct{}
 	first    chan time.Time
 	firstCPU atomic.Int64
 }
