@@ -75,7 +75,9 @@ type AttemptCk struct {
 
 // Checkpoint returns a restorable deep copy of the state.
 func (s *State) Checkpoint() *Checkpoint {
-	c := &Checkpoint{V: CheckpointVersion, HistoryLen: s.historyLen, Now: s.now}
+	c := &Checkpoint{V: CheckpointVersion, HistoryLen: s.historyLen, Now: s.now,
+		Nodes: make([]NodeCk, 0, len(s.nodeList)), Apps: make([]AppCk, 0, len(s.appList)),
+		Attempts: make([]AttemptCk, 0, len(s.attempts))}
 	for _, n := range s.nodeList {
 		nc := NodeCk{Node: *n, Reg: exportStamp(n.regStamp), HB: exportStamp(n.hbStamp)}
 		nc.Running = nil
@@ -87,7 +89,8 @@ func (s *State) Checkpoint() *Checkpoint {
 		c.Nodes = append(c.Nodes, nc)
 	}
 	for _, a := range s.appList {
-		ac := AppCk{App: *a, Sub: exportStamp(a.subStamp), Fin: exportStamp(a.finStamp), Submitted: a.submitted}
+		ac := AppCk{App: *a, Sub: exportStamp(a.subStamp), Fin: exportStamp(a.finStamp), Submitted: a.submitted,
+			Tasks: make([]TaskCk, 0, len(a.Tasks))}
 		ac.App.Tasks, ac.App.Count, ac.App.taskIndex = nil, nil, nil
 		for _, t := range a.Tasks {
 			tc := TaskCk{Task: *t, Pend: exportStamp(t.pendStamp), Pending: t.pending}
