@@ -163,11 +163,15 @@ func (s *sim) poll(a *attempt) {
 			a.fetched += b // local output: read from disk in the merge
 			continue
 		}
-		if a.pend[o.node] == 0 {
-			a.order = append(a.order, o.node)
-			a.pend[o.node] = 1 // bytes + 1: zero means not listed
+		key := o.node
+		if j.rackFetch {
+			key = s.racks[s.nodes[o.node].rack].nodes[0] // the rack stands for its nodes
 		}
-		a.pend[o.node] += b
+		if a.pend[key] == 0 {
+			a.order = append(a.order, key)
+			a.pend[key] = 1 // bytes + 1: zero means not listed
+		}
+		a.pend[key] += b
 	}
 	s.fetchMore(a)
 }
@@ -189,9 +193,13 @@ func (s *sim) fetchMore(a *attempt) {
 		var links [4]int32
 		links[0], links[1] = sn.out, a.node.in
 		nl := 2
+		if j.rackFetch {
+			// One fetch for the whole source rack: its NICs are not modelled.
+			links[0], nl = a.node.in, 1
+		}
 		if cross {
-			links[2], links[3] = s.racks[sn.rack].up, s.racks[a.node.rack].down
-			nl = 4
+			links[nl], links[nl+1] = s.racks[sn.rack].up, s.racks[a.node.rack].down
+			nl += 2
 		}
 		id := s.net.start(s.now, a, src, a.node.idx, cross, b, links[:nl])
 		a.flows = append(a.flows, id)

@@ -168,6 +168,7 @@ type job struct {
 	containerNo int
 	produced    int64
 	shuffled    int64 // bytes fetched by winning reduce attempts
+	rackFetch   bool  // reducers fetch per source rack (maps x reduces above Network.RackFetchPairs)
 	sumMapMS    int64 // durations of the winning map attempts
 	sumRedMS    int64 // merge + reduce time of the winning reduce attempts
 }
@@ -317,6 +318,9 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 			t.fixedMS = recReds[i].DurationMS
 		}
 		j.reduces[i] = t
+	}
+	if lim := s.sc.Cluster.Network.RackFetchPairs; lim > 0 && int64(nm)*int64(nr) > lim {
+		j.rackFetch = true
 	}
 	if nr > 0 {
 		j.frac = skewFractions(nr, spec.Skew)

@@ -80,3 +80,23 @@ func TestFlowBottleneck(t *testing.T) {
 		t.Fatalf("after finish: traverse %d members %d", l.traverse, l.members)
 	}
 }
+
+// With rack_fetch_pairs below a job's maps x reduces, reducers fetch per
+// source rack: fewer fetches, the same bytes.
+func TestRackFetch(t *testing.T) {
+	perNode := runSim(t, mustParse(t, heteroYAML), "none", Options{Registry: testRegistry()})
+	grouped := mustParse(t, heteroYAML)
+	grouped.Cluster.Network.RackFetchPairs = 1
+	perRack := runSim(t, grouped, "none", Options{Registry: testRegistry()})
+	for i, j := range perRack.jobs {
+		if !j.rackFetch || perNode.jobs[i].rackFetch {
+			t.Fatalf("%s: rackFetch %v per rack, %v per node", j.id, j.rackFetch, perNode.jobs[i].rackFetch)
+		}
+		if j.produced != j.shuffled || j.produced != perNode.jobs[i].produced {
+			t.Errorf("%s: produced %d, fetched %d (per node: %d)", j.id, j.produced, j.shuffled, perNode.jobs[i].produced)
+		}
+	}
+	if a, b := perRack.m.byKind[evLinkDone], perNode.m.byKind[evLinkDone]; a >= b {
+		t.Errorf("per-rack fetching took %d link events, per node %d", a, b)
+	}
+}
