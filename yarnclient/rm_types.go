@@ -2,6 +2,8 @@ package yarnclient
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -216,6 +218,47 @@ type Container struct {
 	ContainerState      string `json:"containerState"`
 	NodeHTTPAddress     string `json:"nodeHttpAddress"`
 	NodeID              string `json:"nodeId"`
+}
+
+// UnmarshalJSON accepts the numbers as numbers or strings: Hadoop 3.4.2's
+// ContainerInfo renders every number quoted ("allocatedMB":"384").
+func (c *Container) UnmarshalJSON(b []byte) error {
+	type plain Container
+	var w struct {
+		plain
+		AllocatedMB         flexInt `json:"allocatedMB"`
+		AllocatedVCores     flexInt `json:"allocatedVCores"`
+		Priority            flexInt `json:"priority"`
+		StartedTime         flexInt `json:"startedTime"`
+		FinishedTime        flexInt `json:"finishedTime"`
+		ElapsedTime         flexInt `json:"elapsedTime"`
+		ContainerExitStatus flexInt `json:"containerExitStatus"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*c = Container(w.plain)
+	c.AllocatedMB, c.AllocatedVCores = int64(w.AllocatedMB), int64(w.AllocatedVCores)
+	c.Priority, c.ContainerExitStatus = int(w.Priority), int(w.ContainerExitStatus)
+	c.StartedTime, c.FinishedTime, c.ElapsedTime = int64(w.StartedTime), int64(w.FinishedTime), int64(w.ElapsedTime)
+	return nil
+}
+
+// flexInt is an integer that may come quoted.
+type flexInt int64
+
+func (v *flexInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(strings.TrimSpace(string(b)), `"`)
+	if s == "" || s == "null" {
+		*v = 0
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("integer %s: %w", b, err)
+	}
+	*v = flexInt(n)
+	return nil
 }
 
 // Node returns the container's node id (nodeId, or assignedNodeId on
