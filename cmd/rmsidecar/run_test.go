@@ -189,3 +189,14 @@ func TestBenchJSONHasTheContractFields(t *testing.T) {
 		t.Errorf("v, nodes, containers = %v %v %v", got["v"], got["nodes"], got["containers"])
 	}
 }
+
+// TestRunWithRMActuatorNeedsRMURLs: the rm actuator without rm.urls is a
+// config error (exit 2) naming the key.
+func TestRunWithRMActuatorNeedsRMURLs(t *testing.T) {
+	var out, errb bytes.Buffer
+	c := execute(context.Background(), []string{"run"}, stdio{in: strings.NewReader(""), out: &out, err: &errb},
+		[]string{"RMSIDECAR_ACTUATORS_ENABLED=rm"})
+	if c != exitBadUse || !strings.Contains(errb.String(), "rm.urls") {
+		t.Fatalf("exit %d, %q; want 2 naming rm.urls", c, errb.String())
+	}
+}
