@@ -73,9 +73,15 @@ type Loop struct {
 	positions map[events.TopicPartition]int64
 	current   map[string]policy.Hint // newest hint per target, for /v1/nodes and /v1/apps
 	dirty     bool
-	// ckPositions are the positions the last checkpoint covers.
-	ckPositions    map[events.TopicPartition]int64
-	nextCheckpoint time.Time
+	// ckPositions are the positions the last saved checkpoint covers
+	// (guarded by ckMu: saves complete on their own goroutine).
+	ckMu        sync.Mutex
+	ckPositions map[events.TopicPartition]int64
+	// nextCheckpoint (unix ns) keeps periodic checkpoints under
+	// checkpointShare of the time; saving is closed when the save in flight
+	// (if any) is done. Both belong to the engine goroutine.
+	nextCheckpoint atomic.Int64
+	saving         chan struct{}
 	lastEvent      time.Time
 	lastTS         int64
 
@@ -260,8 +266,7 @@ func (l *Loop) Run(ctx context.Context) error {
 					if l.aborted.Load() {
 						return nil
 					}
-					_, err := l.checkpoint(work)
-					return err
+					return l.checkpoint(work)
 				}
 			}
 		}
@@ -270,17 +275,7 @@ func (l *Loop) Run(ctx context.Context) error {
 
 func (l *Loop) handle(ctx context.Context, it item) {
 	if it.barrier != nil {
-		if !it.final && time.Now().Before(l.nextCheckpoint) {
-			// Checkpointing the whole state is not free: keep it under
-			// checkpointShare of the loop's time, and meanwhile commit what
-			// the last checkpoint covers.
-			it.barrier <- barrierResult{pos: l.clonePositions(l.ckPositions)}
-			return
-		}
-		start := time.Now()
-		pos, err := l.checkpoint(ctx)
-		l.nextCheckpoint = time.Now().Add(time.Since(start) * (1/checkpointShare - 1))
-		it.barrier <- barrierResult{pos: pos, err: err}
+		l.barrier(ctx, it)
 		return
 	}
 	m := it.msg
@@ -377,35 +372,109 @@ func (l *Loop) emit(ctx context.Context, hs []policy.Hint, received time.Time) {
 	}
 }
 
-// checkpoint saves the plugins' profiles, then the state, engine and
-// positions, and returns the positions they include.
-func (l *Loop) checkpoint(ctx context.Context) (map[events.TopicPartition]int64, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	pos := make(map[events.TopicPartition]int64, len(l.positions))
-	for k, v := range l.positions {
-		pos[k] = v
+// barrier answers a Sync. A final one waits for any save in flight, then
+// checkpoints what is applied and answers once that is saved. A periodic one
+// starts a checkpoint only when the last took less than checkpointShare of
+// the time since, and answers from the last saved checkpoint otherwise. The
+// save itself (encoding and writing) runs off the engine goroutine, so the
+// engine only stops to copy the state.
+func (l *Loop) barrier(ctx context.Context, it item) {
+	l.reapSave()
+	if !it.final && (l.saving != nil || time.Now().UnixNano() < l.nextCheckpoint.Load()) {
+		l.ckMu.Lock()
+		pos := l.clonePositions(l.ckPositions)
+		l.ckMu.Unlock()
+		it.barrier <- barrierResult{pos: pos}
+		return
 	}
+	if l.saving != nil {
+		<-l.saving
+		l.saving = nil
+	}
+	l.startCheckpoint(ctx, it.barrier)
+}
+
+// reapSave forgets a save that has finished.
+func (l *Loop) reapSave() {
+	if l.saving == nil {
+		return
+	}
+	select {
+	case <-l.saving:
+		l.saving = nil
+	default:
+	}
+}
+
+// startCheckpoint waits for the actuators, saves the plugins' profiles,
+// copies the state, engine and positions, and saves the copy on another
+// goroutine; reply (if not nil) gets the positions once they are saved.
+func (l *Loop) startCheckpoint(ctx context.Context, reply chan barrierResult) {
+	start := time.Now()
+	answer := func(r barrierResult) {
+		if reply != nil {
+			reply <- r
+		}
+	}
+	l.mu.Lock()
+	pos := l.clonePositions(l.positions)
 	if !l.dirty || l.o.Checkpoints == nil {
+		l.mu.Unlock()
+		l.ckMu.Lock()
 		l.ckPositions = pos
-		return l.clonePositions(pos), nil
+		l.ckMu.Unlock()
+		answer(barrierResult{pos: l.clonePositions(pos)})
+		return
 	}
 	if w, ok := l.o.Sink.(interface{ Wait(context.Context) error }); ok {
 		if err := w.Wait(ctx); err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
+			l.mu.Unlock()
+			answer(barrierResult{err: fmt.Errorf("checkpoint: %w", err)})
+			return
 		}
 	}
 	if err := l.eng.Flush(ctx); err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
+		l.mu.Unlock()
+		answer(barrierResult{err: fmt.Errorf("checkpoint: %w", err)})
+		return
 	}
 	c := &Checkpoint{V: 1, Cluster: l.eng.State().Checkpoint(), Engine: l.eng.Checkpoint(), Positions: positionsOf(pos)}
-	if err := l.o.Checkpoints.Save(ctx, c); err != nil {
-		return nil, err
-	}
-	l.o.Metrics.checkpoints.Inc()
 	l.dirty = false
-	l.ckPositions = pos
-	return l.clonePositions(pos), nil
+	l.mu.Unlock()
+
+	done := make(chan struct{})
+	l.saving = done
+	go func() {
+		defer close(done)
+		if l.aborted.Load() {
+			return // a killed process saves nothing more
+		}
+		err := l.o.Checkpoints.Save(ctx, c)
+		if err != nil {
+			l.mu.Lock()
+			l.dirty = true // the next checkpoint tries again
+			l.mu.Unlock()
+			answer(barrierResult{err: err})
+			return
+		}
+		l.o.Metrics.checkpoints.Inc()
+		l.ckMu.Lock()
+		l.ckPositions = pos
+		l.ckMu.Unlock()
+		l.nextCheckpoint.Store(time.Now().Add(time.Since(start) * (1/checkpointShare - 1)).UnixNano())
+		answer(barrierResult{pos: l.clonePositions(pos)})
+	}()
+}
+
+// checkpoint checkpoints synchronously (at the end of Run).
+func (l *Loop) checkpoint(ctx context.Context) error {
+	if l.saving != nil {
+		<-l.saving
+		l.saving = nil
+	}
+	reply := make(chan barrierResult, 1)
+	l.startCheckpoint(ctx, reply)
+	return (<-reply).err
 }
 
 func (l *Loop) clonePositions(m map[events.TopicPartition]int64) map[events.TopicPartition]int64 {
