@@ -168,7 +168,7 @@ type job struct {
 	containerNo int
 	produced    int64
 	shuffled    int64 // bytes fetched by winning reduce attempts
-	rackFetch   bool  // reducers fetch per source rack (maps x reduces above Network.RackFetchPairs)
+	rackFetch   bool  // reducers fetch per source rack (see Network.RackFetchPairs)
 	sumMapMS    int64 // durations of the winning map attempts
 	sumRedMS    int64 // merge + reduce time of the winning reduce attempts
 }
@@ -319,7 +319,8 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 		}
 		j.reduces[i] = t
 	}
-	if lim := s.sc.Cluster.Network.RackFetchPairs; lim > 0 && int64(nm)*int64(nr) > lim {
+	// Per-node fetches of a job number about min(maps, nodes) x reduces.
+	if lim := s.sc.Cluster.Network.RackFetchPairs; lim > 0 && int64(min(nm, len(s.nodes)))*int64(nr) > lim {
 		j.rackFetch = true
 	}
 	if nr > 0 {

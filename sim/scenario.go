@@ -74,10 +74,11 @@ type Network struct {
 	NodeGbps       float64
 	RackUplinkGbps float64
 	LatencyMS      float64
-	// RackFetchPairs bounds the cost of huge shuffles: a job whose maps x
-	// reduces exceeds it has its reducers fetch once per source rack
-	// instead of once per source node (the source NICs are then not
-	// modelled). 0 takes DefaultRackFetchPairs; negative never groups.
+	// RackFetchPairs bounds the cost of huge shuffles: a job whose
+	// min(maps, nodes) x reduces (about its number of per-node fetches)
+	// exceeds it has its reducers fetch once per source rack instead of once
+	// per source node (the source NICs are then not modelled). 0 takes
+	// DefaultRackFetchPairs; negative never groups.
 	RackFetchPairs int64
 }
 
@@ -171,8 +172,8 @@ const (
 	DefaultReplication    = 3
 	DefaultTimelinePoints = 400
 	// DefaultRackFetchPairs: no FB-2009 job on 600 nodes reaches it (the
-	// largest has about 7 M map-reduce pairs).
-	DefaultRackFetchPairs = 20_000_000
+	// largest has 345 k node-reducer pairs); on 3,000 nodes the big jobs do.
+	DefaultRackFetchPairs = 1_000_000
 )
 
 // withDefaults fills zero values. It never overrides what the user set.
