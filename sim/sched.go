@@ -81,7 +81,8 @@ func (s *sim) heartbeat(n *node) {
 		n.dirty = false
 		s.emitHeartbeat(n)
 	}
-	waiting := s.runSpecQueue(n)
+	s.runSpecQueue(n)
+	waiting := false
 	mapC, redC := s.sc.YARN.MapContainer, s.sc.YARN.ReduceContainer
 	for n.fits(mapC) || n.fits(redC) {
 		launched := false
@@ -261,11 +262,12 @@ func (s *sim) locality(t *task, n *node) events.Locality {
 	return loc
 }
 
-// runSpecQueue launches queued speculative copies that now fit; it reports
-// whether copies are still queued.
-func (s *sim) runSpecQueue(n *node) bool {
+// runSpecQueue launches queued speculative copies that now fit and drops
+// the expired or moot ones. Copies still queued wait for a container to
+// free on n, which schedules its next heartbeat.
+func (s *sim) runSpecQueue(n *node) {
 	if len(n.specQ) == 0 {
-		return false
+		return
 	}
 	kept := n.specQ[:0]
 	for _, r := range n.specQ {
@@ -282,7 +284,6 @@ func (s *sim) runSpecQueue(n *node) bool {
 		s.launch(t, n, true, s.locality(t, n))
 	}
 	n.specQ = kept
-	return false // queued copies wait for capacity to free, which wakes n
 }
 
 // underLoadCap reports whether n runs fewer maps than Hadoop 1's
