@@ -45,6 +45,8 @@ type node struct {
 	hbAt     int64 // time of the scheduled heartbeat, -1 when none
 	parked   bool
 	dirty    bool // usage changed since the last heartbeat event
+	loaded   bool // has a background load series
+	lastLoad float64
 	running  int
 	specQ    []specReq
 	lastT    int64   // energy accounting: last usage change

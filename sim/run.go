@@ -213,7 +213,7 @@ func (s *sim) buildCluster() {
 				idx: i, id: fmt.Sprintf("node-%04d", i+1), rack: i % int32(c.Racks),
 				vcores: g.VCores, memMB: g.MemoryMB, capV: g.VCores, capM: g.MemoryMB,
 				mapSpd: g.MapSpeed, redSpd: g.ReduceSpeed, pIdle: g.PowerIdleW, pMax: g.PowerMaxW,
-				load: g.Load, hbAt: -1,
+				load: g.Load, hbAt: -1, loaded: g.Load.Mean != 0 || g.Load.Stddev != 0,
 			}
 			n.out = int32(len(s.net.links))
 			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps), at: -1})
@@ -361,6 +361,9 @@ func (s *sim) policyTick() {
 	if s.now-s.lastHBEvent >= s.hbEventMS {
 		s.lastHBEvent = s.now
 		for _, n := range s.nodes {
+			if n.loaded && s.loadAt(n, s.now) != n.lastLoad {
+				n.dirty = true // its background load moved: load-aware policies want to know
+			}
 			if n.dirty {
 				n.dirty = false
 				s.emitHeartbeat(n)
@@ -383,6 +386,7 @@ func (s *sim) emitHeartbeat(n *node) {
 	ev := s.event(events.NodeHeartbeat)
 	ev.Node, ev.UsedVCores, ev.UsedMemoryMB = n.id, n.usedV, n.usedM
 	load := s.loadAt(n, s.now)
+	n.lastLoad = load
 	ev.CPUUtil = min(1, float64(n.usedV)/float64(n.vcores)+load)
 	ev.Load1 = float64(n.running) + load*float64(n.vcores)
 	rc := n.running
