@@ -1,0 +1,345 @@
+//go:build cluster
+
+package clustertest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/rmsidecar/rmsidecar/yarnclient"
+)
+
+// eventually calls check every interval until it reports done or timeout
+// passes; then the test fails with the last message check gave.
+func eventually(t *testing.T, timeout, interval time.Duration, what string, check func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for {
+		ok, msg := check()
+		if ok {
+			return
+		}
+		last = msg
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v (last: %s)", what, timeout, last)
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatalf("%s: %v (last: %s)", what, t.Context().Err(), last)
+		case <-time.After(interval):
+		}
+	}
+}
+
+// uniq returns prefix plus a random suffix: topic, group and HDFS path names
+// of one test run never collide with an earlier run on the same cluster.
+func uniq(prefix string) string {
+	return prefix + strconv.FormatUint(rand.Uint64()%1_000_000_000, 36)
+}
+
+// rmClient is a yarnclient.Client for the harness RM.
+func rmClient(t *testing.T, c *Cluster) *yarnclient.Client {
+	t.Helper()
+	rc, err := yarnclient.New(yarnclient.Config{RMURLs: []string{c.RMWeb}, User: "rmsidecar", Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rc
+}
+
+// repoRoot is the module root (go test runs in integration/cluster).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := wd; d != "/"; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+	}
+	t.Fatalf("no go.mod above %s", wd)
+	return ""
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// sidecarBinary builds cmd/rmsidecar once per test binary: the tests run
+// the real `rmsidecar bridge` and `rmsidecar run` commands.
+func sidecarBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rmsidecar-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "rmsidecar")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/rmsidecar")
+		cmd.Dir = repoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/rmsidecar: %w: %s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// proc is a running rmsidecar command whose stdout and stderr go to files.
+type proc struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{}
+	err     error
+}
+
+// startRMSidecar starts the built binary with args; Cleanup stops it
+// (SIGTERM, then SIGKILL after 30 s) and prints its log when the test
+// failed.
+func startRMSidecar(t *testing.T, name string, args ...string) *proc {
+	t.Helper()
+	bin := sidecarBinary(t)
+	logPath := filepath.Join(t.TempDir(), name+".log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	// rmsidecar rejects RMSIDECAR_* variables that are not config keys,
+	// such as the harness's RMSIDECAR_CLUSTER_FILE.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "RMSIDECAR_CLUSTER_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		t.Fatalf("start %s: %v", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		f.Close()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		if err := p.stop(30 * time.Second); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if t.Failed() {
+			t.Logf("%s log (tail):\n%s", name, tail(p.log(), 40))
+		}
+	})
+	return p
+}
+
+// stop sends SIGTERM and waits; a process that exits non-zero is an error.
+func (p *proc) stop(wait time.Duration) error {
+	select {
+	case <-p.done:
+	default:
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(wait):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+			return fmt.Errorf("did not stop within %v of SIGTERM", wait)
+		}
+	}
+	if p.err != nil {
+		return fmt.Errorf("exited: %w", p.err)
+	}
+	return nil
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *proc) log() string {
+	b, _ := os.ReadFile(p.logPath)
+	return string(b)
+}
+
+// logLines returns the log lines containing s.
+func (p *proc) logLines(s string) []string {
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(p.log()))
+	sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), s) {
+			out = append(out, sc.Text())
+		}
+	}
+	return out
+}
+
+// freePort returns a loopback address that was free a moment ago.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// sidecarConfig writes a `rmsidecar run` config for the harness's Kafka.
+func sidecarConfig(t *testing.T, c *Cluster, httpAddr, group, events, nodes, hints, stackYAML string) string {
+	t.Helper()
+	dir := t.TempDir()
+	y := fmt.Sprintf(`log:
+  level: info
+  format: json
+http:
+  addr: %q
+kafka:
+  brokers: [%q]
+  group: %q
+  instance: it
+  events_topic: %q
+  node_topic: %q
+  hints_topic: %q
+  dead_letter_topic: %q
+  commit_interval: 500ms
+engine:
+  tick: 1s
+policies:
+%s
+actuators:
+  enabled: [log, kafka]
+  journal: %q
+profiles:
+  path: %q
+`, httpAddr, c.KafkaBootstrap, group, events, nodes, hints, events+".dlq", stackYAML,
+		filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "profiles.db"))
+	p := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(p, []byte(y), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// metricSum sums the samples of one Prometheus counter on /metrics.
+func metricSum(ctx context.Context, httpAddr, name string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+httpAddr+"/metrics", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	sum := 0.0
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
+			continue
+		}
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			return 0, fmt.Errorf("metric line %q: %w", line, err)
+		}
+		sum += v
+	}
+	return sum, nil
+}
+
+// committedOffset is the group's committed offset on partition 0 of topic
+// (-1 when none).
+func committedOffset(bootstrap, group, topic string) (int64, error) {
+	admin, err := sarama.NewClusterAdmin([]string{bootstrap}, kafkaConfig())
+	if err != nil {
+		return 0, err
+	}
+	defer admin.Close()
+	res, err := admin.ListConsumerGroupOffsets(group, map[string][]int32{topic: {0}})
+	if err != nil {
+		return 0, err
+	}
+	b := res.GetBlock(topic, 0)
+	if b == nil {
+		return -1, nil
+	}
+	if b.Err != sarama.ErrNoError {
+		return 0, b.Err
+	}
+	return b.Offset, nil
+}
+
+// waitRunning waits until the RM reports the app RUNNING.
+func waitRunning(ctx context.Context, t *testing.T, rc *yarnclient.Client, appID string) {
+	t.Helper()
+	eventually(t, 4*time.Minute, time.Second, appID+" RUNNING", func() (bool, string) {
+		a, err := rc.App(ctx, appID)
+		if err != nil {
+			return false, err.Error()
+		}
+		if a.Finished() {
+			t.Fatalf("%s finished (%s/%s) before the test could use it", appID, a.State, a.FinalStatus)
+		}
+		return a.State == yarnclient.AppRunning, a.State
+	})
+}
+
+// killApp kills an app the test no longer needs (saves the suite the rest
+// of its run) and waits until the RM says it is over.
+func killApp(t *testing.T, rc *yarnclient.Client, appID string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for {
+		_, done, err := rc.KillApp(ctx, appID)
+		if err == nil && done {
+			return
+		}
+		a, aerr := rc.App(ctx, appID)
+		if aerr == nil && a.Finished() {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Logf("kill %s: %v / %v", appID, err, ctx.Err())
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
