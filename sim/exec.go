@@ -24,7 +24,9 @@ func (s *sim) use(n *node, dv, dm int) {
 	n.dirty = true
 	n.maxUsedV = max(n.maxUsedV, n.usedV)
 	n.maxUsedM = max(n.maxUsedM, n.usedM)
-	if n.usedV > n.capV || n.usedM > n.capM {
+	// A node-capacity hint may leave a node above its new capacity until
+	// containers end; only an allocation past it is a violation.
+	if dv > 0 && (n.usedV > n.capV || n.usedM > n.capM) {
 		s.m.overCapacity++
 	}
 }

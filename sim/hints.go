@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,7 +78,12 @@ func (s *sim) applyHint(h policy.Hint) {
 		if j == nil || n == nil || h.Partition < 0 || h.Partition >= len(j.reduces) {
 			return
 		}
-		j.bind[h.Partition] = n.idx
+		exp := h.ExpiresTS - epochMS
+		if h.ExpiresTS == 0 {
+			exp = math.MaxInt64
+		}
+		j.bind[h.Partition] = binding{node: n.idx, expires: exp}
+		s.horizon = max(s.horizon, exp)
 		s.m.bindReducers += h.Reducers
 		if n.parked {
 			s.scheduleHB(n)

@@ -67,6 +67,11 @@ type rack struct {
 	nodes    []int32
 }
 
+type binding struct {
+	node    int32
+	expires int64 // sim ms
+}
+
 type specReq struct {
 	task    *task
 	expires int64
@@ -166,7 +171,7 @@ type job struct {
 	finished    bool
 	capMaps     int
 	capReds     int
-	bind        map[int]int32 // partition -> node
+	bind        map[int]binding // partition -> node, while the hint stands
 	containerNo int
 	produced    int64
 	shuffled    int64 // bytes fetched by winning reduce attempts
@@ -249,7 +254,7 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 		byRack:    map[int32]*plist{},
 		floorSum:  map[int64]int64{},
 		waitStart: -1,
-		bind:      map[int]int32{},
+		bind:      map[int]binding{},
 	}
 	block := int64(s.sc.Cluster.HDFS.BlockMB) << 20
 	var recMaps, recReds []trace.Task

@@ -146,7 +146,8 @@ type sim struct {
 	doneJobs    int
 	lastFinish  int64
 	pendPool    [][]int64
-	assigners   bool // the stack has Assigners: report every YARN heartbeat
+	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
+	assigners   bool  // the stack has Assigners: report every YARN heartbeat
 	submitted   int
 
 	eng     *engine.Engine
@@ -351,9 +352,15 @@ func (s *sim) queueHints(hs []policy.Hint) {
 func (s *sim) policyTick() {
 	s.tickAt = -1
 	if len(s.running) == 0 && s.q.len() == 0 {
-		// Nothing runs and nothing is scheduled: the remaining work can never
-		// be placed. Stop ticking; run reports the unfinished jobs.
-		return
+		if s.now >= s.horizon {
+			// Nothing runs, nothing is scheduled and no hint will lapse: the
+			// remaining work can never be placed. Stop; run reports the
+			// unfinished jobs.
+			return
+		}
+		// A reduce-binding holds a reducer for a node that cannot take it
+		// yet; offer everything again on every tick until it lapses.
+		s.wakeAll()
 	}
 	for _, a := range s.running {
 		s.emitProgress(a)
@@ -452,6 +459,12 @@ func (s *sim) setPending(t *task) {
 	} else {
 		j.pendReds++
 		j.reduceQ.push(t.idx)
+		if b, ok := j.bind[int(t.idx)]; ok && b.expires > s.now {
+			s.wakeNode(s.nodes[b.node]) // only its node may take it
+		}
+	}
+	for _, r := range t.pref {
+		s.wakeNode(s.nodes[r])
 	}
 	ev := s.event(events.TaskPending)
 	ev.App, ev.Task, ev.Kind = j.id, t.id, t.kind

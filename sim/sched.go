@@ -229,8 +229,8 @@ func (s *sim) pickReduce(j *job, n *node) *task {
 			}
 			continue
 		}
-		if b, ok := j.bind[int(t.idx)]; ok {
-			if b == n.idx {
+		if b, ok := j.bind[int(t.idx)]; ok && b.expires > s.now {
+			if b.node == n.idx {
 				return t
 			}
 			continue
