@@ -74,9 +74,6 @@ func TestChaosKeepsInvariants(t *testing.T) {
 					if tk.wins != 1 || tk.running != 0 {
 						t.Errorf("%s: %d wins, %d running", tk.id, tk.wins, tk.running)
 					}
-					if b, ok := j.bind[int(tk.idx)]; ok && tk.kind == "reduce" {
-						_ = b // bindings may change over time; where a reducer ran is not checked here
-					}
 				}
 				if j.produced != j.shuffled {
 					t.Errorf("%s: produced %d, fetched %d", j.id, j.produced, j.shuffled)
