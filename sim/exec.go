@@ -133,13 +133,16 @@ func (s *sim) startMap(a *attempt) {
 	case events.OffRack:
 		readMS = 2 * (float64(t.bytes)/nicB + s.net.latency)
 	}
-	startWork := s.now + int64(y.TaskOverheadS*1000) + int64(math.Ceil(readMS))
+	a.readAt = s.now + int64(y.TaskOverheadS*1000)
+	a.readMS = math.Ceil(readMS)
+	startWork := a.readAt + int64(a.readMS)
 	a.mapEndMS = runFor(n, startWork, work, spd)
 	var sortWork float64
 	if len(t.job.reduces) > 0 && t.outBytes > 0 {
 		sortWork = float64(t.outBytes) / (y.SortMBps * (1 << 20)) * 1000
 	}
 	a.endMS = runFor(n, a.mapEndMS, sortWork, spd)
+	a.spd, a.workAt, a.work1, a.work2 = spd, startWork, work, sortWork
 	a.phaseMS = events.PhaseDurations{Map: a.mapEndMS - s.now, Sort: a.endMS - a.mapEndMS}
 	s.q.push(a.endMS, evAttemptDone, a.idx, a.ver)
 }
@@ -297,30 +300,43 @@ func (s *sim) copyDone(a *attempt) {
 	}
 	a.mapEndMS = runFor(n, s.now, sortWork, spd)
 	a.endMS = runFor(n, a.mapEndMS, redWork, spd)
+	a.spd, a.workAt, a.work1, a.work2 = spd, s.now, sortWork, redWork
 	a.phaseMS = events.PhaseDurations{Shuffle: s.now - a.startMS, Merge: a.mapEndMS - s.now, Reduce: a.endMS - a.mapEndMS}
 	s.q.push(a.endMS, evAttemptDone, a.idx, a.ver)
 }
 
 // progress is the attempt's progress now, Hadoop style: maps 2/3 map and
 // 1/3 sort when there are reducers; reduces 1/3 each copy, sort, reduce.
+// Within a phase it is the share of the phase's work done (bytes for the
+// read and the copy, speed-integrated compute otherwise), never elapsed
+// time over a known end: policies see a slowdown when it happens.
 func (s *sim) progress(a *attempt) (p float64, phase string, phaseP float64) {
-	frac := func(from, to int64) float64 {
-		if to <= from {
+	n := a.node
+	done := func(from int64, work float64) float64 {
+		if work <= 0 {
 			return 1
 		}
-		return min(1, max(0, float64(s.now-from)/float64(to-from)))
+		return min(1, workBetween(n, from, s.now, a.spd)/work)
 	}
 	if a.task.kind == events.Map {
+		var f float64
+		if s.now < a.mapEndMS {
+			read := min(a.readMS, max(0, float64(s.now-a.readAt)))
+			f = (read + a.work1*done(a.workAt, a.work1)) / max(1e-9, a.readMS+a.work1)
+			if a.readMS+a.work1 <= 0 {
+				f = 1
+			}
+		} else {
+			f = 1
+		}
 		if len(a.task.job.reduces) == 0 {
-			f := frac(a.startMS, a.endMS)
 			return f, events.PhaseMap, f
 		}
 		if s.now < a.mapEndMS {
-			f := frac(a.startMS, a.mapEndMS)
 			return f * 2 / 3, events.PhaseMap, f
 		}
-		f := frac(a.mapEndMS, a.endMS)
-		return 2.0/3 + f/3, events.PhaseSort, f
+		g := done(a.mapEndMS, a.work2)
+		return 2.0/3 + g/3, events.PhaseSort, g
 	}
 	if a.copyEndMS < 0 {
 		total := a.task.job.partTotal[a.partition]
@@ -331,10 +347,10 @@ func (s *sim) progress(a *attempt) (p float64, phase string, phaseP float64) {
 		return f / 3, events.PhaseShuffle, f
 	}
 	if s.now < a.mapEndMS {
-		f := frac(a.copyEndMS, a.mapEndMS)
+		f := done(a.workAt, a.work1)
 		return 1.0/3 + f/3, events.PhaseMerge, f
 	}
-	f := frac(a.mapEndMS, a.endMS)
+	f := done(a.mapEndMS, a.work2)
 	return 2.0/3 + f/3, events.PhaseReduce, f
 }
 

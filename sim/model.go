@@ -194,8 +194,16 @@ type attempt struct {
 	runIdx    int
 	slow      float64
 	mapEndMS  int64 // map: end of the map phase; reduce: end of sort
-	endMS     int64 // end of the last phase (-1 while copying)
-	phaseMS   events.PhaseDurations
+	// Progress is work done, not time elapsed, so a task slowed down midway
+	// (a degradation window) reports it only from then on.
+	spd     float64 // compute speed fixed at the phase start
+	readAt  int64   // map: input read starts (after the launch overhead)
+	readMS  float64 // map: read time
+	workAt  int64   // start of the first compute phase (map compute, reduce merge)
+	work1   float64 // map compute or reduce merge work, ms at speed 1
+	work2   float64 // map sort or reduce work, ms at speed 1
+	endMS   int64   // end of the last phase (-1 while copying)
+	phaseMS events.PhaseDurations
 	// reduce copy state
 	cursor    int
 	pend      []int64 // per source node: bytes to fetch + 1, 0 when not listed
@@ -415,6 +423,33 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9
 	x = (x ^ (x >> 27)) * 0x94D049BB133111EB
 	return x ^ (x >> 31)
+}
+
+// workBetween is the work (ms at speed 1) an attempt at base speed does on
+// n between t0 and t1, integrating the node's degradation windows (the
+// inverse of runFor).
+func workBetween(n *node, t0, t1 int64, speed float64) float64 {
+	if t1 <= t0 {
+		return 0
+	}
+	t, end := float64(t0), float64(t1)
+	var work float64
+	for t < end {
+		f := 1.0
+		next := end
+		for _, w := range n.degrade {
+			ft, tt := float64(w.from), float64(w.to)
+			if t >= ft && t < tt {
+				f *= w.factor
+				next = math.Min(next, tt)
+			} else if ft > t {
+				next = math.Min(next, ft)
+			}
+		}
+		work += (next - t) * speed * f
+		t = next
+	}
+	return work
 }
 
 // runFor returns when work (ms at speed 1) started at t0 on n at base speed
