@@ -272,10 +272,8 @@ func applySteady(ctx context.Context, w *workload, eng *engine.Engine, n int) (s
 	return spent, cpu
 }
 
-// steadyLog encodes n steady-state events as JSONL (without the setup,
-// which would dominate a short run).
-func steadyLog(o BenchOptions, n int) ([]byte, int) {
-	w := newWorkload(o.Nodes, o.Containers)
+// steadyLog encodes w's next n steady-state events as JSONL.
+func steadyLog(w *workload, n int) ([]byte, int) {
 	var b bytes.Buffer
 	count := 0
 	var ev events.Event
@@ -300,7 +298,25 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	defer c.Close()
 	brokers := c.ListenAddrs()
 	kc := events.KafkaClient{Brokers: brokers, Version: "3.9.0", ClientID: "bench"}
-	log, _ := steadyLog(o, o.KafkaEvents)
+
+	// The sidecar starts from a checkpoint of the full-size cluster, as after
+	// a restart, so the messages meet the state they would meet in
+	// production; the topic holds the steady stream that follows.
+	store := profiles.NewMemory()
+	defer store.Close()
+	stack, err := buildStack(o.Stack, store, o.Log)
+	if err != nil {
+		return r, err
+	}
+	w, eng := setupEngine(ctx, o, stack)
+	ck := &Checkpoint{V: 1, Cluster: eng.State().Checkpoint(), Engine: eng.Checkpoint()}
+	eng = nil
+	if err := (ProfileCheckpoints{Store: store}).Save(ctx, ck); err != nil {
+		return r, err
+	}
+	ck = nil
+	runtime.GC()
+	log, _ := steadyLog(w, o.KafkaEvents)
 	prod, err := events.NewProducer(kc)
 	if err != nil {
 		return r, err
@@ -367,7 +383,6 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	ccfg.Actuators.Journal = dir + "/actuated.jsonl"
 	ccfg.HTTP.Addr = ""
 	ccfg.Engine.QueueSize = 16384
-	store := profiles.NewMemory()
 	sc, err := New(ctx, Options{Config: ccfg, Profiles: store, Log: o.Log, DeterministicTicks: true})
 	if err != nil {
 		return r, err
