@@ -87,3 +87,36 @@ func TestRunHonoursCancel(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// Queues share the cluster by weight: with both queues backlogged, running
+// containers split about 1:3 for weights 1 and 3; one queue alone gets all.
+func TestQueueFairShare(t *testing.T) {
+	const yml = `
+cluster:
+  racks: 1
+  nodes: [{count: 4, vcores: 8, memory_mb: 65536}]
+yarn: {queues: {a: 1, b: 3}, node_local_delay: 0, rack_local_delay: 0}
+workload:
+  jobs:
+    - {name: a1, queue: a, input_gb: 40, reduces: 0, shuffle_ratio: 0, map_s_per_block: 60}
+    - {name: b1, queue: b, input_gb: 40, reduces: 0, shuffle_ratio: 0, map_s_per_block: 60}
+`
+	s, err := newSim(mustParse(t, yml), "none", Options{Registry: testRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ctx = context.Background()
+	for i := range s.sc.Jobs {
+		s.q.push(0, evSubmit, int32(i), 0)
+	}
+	// Run the first two minutes (both queues backlogged) and look.
+	for s.q.len() > 0 && s.q.h[0].at < 120_000 {
+		it := s.q.pop()
+		s.now = it.at
+		s.dispatch(it)
+	}
+	a, b := s.queueBy["a"].running, s.queueBy["b"].running
+	if a+b != 32 || b < 23 || b > 25 {
+		t.Fatalf("running a=%d b=%d of 32 containers, want about 8:24", a, b)
+	}
+}

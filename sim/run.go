@@ -263,31 +263,7 @@ func (s *sim) run(ctx context.Context) error {
 			}
 		}
 		steps++
-		switch it.kind {
-		case evSubmit:
-			s.submit(int(it.ref))
-		case evHeartbeat:
-			n := s.nodes[it.ref]
-			if n.hbAt == it.at {
-				n.hbAt = -1
-				s.heartbeat(n)
-			}
-		case evAttemptDone:
-			a := s.attempts[it.ref]
-			if a.ver == it.ver && !a.over {
-				s.attemptEnd(a)
-			}
-		case evLinkDone:
-			s.linkDone(it.ref, it.ver)
-		case evFetchPoll:
-			a := s.attempts[it.ref]
-			if a.ver == it.ver && !a.over {
-				a.polling = false
-				s.poll(a)
-			}
-		case evPolicyTick:
-			s.policyTick()
-		}
+		s.dispatch(it)
 	}
 	if s.doneJobs != len(s.jobs) || len(s.jobs) != len(s.sc.Jobs) {
 		return fmt.Errorf("simulate %s: %d of %d jobs finished (a task could never be placed: is a container larger than every node?)",
@@ -304,6 +280,35 @@ func (s *sim) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// dispatch runs one queued event.
+func (s *sim) dispatch(it item) {
+	switch it.kind {
+	case evSubmit:
+		s.submit(int(it.ref))
+	case evHeartbeat:
+		n := s.nodes[it.ref]
+		if n.hbAt == it.at {
+			n.hbAt = -1
+			s.heartbeat(n)
+		}
+	case evAttemptDone:
+		a := s.attempts[it.ref]
+		if a.ver == it.ver && !a.over {
+			s.attemptEnd(a)
+		}
+	case evLinkDone:
+		s.linkDone(it.ref, it.ver)
+	case evFetchPoll:
+		a := s.attempts[it.ref]
+		if a.ver == it.ver && !a.over {
+			a.polling = false
+			s.poll(a)
+		}
+	case evPolicyTick:
+		s.policyTick()
+	}
 }
 
 // event returns the run's one event buffer, reset to type t at the current
