@@ -218,9 +218,14 @@ func freePort(t *testing.T) string {
 }
 
 // sidecarConfig writes a `rmsidecar run` config for the harness's Kafka.
-func sidecarConfig(t *testing.T, c *Cluster, httpAddr, group, events, nodes, hints, stackYAML string) string {
+// With rmActuator the rm actuator is on too, writing to the harness RM.
+func sidecarConfig(t *testing.T, c *Cluster, httpAddr, group, events, nodes, hints, stackYAML string, rmActuator bool) string {
 	t.Helper()
 	dir := t.TempDir()
+	actuators := "log, kafka"
+	if rmActuator {
+		actuators += ", rm"
+	}
 	y := fmt.Sprintf(`log:
   level: info
   format: json
@@ -240,12 +245,15 @@ engine:
 policies:
 %s
 actuators:
-  enabled: [log, kafka]
+  enabled: [%s]
   journal: %q
+rm:
+  urls: [%q]
+  user: rmsidecar
 profiles:
   path: %q
-`, httpAddr, c.KafkaBootstrap, group, events, nodes, hints, events+".dlq", stackYAML,
-		filepath.Join(dir, "journal.jsonl"), filepath.Join(dir, "profiles.db"))
+`, httpAddr, c.KafkaBootstrap, group, events, nodes, hints, events+".dlq", stackYAML, actuators,
+		filepath.Join(dir, "journal.jsonl"), c.RMWeb, filepath.Join(dir, "profiles.db"))
 	p := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(p, []byte(y), 0o600); err != nil {
 		t.Fatal(err)

@@ -309,7 +309,7 @@ func TestHintsChangeTheRealRM(t *testing.T) {
 
 	// A running app: priority and kill hints.
 	base := "/user/rmsidecar/" + uniq("hints-")
-	sub, err := c.SubmitWordCount(ctx, "--generate-files", "2", "--generate-lines", "20000", "--no-wait", base+"/in", base+"/out")
+	sub, err := c.SubmitWordCount(ctx, "--generate-files", "2", "--generate-lines", "40000", "--no-wait", base+"/in", base+"/out")
 	if err != nil || sub.AppID == "" {
 		t.Fatalf("submit: %v\n%s", err, tail(sub.Output, 30))
 	}
@@ -372,10 +372,12 @@ func TestHintsChangeTheRealRM(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		target := ""
+		// Prefer a reduce (MR asks reduces at priority 10, maps at 20): it
+		// runs from the first map's end to the last one's and beyond.
+		target, reduce := "", false
 		for _, ct := range cs {
-			if !strings.HasSuffix(ct.ContainerID, "_000001") && ct.ContainerState == "RUNNING" && !tried[ct.ContainerID] {
-				target = ct.ContainerID
+			if !strings.HasSuffix(ct.ContainerID, "_000001") && ct.ContainerState == "RUNNING" && !tried[ct.ContainerID] && !reduce {
+				target, reduce = ct.ContainerID, ct.Priority == 10
 			}
 		}
 		if target == "" {
@@ -570,7 +572,8 @@ func TestBridgeLosesNothingWhileRMUnreachable(t *testing.T) {
 
 // TestBridgeAndRunOnRealWordCount: a real wordcount runs while `rmsidecar
 // bridge` publishes its events to the real Kafka broker; `rmsidecar run`
-// consumes them from that broker and emits hints that name the job's app.
+// consumes them from that broker and emits hints that name the job's app
+// (actuators log, kafka and rm).
 func TestBridgeAndRunOnRealWordCount(t *testing.T) {
 	c := loadCluster(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
@@ -578,7 +581,7 @@ func TestBridgeAndRunOnRealWordCount(t *testing.T) {
 	evTopic, nodeTopic, hintsTopic := uniq("it.events."), uniq("it.nodes."), uniq("it.hints.")
 	httpAddr := freePort(t)
 	cfg := sidecarConfig(t, c, httpAddr, uniq("it-group-"), evTopic, nodeTopic, hintsTopic,
-		"  stack: dhsa-pi\n  dhsa-pi:\n    scope: app")
+		"  stack: dhsa-pi\n  dhsa-pi:\n    scope: app", true)
 	run := startRMSidecar(t, "run", "run", "--config", cfg)
 	bridge := startRMSidecar(t, "bridge", "bridge", "--rm", c.RMWeb, "--kafka", c.KafkaBootstrap,
 		"--topic", evTopic, "--node-topic", nodeTopic, "--interval", "2s", "--log-format", "json")
@@ -655,6 +658,11 @@ func TestBridgeAndRunOnRealWordCount(t *testing.T) {
 		}
 		return len(short) == 0, strings.Join(short, ", ")
 	})
+	// The rm actuator (built by run from rm.*) was on: ratio hints are for
+	// the AM side, it passes them by without an error.
+	if v, err := metricSum(ctx, httpAddr, "rmsidecar_actuation_errors_total"); err != nil || v != 0 {
+		t.Errorf("actuation errors %v (err %v), want 0", v, err)
+	}
 	reportBridgeCost(t, bridge)
 	if err := bridge.stop(30 * time.Second); err != nil {
 		t.Errorf("bridge: %v", err)
@@ -713,7 +721,7 @@ func TestRunResumesAfterKafkaRestart(t *testing.T) {
 	half := len(evs) / 2
 	topic, group := uniq("it.resume."), uniq("it-resume-")
 	httpAddr := freePort(t)
-	cfg := sidecarConfig(t, c, httpAddr, group, topic, topic+".nodes", topic+".hints", "  stack: yarn")
+	cfg := sidecarConfig(t, c, httpAddr, group, topic, topic+".nodes", topic+".hints", "  stack: yarn", false)
 
 	produce := func(batch []events.Event) {
 		t.Helper()
