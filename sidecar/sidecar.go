@@ -248,18 +248,48 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 			Msg("EMBEDDED DEMO MODE: no kafka.brokers configured, so an in-process Kafka broker is fed by a simulated cluster; set kafka.brokers to attach to a real cluster")
 	}
 	kc := s.kafkaClient(brokers)
+	if _, err := events.SaramaConfig(kc); err != nil {
+		return &config.KeyError{Key: "kafka", Reason: err.Error()}
+	}
+
+	// HTTP first: /healthz answers and /readyz explains while Kafka is
+	// being reached.
+	srv, err := s.serveHTTP()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if srv != nil {
+			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = srv.Shutdown(sctx)
+			cancel()
+		}
+	}()
 
 	acts := s.pendingActs
-	var hintsProd sarama.SyncProducer
 	for _, name := range s.cfg.Actuators.Enabled {
 		if name == "kafka" {
-			if hintsProd, err = actuate.NewKafkaProducer(kc); err != nil {
+			var hintsProd sarama.SyncProducer
+			if err := s.retry(ctx, "hints producer", func() (err error) {
+				hintsProd, err = actuate.NewKafkaProducer(kc)
 				return err
+			}); err != nil {
+				return nil // stopped while Kafka was unreachable: nothing to commit
 			}
 			defer hintsProd.Close()
 			acts = append(acts, actuate.NewKafka(hintsProd, s.cfg.Kafka.HintsTopic))
 		}
 	}
+	var dlqProd sarama.SyncProducer
+	if err := s.retry(ctx, "dead-letter producer", func() (err error) {
+		dlqProd, err = events.NewProducer(kc)
+		return err
+	}); err != nil {
+		return nil
+	}
+	defer dlqProd.Close()
+	dead := events.NewDeadLetterProducer(dlqProd, s.cfg.Kafka.DeadLetterTopic)
+
 	s.disp = actuate.NewDispatcher(actuate.Options{Actuators: acts, Journal: s.journal, Leader: s.loop.Leader,
 		QueueSize: s.cfg.Engine.QueueSize, Metrics: s.metrics, Log: s.log, Now: s.loop.EventNow})
 	s.loop.o.Sink = s.disp
@@ -267,24 +297,10 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	defer stopActs()
 	s.disp.Start(actCtx)
 
-	dlqProd, err := events.NewProducer(kc)
-	if err != nil {
-		return err
-	}
-	defer dlqProd.Close()
-	dead := events.NewDeadLetterProducer(dlqProd, s.cfg.Kafka.DeadLetterTopic)
-
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLoop()
 	loopErr := make(chan error, 1)
 	go func() { loopErr <- s.loop.Run(loopCtx) }()
-
-	srv, err := s.serveHTTP()
-	if err != nil {
-		stopLoop()
-		<-loopErr
-		return err
-	}
 
 	if demo != nil {
 		go demo.feed(ctx, kc, s.cfg.Kafka, s.o.DemoSpeed, s.log)
@@ -298,16 +314,14 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	var wg sync.WaitGroup
 	var consumers []*events.GroupConsumer
 	for _, g := range groups {
-		gc, err := events.JoinGroup(kc, g.group, events.GroupOptions{Topics: []string{g.topic}, Feed: s.loop, DeadLetters: dead,
-			CommitInterval: s.cfg.Kafka.CommitInterval,
-			OnError:        func(err error) { s.log.Warn().Err(err).Str("group", g.group).Msg("kafka") }})
-		if err != nil {
-			for _, c := range consumers {
-				_ = c.Close()
-			}
-			stopLoop()
-			<-loopErr
+		var gc *events.GroupConsumer
+		if err := s.retry(ctx, "consumer group "+g.group, func() (err error) {
+			gc, err = events.JoinGroup(kc, g.group, events.GroupOptions{Topics: []string{g.topic}, Feed: s.loop,
+				DeadLetters: dead, CommitInterval: s.cfg.Kafka.CommitInterval,
+				OnError: func(err error) { s.log.Warn().Err(err).Str("group", g.group).Msg("kafka") }})
 			return err
+		}); err != nil {
+			break // stopped while Kafka was unreachable; shut down what runs
 		}
 		consumers = append(consumers, gc)
 		wg.Add(1)
@@ -330,13 +344,28 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	stopLoop()
 	err = <-loopErr
 	s.disp.Close()
-	if srv != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = srv.Shutdown(sctx)
-		cancel()
-	}
 	s.log.Info().Uint64("applied", s.loop.Applied()).Uint64("rejected", s.loop.Rejected()).Msg("stopped")
 	return err
+}
+
+// retry runs connect until it succeeds or ctx is done, backing off from 1 s
+// to 30 s: Kafka being unreachable degrades the sidecar (it waits and says
+// so), it does not end it.
+func (s *Sidecar) retry(ctx context.Context, what string, connect func() error) error {
+	delay := time.Second
+	for {
+		err := connect()
+		if err == nil {
+			return nil
+		}
+		s.log.Warn().Err(err).Str("what", what).Dur("retry_in", delay).Msg("kafka unreachable; retrying")
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 30*time.Second)
+	}
 }
 
 func (s *Sidecar) serveHTTP() (*http.Server, error) {

@@ -1,0 +1,73 @@
+package sidecar
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rmsidecar/rmsidecar/config"
+	"github.com/rmsidecar/rmsidecar/profiles"
+)
+
+// TestKafkaOutageDegradesNotCrashes: with the brokers unreachable the
+// sidecar keeps retrying, answers /healthz, says why it is not ready, and a
+// signal still stops it cleanly.
+func TestKafkaOutageDegradesNotCrashes(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	l.Close() // nothing listens here now
+	cfg, err := config.Load("", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Kafka.Brokers = []string{dead}
+	cfg.Policies.Stack = "none"
+	cfg.Actuators.Journal = filepath.Join(t.TempDir(), "j.jsonl")
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	store := profiles.NewMemory()
+	defer store.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sc, err := New(ctx, Options{Config: cfg, Profiles: store, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sc.Run(ctx) }()
+	addr, err := sc.HTTPAddr(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 503} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned %v while Kafka was down; it should wait", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not stop within 10 s of the signal")
+	}
+}
