@@ -146,8 +146,7 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 		case "log":
 			acts = append(acts, actuate.Log{Log: o.Log})
 		case "http":
-			s.pull = actuate.NewPull(1000)
-			acts = append(acts, s.pull)
+			// Always on (below): the contract has `run --http` serve /v1/hints.
 		case "rm":
 			if o.RM == nil {
 				return nil, &config.KeyError{Key: "actuators.enabled", Reason: "rm: no ResourceManager writer in this build"}
@@ -157,6 +156,10 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 			// Opened in Run, once the brokers are known.
 		}
 	}
+	// The pull API keeps the newest hints for GET /v1/hints whatever else
+	// is enabled, so a dry run can be watched over HTTP too.
+	s.pull = actuate.NewPull(1000)
+	acts = append(acts, s.pull)
 	acts = append(acts, o.Actuators...)
 	s.journal = actuate.NewMemoryJournal()
 	if !demo {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -54,8 +55,9 @@ func TestRunEmbeddedDemo(t *testing.T) {
 	env := []string{"RMSIDECAR_PROFILES_PATH=" + filepath.Join(dir, "p.db"),
 		"RMSIDECAR_ACTUATORS_JOURNAL=" + filepath.Join(dir, "j.jsonl")}
 	code := make(chan int, 1)
+	addr := freeAddr(t)
 	go func() {
-		code <- execute(ctx, []string{"run", "--http", freeAddr(t), "--log-format", "json", "--demo-speed", "20"},
+		code <- execute(ctx, []string{"run", "--http", addr, "--log-format", "json", "--demo-speed", "20"},
 			stdio{in: strings.NewReader(""), out: &out, err: &errb}, env)
 	}()
 	deadline := time.Now().Add(30 * time.Second)
@@ -69,6 +71,17 @@ func TestRunEmbeddedDemo(t *testing.T) {
 			t.Fatalf("run exited %d early:\n%s", c, errb.String())
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+	// The dry run's hints are on the pull API too.
+	resp, err := http.Get("http://" + addr + "/v1/hints")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hints []map[string]any
+	err = json.NewDecoder(resp.Body).Decode(&hints)
+	resp.Body.Close()
+	if err != nil || len(hints) == 0 || hints[0]["v"] != 1.0 {
+		t.Errorf("/v1/hints: %d hints, %v", len(hints), err)
 	}
 	cancel()
 	select {
