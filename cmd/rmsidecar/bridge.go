@@ -138,7 +138,7 @@ func runBridge(ctx context.Context, a *app, o bridgeOptions) error {
 			return fmt.Errorf("--kafka: %w", err)
 		}
 		defer prod.Close()
-		pub = &KafkaPublisher{Producer: prod, Topic: topic, NodeTopic: o.nodeTopic}
+		pub = &kafkaPublisher{Producer: prod, Topic: topic, NodeTopic: o.nodeTopic}
 		dest = topic + "@" + strings.Join(brokers, ",")
 	} else {
 		if o.topic != "" || o.nodeTopic != "" {
@@ -188,10 +188,10 @@ func runBridge(ctx context.Context, a *app, o bridgeOptions) error {
 	}
 }
 
-// KafkaPublisher publishes the bridge's events with a sarama SyncProducer,
+// kafkaPublisher publishes the bridge's events with a sarama SyncProducer,
 // keyed by the event key (app id, else node id), so every event of an app
 // lands in one partition, in order.
-type KafkaPublisher struct {
+type kafkaPublisher struct {
 	Producer sarama.SyncProducer
 	Topic    string
 	// NodeTopic, when set, receives node.* events instead of Topic.
@@ -199,7 +199,7 @@ type KafkaPublisher struct {
 }
 
 // Publish implements yarnclient.Publisher.
-func (p *KafkaPublisher) Publish(_ context.Context, key string, value []byte) error {
+func (p *kafkaPublisher) Publish(_ context.Context, key string, value []byte) error {
 	topic := p.Topic
 	if p.NodeTopic != "" && isNodeEvent(value) {
 		topic = p.NodeTopic
@@ -289,6 +289,6 @@ func (c *countingSource) MRJobConf(ctx context.Context, appID, jobID string) (*y
 }
 
 var (
-	_ yarnclient.Publisher = (*KafkaPublisher)(nil)
+	_ yarnclient.Publisher = (*kafkaPublisher)(nil)
 	_ yarnclient.Publisher = (*lineWriter)(nil)
 )
