@@ -86,6 +86,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the rmsidecar binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // sidecarBinary builds cmd/rmsidecar once per test binary: the tests run
 // the real `rmsidecar bridge` and `rmsidecar run` commands.
 func sidecarBinary(t *testing.T) string {
