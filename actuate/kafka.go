@@ -7,7 +7,7 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/policy"
 )
 
@@ -20,8 +20,8 @@ type Kafka struct {
 
 // NewKafkaProducer opens the idempotent producer the Kafka actuator needs:
 // retries inside the client cannot duplicate or reorder a hint.
-func NewKafkaProducer(c events.KafkaClient) (sarama.SyncProducer, error) {
-	cfg, err := events.SaramaConfig(c)
+func NewKafkaProducer(c kafka.Client) (sarama.SyncProducer, error) {
+	cfg, err := kafka.SaramaConfig(c)
 	if err != nil {
 		return nil, err
 	}

@@ -9,10 +9,8 @@
 // schema may grow (unknown extra fields are ignored), so producers can add
 // optional fields without breaking older sidecars.
 //
-// Kafka (kafka*.go): GroupConsumer runs a sarama consumer group and feeds
-// decoded events to a Feed (the live loop) at least once, committing only
-// offsets the feed has applied and checkpointed; messages that do not decode
-// go to a dead-letter topic with their origin in headers. ProduceLog writes a
-// JSONL log to a topic keyed by Event.Key. DecodeMessage is Decode with a
-// fast path for flat events, differential-tested against Decode.
+// DecodeMessage is Decode with a fast path for flat events,
+// differential-tested against Decode. The Kafka transport lives in the
+// sub-package events/kafka, so that importing the schema (as every policy
+// does) never pulls in a Kafka client.
 package events

@@ -23,6 +23,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/config"
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/plugins"
 	"github.com/rmsidecar/rmsidecar/profiles"
@@ -228,19 +229,19 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 }
 
 // produce writes raw JSONL lines to Kafka as `rmsidecar replay --kafka` does.
-func produce(t *testing.T, brokers []string, lines []byte, routeNodes bool) events.ProduceStats {
+func produce(t *testing.T, brokers []string, lines []byte, routeNodes bool) kafka.ProduceStats {
 	t.Helper()
 	cfg, _ := config.Load("", nil, nil)
-	p, err := events.NewProducer(events.KafkaClient{Brokers: brokers, Version: cfg.Kafka.Version})
+	p, err := kafka.NewProducer(kafka.Client{Brokers: brokers, Version: cfg.Kafka.Version})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	o := events.ProduceOptions{Topic: eventsTopic}
+	o := kafka.ProduceOptions{Topic: eventsTopic}
 	if routeNodes {
 		o.NodeTopic = nodeTopic
 	}
-	st, err := events.ProduceLog(context.Background(), p, bytes.NewReader(lines), o)
+	st, err := kafka.ProduceLog(context.Background(), p, bytes.NewReader(lines), o)
 	if err != nil {
 		t.Fatal(err)
 	}

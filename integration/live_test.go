@@ -14,6 +14,7 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/profiles"
 )
@@ -94,14 +95,14 @@ func TestReplayThroughKafkaMatchesGolden(t *testing.T) {
 				if _, err := events.Decode(m.Value); err == nil {
 					t.Errorf("a valid event went to the dead-letter topic: %s", m.Value)
 				}
-				if header(m, events.HeaderTopic) != eventsTopic || header(m, events.HeaderPartition) != "0" {
-					t.Errorf("dead letter origin %s/%s, want %s/0", header(m, events.HeaderTopic), header(m, events.HeaderPartition), eventsTopic)
+				if header(m, kafka.HeaderTopic) != eventsTopic || header(m, kafka.HeaderPartition) != "0" {
+					t.Errorf("dead letter origin %s/%s, want %s/0", header(m, kafka.HeaderTopic), header(m, kafka.HeaderPartition), eventsTopic)
 				}
-				off, err := strconv.ParseInt(header(m, events.HeaderOffset), 10, 64)
+				off, err := strconv.ParseInt(header(m, kafka.HeaderOffset), 10, 64)
 				if err != nil || off < 0 || off >= int64(st.Produced) {
-					t.Errorf("dead letter offset header %q", header(m, events.HeaderOffset))
+					t.Errorf("dead letter offset header %q", header(m, kafka.HeaderOffset))
 				}
-				if header(m, events.HeaderError) == "" {
+				if header(m, kafka.HeaderError) == "" {
 					t.Error("dead letter without an error header")
 				}
 			}

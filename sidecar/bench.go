@@ -23,6 +23,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/config"
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/plugins"
 	"github.com/rmsidecar/rmsidecar/profiles"
@@ -297,7 +298,7 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	}
 	defer c.Close()
 	brokers := c.ListenAddrs()
-	kc := events.KafkaClient{Brokers: brokers, Version: "3.9.0", ClientID: "bench"}
+	kc := kafka.Client{Brokers: brokers, Version: "3.9.0", ClientID: "bench"}
 
 	// The sidecar starts from a checkpoint of the full-size cluster, as after
 	// a restart, so the messages meet the state they would meet in
@@ -317,11 +318,11 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	ck = nil
 	runtime.GC()
 	log, _ := steadyLog(w, o.KafkaEvents)
-	prod, err := events.NewProducer(kc)
+	prod, err := kafka.NewProducer(kc)
 	if err != nil {
 		return r, err
 	}
-	st, err := events.ProduceLog(ctx, prod, bytes.NewReader(log), events.ProduceOptions{Topic: topic, Batch: 2000})
+	st, err := kafka.ProduceLog(ctx, prod, bytes.NewReader(log), kafka.ProduceOptions{Topic: topic, Batch: 2000})
 	prod.Close()
 	if err != nil {
 		return r, err
@@ -329,7 +330,7 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	total := st.Produced
 
 	// Bare sarama: a consumer group that only counts.
-	cfg, err := events.SaramaConfig(kc)
+	cfg, err := kafka.SaramaConfig(kc)
 	if err != nil {
 		return r, err
 	}
@@ -472,7 +473,7 @@ func benchLatency(ctx context.Context, o BenchOptions) ([]time.Duration, float64
 		for range perMS {
 			ev := new(events.Event)
 			w.next(ev)
-			if err := loop.Enqueue(ctx, events.Message{Event: ev, Received: time.Now()}); err != nil {
+			if err := loop.Enqueue(ctx, kafka.Message{Event: ev, Received: time.Now()}); err != nil {
 				stop()
 				return nil, 0, 0, err
 			}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/engine"
-	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/policy"
 )
 
@@ -70,7 +70,7 @@ type Checkpointer interface {
 	Load(ctx context.Context) (*Checkpoint, error)
 }
 
-func positionsOf(m map[events.TopicPartition]int64) []Position {
+func positionsOf(m map[kafka.TopicPartition]int64) []Position {
 	out := make([]Position, 0, len(m))
 	for tp, next := range m {
 		out = append(out, Position{Topic: tp.Topic, Partition: tp.Partition, Next: next})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/config"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/sim"
 )
 
@@ -61,11 +62,11 @@ func (e *embedded) close() { e.cluster.Close() }
 // are emitted, paced at speed times the simulated clock, with fresh ids and
 // later times than the round before. If the scenario cannot be simulated it
 // plays the bundled recorded log instead.
-func (e *embedded) feed(ctx context.Context, kc events.KafkaClient, k config.Kafka, speed float64, log zerolog.Logger) {
+func (e *embedded) feed(ctx context.Context, kc kafka.Client, k config.Kafka, speed float64, log zerolog.Logger) {
 	if speed <= 0 {
 		speed = 10
 	}
-	prod, err := events.NewProducer(kc)
+	prod, err := kafka.NewProducer(kc)
 	if err != nil {
 		log.Error().Err(err).Msg("demo source: no producer")
 		return
@@ -76,7 +77,7 @@ func (e *embedded) feed(ctx context.Context, kc events.KafkaClient, k config.Kaf
 		src, name, wait := e.source(ctx, round, log)
 		var first, last int64
 		rename := DemoRound(round, 0)
-		o := events.ProduceOptions{Topic: k.EventsTopic, NodeTopic: k.NodeTopic, Speed: speed, Rewrite: func(ev *events.Event) {
+		o := kafka.ProduceOptions{Topic: k.EventsTopic, NodeTopic: k.NodeTopic, Speed: speed, Rewrite: func(ev *events.Event) {
 			if first == 0 {
 				first = ev.TS
 			}
@@ -88,7 +89,7 @@ func (e *embedded) feed(ctx context.Context, kc events.KafkaClient, k config.Kaf
 				rename(ev)
 			}
 		}}
-		st, err := events.ProduceLog(ctx, prod, src, o)
+		st, err := kafka.ProduceLog(ctx, prod, src, o)
 		if werr := wait(); werr != nil && ctx.Err() == nil {
 			log.Warn().Err(werr).Str("source", name).Msg("demo source: simulation failed; playing the recorded log")
 			e.simBroken = true

@@ -16,6 +16,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/policy"
 )
 
@@ -30,13 +31,13 @@ var ErrStopped = errors.New("engine loop stopped")
 // item is one entry of the engine queue: a message, or a barrier asking for
 // a checkpoint and the positions applied so far.
 type item struct {
-	msg     events.Message
+	msg     kafka.Message
 	barrier chan barrierResult
 	final   bool
 }
 
 type barrierResult struct {
-	pos map[events.TopicPartition]int64
+	pos map[kafka.TopicPartition]int64
 	err error
 }
 
@@ -59,7 +60,7 @@ type LoopOptions struct {
 }
 
 // Loop runs the engine on one goroutine behind a bounded queue. Every
-// partition claim feeds it (events.Feed) in partition order, so an app's
+// partition claim feeds it (kafka.Feed) in partition order, so an app's
 // events, which share a partition, are applied in order.
 type Loop struct {
 	o     LoopOptions
@@ -70,13 +71,13 @@ type Loop struct {
 	// mu is held for writing while the engine applies events, and for
 	// reading by the HTTP handlers that look at the state.
 	mu        sync.RWMutex
-	positions map[events.TopicPartition]int64
+	positions map[kafka.TopicPartition]int64
 	current   map[string]policy.Hint // newest hint per target, for /v1/nodes and /v1/apps
 	dirty     bool
 	// ckPositions are the positions the last saved checkpoint covers
 	// (guarded by ckMu: saves complete on their own goroutine).
 	ckMu        sync.Mutex
-	ckPositions map[events.TopicPartition]int64
+	ckPositions map[kafka.TopicPartition]int64
 	// nextCheckpoint (unix ns) keeps periodic checkpoints under
 	// checkpointShare of the time; saving is closed when the save in flight
 	// (if any) is done. Both belong to the engine goroutine.
@@ -88,10 +89,10 @@ type Loop struct {
 	// Metric children cached per label value: the per-event path should
 	// not hash label strings.
 	consumedBy map[events.Type]prometheus.Counter
-	lagBy      map[events.TopicPartition]prometheus.Gauge
+	lagBy      map[kafka.TopicPartition]prometheus.Gauge
 
 	claimMu  sync.Mutex
-	claims   map[events.TopicPartition]*claimInfo
+	claims   map[kafka.TopicPartition]*claimInfo
 	assigned bool
 	leader   atomic.Bool
 
@@ -114,21 +115,21 @@ func NewLoop(eng *engine.Engine, o LoopOptions) *Loop {
 		o.Metrics = NewMetrics()
 	}
 	return &Loop{o: o, eng: eng, queue: make(chan item, o.QueueSize), done: make(chan struct{}),
-		positions: map[events.TopicPartition]int64{}, current: map[string]policy.Hint{},
-		claims: map[events.TopicPartition]*claimInfo{}, abortCh: make(chan struct{}),
-		consumedBy: map[events.Type]prometheus.Counter{}, lagBy: map[events.TopicPartition]prometheus.Gauge{}}
+		positions: map[kafka.TopicPartition]int64{}, current: map[string]policy.Hint{},
+		claims: map[kafka.TopicPartition]*claimInfo{}, abortCh: make(chan struct{}),
+		consumedBy: map[events.Type]prometheus.Counter{}, lagBy: map[kafka.TopicPartition]prometheus.Gauge{}}
 }
 
 // Resume sets the positions a checkpoint recorded (before Run).
 func (l *Loop) Resume(ps []Position) {
 	for _, p := range ps {
-		l.positions[events.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.Next
+		l.positions[kafka.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.Next
 	}
 	l.ckPositions = l.clonePositions(l.positions)
 }
 
-// Enqueue implements events.Feed.
-func (l *Loop) Enqueue(ctx context.Context, m events.Message) error {
+// Enqueue implements kafka.Feed.
+func (l *Loop) Enqueue(ctx context.Context, m kafka.Message) error {
 	select {
 	case l.queue <- item{msg: m}:
 		l.o.Metrics.queueDepth.Set(float64(len(l.queue)))
@@ -140,8 +141,8 @@ func (l *Loop) Enqueue(ctx context.Context, m events.Message) error {
 	}
 }
 
-// Sync implements events.Feed: a barrier through the queue.
-func (l *Loop) Sync(ctx context.Context, final bool) (map[events.TopicPartition]int64, error) {
+// Sync implements kafka.Feed: a barrier through the queue.
+func (l *Loop) Sync(ctx context.Context, final bool) (map[kafka.TopicPartition]int64, error) {
 	res := make(chan barrierResult, 1)
 	select {
 	case l.queue <- item{barrier: res, final: final}:
@@ -160,7 +161,7 @@ func (l *Loop) Sync(ctx context.Context, final bool) (map[events.TopicPartition]
 	}
 }
 
-// Assigned implements events.Feed.
+// Assigned implements kafka.Feed.
 func (l *Loop) Assigned(claims map[string][]int32) {
 	l.claimMu.Lock()
 	defer l.claimMu.Unlock()
@@ -177,8 +178,8 @@ func (l *Loop) Assigned(claims map[string][]int32) {
 	}
 }
 
-// Claimed implements events.Feed.
-func (l *Loop) Claimed(tp events.TopicPartition, initial, highWater int64) {
+// Claimed implements kafka.Feed.
+func (l *Loop) Claimed(tp kafka.TopicPartition, initial, highWater int64) {
 	l.claimMu.Lock()
 	defer l.claimMu.Unlock()
 	// Nothing to read (an empty partition, or a committed offset at the
@@ -187,8 +188,8 @@ func (l *Loop) Claimed(tp events.TopicPartition, initial, highWater int64) {
 	l.claims[tp] = &claimInfo{caughtUp: initial >= 0 && initial >= highWater}
 }
 
-// Released implements events.Feed.
-func (l *Loop) Released(tp events.TopicPartition) {
+// Released implements kafka.Feed.
+func (l *Loop) Released(tp kafka.TopicPartition) {
 	l.claimMu.Lock()
 	delete(l.claims, tp)
 	l.claimMu.Unlock()
@@ -279,12 +280,12 @@ func (l *Loop) handle(ctx context.Context, it item) {
 		return
 	}
 	m := it.msg
-	tp := events.TopicPartition{Topic: m.Topic, Partition: m.Partition}
+	tp := kafka.TopicPartition{Topic: m.Topic, Partition: m.Partition}
 	var hs []policy.Hint
 	l.mu.Lock()
 	if m.Event == nil {
 		l.rejected.Add(1)
-		l.o.Metrics.rejected.WithLabelValues(events.RejectReason(m.Err)).Inc()
+		l.o.Metrics.rejected.WithLabelValues(kafka.RejectReason(m.Err)).Inc()
 	} else {
 		hs = l.eng.Apply(ctx, m.Event)
 		l.applied.Add(1)
@@ -477,8 +478,8 @@ func (l *Loop) checkpoint(ctx context.Context) error {
 	return (<-reply).err
 }
 
-func (l *Loop) clonePositions(m map[events.TopicPartition]int64) map[events.TopicPartition]int64 {
-	c := make(map[events.TopicPartition]int64, len(m))
+func (l *Loop) clonePositions(m map[kafka.TopicPartition]int64) map[kafka.TopicPartition]int64 {
+	c := make(map[kafka.TopicPartition]int64, len(m))
 	for k, v := range m {
 		c[k] = v
 	}
@@ -503,14 +504,14 @@ func sortPositions(ps []Position) {
 }
 
 // Partitions lists the partitions this instance currently consumes.
-func (l *Loop) Partitions() []events.TopicPartition {
+func (l *Loop) Partitions() []kafka.TopicPartition {
 	l.claimMu.Lock()
 	defer l.claimMu.Unlock()
-	out := make([]events.TopicPartition, 0, len(l.claims))
+	out := make([]kafka.TopicPartition, 0, len(l.claims))
 	for tp := range l.claims {
 		out = append(out, tp)
 	}
-	slices.SortFunc(out, func(a, b events.TopicPartition) int {
+	slices.SortFunc(out, func(a, b kafka.TopicPartition) int {
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 	return out

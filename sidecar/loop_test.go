@@ -19,6 +19,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/profiles"
 )
@@ -100,19 +101,19 @@ func TestLoopAppliesInOrderAndReportsPositions(t *testing.T) {
 	evs := readLog(t)
 	ctx := context.Background()
 	for i := range evs {
-		m := events.Message{Topic: "ev", Partition: int32(i % 2), Offset: int64(i / 2), Event: &evs[i], Received: time.Now()}
+		m := kafka.Message{Topic: "ev", Partition: int32(i % 2), Offset: int64(i / 2), Event: &evs[i], Received: time.Now()}
 		if err := l.Enqueue(ctx, m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := l.Enqueue(ctx, events.Message{Topic: "ev", Partition: 1, Offset: 100, Err: errors.New("bad"), Received: time.Now()}); err != nil {
+	if err := l.Enqueue(ctx, kafka.Message{Topic: "ev", Partition: 1, Offset: 100, Err: errors.New("bad"), Received: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	pos, err := l.Sync(ctx, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[events.TopicPartition]int64{{Topic: "ev", Partition: 0}: int64((len(evs) + 1) / 2), {Topic: "ev", Partition: 1}: 101}
+	want := map[kafka.TopicPartition]int64{{Topic: "ev", Partition: 0}: int64((len(evs) + 1) / 2), {Topic: "ev", Partition: 1}: 101}
 	for tp, off := range want {
 		if pos[tp] != off {
 			t.Errorf("position %v = %d, want %d", tp, pos[tp], off)
@@ -157,7 +158,7 @@ func TestCheckpointRestoresAndResumes(t *testing.T) {
 	evs := readLog(t)
 	half := len(evs) / 2
 	for i := range evs[:half] {
-		_ = l.Enqueue(context.Background(), events.Message{Topic: "ev", Offset: int64(i), Event: &evs[i]})
+		_ = l.Enqueue(context.Background(), kafka.Message{Topic: "ev", Offset: int64(i), Event: &evs[i]})
 	}
 	stop()
 	c, err := ckpts.Load(context.Background())
@@ -187,13 +188,13 @@ func TestReadinessAndLeadership(t *testing.T) {
 		t.Fatal("ready before any assignment")
 	}
 	l.Assigned(map[string][]int32{"ev": {0, 1}})
-	l.Claimed(events.TopicPartition{Topic: "ev", Partition: 0}, 5, 5)
-	l.Claimed(events.TopicPartition{Topic: "ev", Partition: 1}, 0, 3)
+	l.Claimed(kafka.TopicPartition{Topic: "ev", Partition: 0}, 5, 5)
+	l.Claimed(kafka.TopicPartition{Topic: "ev", Partition: 1}, 0, 3)
 	if ok, why := l.Ready(); ok || !strings.Contains(why, "ev/1") {
 		t.Fatalf("ready=%v (%s) while ev/1 is 3 behind", ok, why)
 	}
 	ev := events.Event{V: 1, ID: "x", Type: events.NodeLost, TS: 1, Node: "n", Reason: "r"}
-	_ = l.Enqueue(context.Background(), events.Message{Topic: "ev", Partition: 1, Offset: 2, HighWater: 3, Event: &ev})
+	_ = l.Enqueue(context.Background(), kafka.Message{Topic: "ev", Partition: 1, Offset: 2, HighWater: 3, Event: &ev})
 	if _, err := l.Sync(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestHTTPAPI(t *testing.T) {
 	defer srv.Close()
 	evs := readLog(t)
 	for i := range evs {
-		_ = l.Enqueue(context.Background(), events.Message{Event: &evs[i], Received: time.Now()})
+		_ = l.Enqueue(context.Background(), kafka.Message{Event: &evs[i], Received: time.Now()})
 	}
 	if _, err := l.Sync(context.Background(), true); err != nil {
 		t.Fatal(err)

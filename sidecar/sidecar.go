@@ -17,7 +17,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/config"
 	"github.com/rmsidecar/rmsidecar/engine"
-	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/plugins"
 	"github.com/rmsidecar/rmsidecar/profiles"
@@ -218,12 +218,12 @@ func (s *Sidecar) closeStore() {
 	}
 }
 
-func (s *Sidecar) kafkaClient(brokers []string) events.KafkaClient {
+func (s *Sidecar) kafkaClient(brokers []string) kafka.Client {
 	k := s.cfg.Kafka
-	return events.KafkaClient{Brokers: brokers, Version: k.Version, ClientID: k.ClientID, Assignor: k.Assignor,
-		TLS: events.KafkaTLS{Enabled: k.TLS.Enabled, CAFile: k.TLS.CAFile, CertFile: k.TLS.CertFile, KeyFile: k.TLS.KeyFile,
+	return kafka.Client{Brokers: brokers, Version: k.Version, ClientID: k.ClientID, Assignor: k.Assignor,
+		TLS: kafka.TLS{Enabled: k.TLS.Enabled, CAFile: k.TLS.CAFile, CertFile: k.TLS.CertFile, KeyFile: k.TLS.KeyFile,
 			InsecureSkipVerify: k.TLS.InsecureSkipVerify},
-		SASL: events.KafkaSASL{Enabled: k.SASL.Enabled, Mechanism: k.SASL.Mechanism, User: k.SASL.User, Password: string(k.SASL.Password)}}
+		SASL: kafka.SASL{Enabled: k.SASL.Enabled, Mechanism: k.SASL.Mechanism, User: k.SASL.User, Password: string(k.SASL.Password)}}
 }
 
 // Run consumes, decides and actuates until ctx is done, then finishes the
@@ -251,7 +251,7 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 			Msg("EMBEDDED DEMO MODE: no kafka.brokers configured, so an in-process Kafka broker is fed by a simulated cluster; set kafka.brokers to attach to a real cluster")
 	}
 	kc := s.kafkaClient(brokers)
-	if _, err := events.SaramaConfig(kc); err != nil {
+	if _, err := kafka.SaramaConfig(kc); err != nil {
 		return &config.KeyError{Key: "kafka", Reason: err.Error()}
 	}
 
@@ -285,13 +285,13 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	}
 	var dlqProd sarama.SyncProducer
 	if err := s.retry(ctx, "dead-letter producer", func() (err error) {
-		dlqProd, err = events.NewProducer(kc)
+		dlqProd, err = kafka.NewProducer(kc)
 		return err
 	}); err != nil {
 		return nil
 	}
 	defer dlqProd.Close()
-	dead := events.NewDeadLetterProducer(dlqProd, s.cfg.Kafka.DeadLetterTopic)
+	dead := kafka.NewDeadLetterProducer(dlqProd, s.cfg.Kafka.DeadLetterTopic)
 
 	s.disp = actuate.NewDispatcher(actuate.Options{Actuators: acts, Journal: s.journal, Leader: s.loop.Leader,
 		QueueSize: s.cfg.Engine.QueueSize, Metrics: s.metrics, Log: s.log, Now: s.loop.EventNow})
@@ -315,11 +315,11 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 		{s.cfg.Kafka.Group + ".nodes." + s.instance, s.cfg.Kafka.NodeTopic},
 	}
 	var wg sync.WaitGroup
-	var consumers []*events.GroupConsumer
+	var consumers []*kafka.GroupConsumer
 	for _, g := range groups {
-		var gc *events.GroupConsumer
+		var gc *kafka.GroupConsumer
 		if err := s.retry(ctx, "consumer group "+g.group, func() (err error) {
-			gc, err = events.JoinGroup(kc, g.group, events.GroupOptions{Topics: []string{g.topic}, Feed: s.loop,
+			gc, err = kafka.JoinGroup(kc, g.group, kafka.GroupOptions{Topics: []string{g.topic}, Feed: s.loop,
 				DeadLetters: dead, CommitInterval: s.cfg.Kafka.CommitInterval,
 				OnError: func(err error) { s.log.Warn().Err(err).Str("group", g.group).Msg("kafka") }})
 			return err

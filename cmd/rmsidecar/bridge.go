@@ -14,7 +14,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
-	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/yarnclient"
 )
 
@@ -129,11 +129,11 @@ func runBridge(ctx context.Context, a *app, o bridgeOptions) error {
 			topic = cfg.Kafka.EventsTopic
 		}
 		k := cfg.Kafka
-		prod, err := events.NewProducer(events.KafkaClient{Brokers: brokers, Version: k.Version, ClientID: k.ClientID + "-bridge",
+		prod, err := kafka.NewProducer(kafka.Client{Brokers: brokers, Version: k.Version, ClientID: k.ClientID + "-bridge",
 			Assignor: k.Assignor,
-			TLS: events.KafkaTLS{Enabled: k.TLS.Enabled, CAFile: k.TLS.CAFile, CertFile: k.TLS.CertFile, KeyFile: k.TLS.KeyFile,
+			TLS: kafka.TLS{Enabled: k.TLS.Enabled, CAFile: k.TLS.CAFile, CertFile: k.TLS.CertFile, KeyFile: k.TLS.KeyFile,
 				InsecureSkipVerify: k.TLS.InsecureSkipVerify},
-			SASL: events.KafkaSASL{Enabled: k.SASL.Enabled, Mechanism: k.SASL.Mechanism, User: k.SASL.User, Password: string(k.SASL.Password)}})
+			SASL: kafka.SASL{Enabled: k.SASL.Enabled, Mechanism: k.SASL.Mechanism, User: k.SASL.User, Password: string(k.SASL.Password)}})
 		if err != nil {
 			return fmt.Errorf("--kafka: %w", err)
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 )
 
 // replayKafkaOptions are the flags of `replay --kafka`.
@@ -56,16 +56,16 @@ func runReplayKafka(ctx context.Context, a *app, o replayOptions) error {
 		in = f
 	}
 	k := cfg.Kafka
-	prod, err := events.NewProducer(events.KafkaClient{Brokers: brokers, Version: k.Version, ClientID: k.ClientID + "-replay",
+	prod, err := kafka.NewProducer(kafka.Client{Brokers: brokers, Version: k.Version, ClientID: k.ClientID + "-replay",
 		Assignor: k.Assignor,
-		TLS: events.KafkaTLS{Enabled: k.TLS.Enabled, CAFile: k.TLS.CAFile, CertFile: k.TLS.CertFile, KeyFile: k.TLS.KeyFile,
+		TLS: kafka.TLS{Enabled: k.TLS.Enabled, CAFile: k.TLS.CAFile, CertFile: k.TLS.CertFile, KeyFile: k.TLS.KeyFile,
 			InsecureSkipVerify: k.TLS.InsecureSkipVerify},
-		SASL: events.KafkaSASL{Enabled: k.SASL.Enabled, Mechanism: k.SASL.Mechanism, User: k.SASL.User, Password: string(k.SASL.Password)}})
+		SASL: kafka.SASL{Enabled: k.SASL.Enabled, Mechanism: k.SASL.Mechanism, User: k.SASL.User, Password: string(k.SASL.Password)}})
 	if err != nil {
 		return fmt.Errorf("--kafka: %w", err)
 	}
 	defer prod.Close()
-	st, err := events.ProduceLog(ctx, prod, in, events.ProduceOptions{Topic: topic, NodeTopic: o.kafka.nodeTopic, Speed: o.kafka.speed})
+	st, err := kafka.ProduceLog(ctx, prod, in, kafka.ProduceOptions{Topic: topic, NodeTopic: o.kafka.nodeTopic, Speed: o.kafka.speed})
 	if err != nil {
 		return fmt.Errorf("replay %s into %s: %w", o.eventsFile, topic, err)
 	}

@@ -1,6 +1,8 @@
-package events
+package kafka
 
 import (
+	"github.com/rmsidecar/rmsidecar/events"
+
 	"context"
 	"errors"
 	"strings"
@@ -13,11 +15,11 @@ import (
 func TestSaramaConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		in      KafkaClient
+		in      Client
 		wantErr string
 		check   func(t *testing.T, c *sarama.Config)
 	}{
-		{name: "defaults: sticky, explicit commits", in: KafkaClient{Version: "3.9.0"}, check: func(t *testing.T, c *sarama.Config) {
+		{name: "defaults: sticky, explicit commits", in: Client{Version: "3.9.0"}, check: func(t *testing.T, c *sarama.Config) {
 			if c.Version != sarama.V3_9_0_0 {
 				t.Errorf("version %v", c.Version)
 			}
@@ -28,12 +30,12 @@ func TestSaramaConfig(t *testing.T) {
 				t.Errorf("assignor %s", got)
 			}
 		}},
-		{name: "cooperative sticky", in: KafkaClient{Version: "4.0.0", Assignor: "cooperative-sticky"}, check: func(t *testing.T, c *sarama.Config) {
+		{name: "cooperative sticky", in: Client{Version: "4.0.0", Assignor: "cooperative-sticky"}, check: func(t *testing.T, c *sarama.Config) {
 			if got := c.Consumer.Group.Rebalance.GroupStrategies[0].Name(); got != sarama.CooperativeStickyBalanceStrategyName {
 				t.Errorf("assignor %s", got)
 			}
 		}},
-		{name: "scram-sha-512", in: KafkaClient{Version: "3.9.0", SASL: KafkaSASL{Enabled: true, Mechanism: "SCRAM-SHA-512", User: "u", Password: "p"}},
+		{name: "scram-sha-512", in: Client{Version: "3.9.0", SASL: SASL{Enabled: true, Mechanism: "SCRAM-SHA-512", User: "u", Password: "p"}},
 			check: func(t *testing.T, c *sarama.Config) {
 				if c.Net.SASL.Mechanism != sarama.SASLTypeSCRAMSHA512 || c.Net.SASL.SCRAMClientGeneratorFunc == nil {
 					t.Errorf("SASL %v generator %v", c.Net.SASL.Mechanism, c.Net.SASL.SCRAMClientGeneratorFunc != nil)
@@ -47,11 +49,11 @@ func TestSaramaConfig(t *testing.T) {
 					t.Errorf("first SCRAM message %q, %v", first, err)
 				}
 			}},
-		{name: "too old", in: KafkaClient{Version: "2.0.0"}, wantErr: "older than 2.1.0"},
-		{name: "not a version", in: KafkaClient{Version: "x"}, wantErr: "kafka.version"},
-		{name: "unknown assignor", in: KafkaClient{Version: "3.9.0", Assignor: "random"}, wantErr: "kafka.assignor"},
-		{name: "unknown mechanism", in: KafkaClient{Version: "3.9.0", SASL: KafkaSASL{Enabled: true, Mechanism: "GSSAPI", User: "u"}}, wantErr: "kafka.sasl.mechanism"},
-		{name: "missing CA file", in: KafkaClient{Version: "3.9.0", TLS: KafkaTLS{Enabled: true, CAFile: "/nonexistent/ca.pem"}}, wantErr: "kafka.tls.ca_file"},
+		{name: "too old", in: Client{Version: "2.0.0"}, wantErr: "older than 2.1.0"},
+		{name: "not a version", in: Client{Version: "x"}, wantErr: "kafka.version"},
+		{name: "unknown assignor", in: Client{Version: "3.9.0", Assignor: "random"}, wantErr: "kafka.assignor"},
+		{name: "unknown mechanism", in: Client{Version: "3.9.0", SASL: SASL{Enabled: true, Mechanism: "GSSAPI", User: "u"}}, wantErr: "kafka.sasl.mechanism"},
+		{name: "missing CA file", in: Client{Version: "3.9.0", TLS: TLS{Enabled: true, CAFile: "/nonexistent/ca.pem"}}, wantErr: "kafka.tls.ca_file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := SaramaConfig(tc.in)
@@ -76,7 +78,7 @@ func TestRejectReason(t *testing.T) {
 		`{"v":2,"id":"x","type":"node.lost","ts":1,"node":"n","reason":"r"}`: "version",
 		`{"v":1,"id":"x","type":"node.lost","ts":1}`:                         "invalid_field",
 	} {
-		_, err := Decode([]byte(in))
+		_, err := events.Decode([]byte(in))
 		if err == nil {
 			t.Fatalf("%s decoded", in)
 		}

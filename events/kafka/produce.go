@@ -1,6 +1,8 @@
-package events
+package kafka
 
 import (
+	"github.com/rmsidecar/rmsidecar/events"
+
 	"context"
 	"errors"
 	"fmt"
@@ -23,7 +25,7 @@ type ProduceOptions struct {
 	Speed float64
 	// Rewrite, when set, may change each valid event before it is produced
 	// (the demo source loops a recorded log with fresh ids and times).
-	Rewrite func(*Event)
+	Rewrite func(*events.Event)
 	// Batch is how many messages go in one produce call when Speed is 0
 	// (default 500).
 	Batch int
@@ -48,7 +50,7 @@ func ProduceLog(ctx context.Context, p sarama.SyncProducer, r io.Reader, o Produ
 	if o.Batch <= 0 {
 		o.Batch = 500
 	}
-	rd := NewReader(r)
+	rd := events.NewReader(r)
 	var (
 		batch   []*sarama.ProducerMessage
 		start   time.Time
@@ -74,7 +76,7 @@ func ProduceLog(ctx context.Context, p sarama.SyncProducer, r io.Reader, o Produ
 			return st, flush()
 		}
 		msg := &sarama.ProducerMessage{Topic: o.Topic}
-		var le *LineError
+		var le *events.LineError
 		switch {
 		case errors.As(err, &le):
 			if le.Raw == nil {
@@ -90,7 +92,7 @@ func ProduceLog(ctx context.Context, p sarama.SyncProducer, r io.Reader, o Produ
 			if o.Rewrite != nil {
 				o.Rewrite(&ev)
 			}
-			b, err := Encode(&ev)
+			b, err := events.Encode(&ev)
 			if err != nil {
 				return st, fmt.Errorf("produce line %d: %w", rd.Line(), err)
 			}
@@ -126,7 +128,7 @@ func ProduceLog(ctx context.Context, p sarama.SyncProducer, r io.Reader, o Produ
 }
 
 // NewProducer opens a synchronous producer with the shared client settings.
-func NewProducer(c KafkaClient) (sarama.SyncProducer, error) {
+func NewProducer(c Client) (sarama.SyncProducer, error) {
 	cfg, err := SaramaConfig(c)
 	if err != nil {
 		return nil, err
@@ -139,7 +141,7 @@ func NewProducer(c KafkaClient) (sarama.SyncProducer, error) {
 }
 
 // NewGroup opens a sarama consumer group.
-func NewGroup(c KafkaClient, group string) (sarama.ConsumerGroup, error) {
+func NewGroup(c Client, group string) (sarama.ConsumerGroup, error) {
 	cfg, err := SaramaConfig(c)
 	if err != nil {
 		return nil, err

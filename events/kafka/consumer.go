@@ -1,6 +1,8 @@
-package events
+package kafka
 
 import (
+	"github.com/rmsidecar/rmsidecar/events"
+
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -14,27 +16,27 @@ import (
 	"github.com/xdg-go/scram"
 )
 
-// KafkaClient are the connection settings every Kafka client of rmsidecar
+// Client are the connection settings every Kafka client of rmsidecar
 // shares (the config package fills them from kafka.*).
-type KafkaClient struct {
+type Client struct {
 	Brokers  []string
 	Version  string // broker protocol version, e.g. "3.9.0"; at least 2.1.0
 	ClientID string
 	Assignor string // sticky, cooperative-sticky, range, roundrobin
-	TLS      KafkaTLS
-	SASL     KafkaSASL
+	TLS      TLS
+	SASL     SASL
 }
 
-// KafkaTLS configures TLS to the brokers.
-type KafkaTLS struct {
+// TLS configures TLS to the brokers.
+type TLS struct {
 	Enabled            bool
 	CAFile             string
 	CertFile, KeyFile  string
 	InsecureSkipVerify bool
 }
 
-// KafkaSASL configures SASL authentication (SCRAM-SHA-256, SCRAM-SHA-512, PLAIN).
-type KafkaSASL struct {
+// SASL configures SASL authentication (SCRAM-SHA-256, SCRAM-SHA-512, PLAIN).
+type SASL struct {
 	Enabled   bool
 	Mechanism string
 	User      string
@@ -49,7 +51,7 @@ var minKafkaVersion = sarama.V2_1_0_0
 // SaramaConfig builds the sarama configuration for c: protocol version,
 // assignor, TLS, SASL. Offsets are committed explicitly (auto-commit off)
 // because the live loop commits only what it has applied and checkpointed.
-func SaramaConfig(c KafkaClient) (*sarama.Config, error) {
+func SaramaConfig(c Client) (*sarama.Config, error) {
 	cfg := sarama.NewConfig()
 	v, err := sarama.ParseKafkaVersion(c.Version)
 	if err != nil {
@@ -116,7 +118,7 @@ func SaramaConfig(c KafkaClient) (*sarama.Config, error) {
 	return cfg, nil
 }
 
-func tlsConfig(t KafkaTLS) (*tls.Config, error) {
+func tlsConfig(t TLS) (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // operator's explicit choice
 	if t.CAFile != "" {
 		pem, err := os.ReadFile(t.CAFile)
@@ -175,7 +177,7 @@ const (
 // RejectReason classifies why a message was not applied, for the
 // rmsidecar_events_rejected_total{reason} label: a small fixed set.
 func RejectReason(err error) string {
-	var fe *FieldError
+	var fe *events.FieldError
 	if !errors.As(err, &fe) {
 		return "invalid"
 	}
@@ -200,7 +202,7 @@ type Message struct {
 	HighWater int64
 	Key       []byte
 	// Event is the decoded event; nil when the message was rejected.
-	Event *Event
+	Event *events.Event
 	// Err is why the message was rejected (it is on the dead-letter topic).
 	Err error
 	// Received is when the consumer got the message (hint latency starts here).
@@ -311,7 +313,7 @@ type OffsetReader interface {
 
 // JoinGroup opens a client and a consumer group on it for c, and wraps them;
 // Close closes both.
-func JoinGroup(c KafkaClient, group string, o GroupOptions) (*GroupConsumer, error) {
+func JoinGroup(c Client, group string, o GroupOptions) (*GroupConsumer, error) {
 	cfg, err := SaramaConfig(c)
 	if err != nil {
 		return nil, err
@@ -471,7 +473,7 @@ func (h *groupHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.Cons
 			}
 			m := Message{Topic: msg.Topic, Partition: msg.Partition, Offset: msg.Offset,
 				HighWater: c.HighWaterMarkOffset(), Key: msg.Key, Received: time.Now()}
-			ev, err := DecodeMessage(msg.Value)
+			ev, err := events.DecodeMessage(msg.Value)
 			if err != nil {
 				m.Err = err
 				// Retry the dead-letter write until it lands or we stop: a
