@@ -67,17 +67,24 @@ func rmClient(t *testing.T, c *Cluster) *yarnclient.Client {
 // repoRoot is the module root (go test runs in integration/cluster).
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
+	d, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return d
+}
+
+func moduleRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
 	for d := wd; d != "/"; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
+			return d, nil
 		}
 	}
-	t.Fatalf("no go.mod above %s", wd)
-	return ""
+	return "", fmt.Errorf("no go.mod above %s", wd)
 }
 
 var (
@@ -86,8 +93,13 @@ var (
 	buildErr  error
 )
 
-// TestMain removes the rmsidecar binary the tests built.
+// TestMain builds the rmsidecar binary before the tests (so it is built from
+// the same tree as the test binary, not minutes later) when a cluster is
+// configured, and removes it after them.
 func TestMain(m *testing.M) {
+	if os.Getenv(EnvClusterFile) != "" {
+		buildOnce.Do(buildBinary)
+	}
 	code := m.Run()
 	if binPath != "" {
 		_ = os.RemoveAll(filepath.Dir(binPath))
@@ -99,23 +111,30 @@ func TestMain(m *testing.M) {
 // the real `rmsidecar bridge` and `rmsidecar run` commands.
 func sidecarBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rmsidecar-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "rmsidecar")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/rmsidecar")
-		cmd.Dir = repoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/rmsidecar: %w: %s", err, out)
-		}
-	})
+	buildOnce.Do(buildBinary)
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
 	return binPath
+}
+
+func buildBinary() {
+	dir, err := os.MkdirTemp("", "rmsidecar-bin")
+	if err != nil {
+		buildErr = err
+		return
+	}
+	binPath = filepath.Join(dir, "rmsidecar")
+	root, err := moduleRoot()
+	if err != nil {
+		buildErr = err
+		return
+	}
+	cmd := exec.Command("go", "build", "-o", binPath, "./cmd/rmsidecar")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		buildErr = fmt.Errorf("go build ./cmd/rmsidecar: %w: %s", err, out)
+	}
 }
 
 // proc is a running rmsidecar command whose stdout and stderr go to files.
