@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"cmp"
+	"container/heap"
 	"slices"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -24,6 +25,7 @@ func NeedOf(at *cluster.Attempt) Need {
 // backups chosen in one round do not all land on the same free slot.
 type Capacity struct {
 	nodes []*freeNode
+	heap  freeHeap // built on the first Pick
 }
 
 type freeNode struct {
@@ -71,24 +73,63 @@ func (f *freeNode) slots(need Need) int {
 // task already runs). Among equals it takes the node with the most free
 // vcores, then the most free memory, then the smallest id, so the choice is
 // deterministic. It reserves the container and returns nil when none fits.
+//
+// The nodes sit in a heap in that order, so a round of many picks on a large
+// cluster costs O(log n) each instead of a scan of every node.
 func (c *Capacity) Pick(need Need, ok func(*cluster.Node) bool, avoid ...string) *cluster.Node {
-	var best *freeNode
-	bestAvoided := true
-	for _, f := range c.nodes {
+	if c.heap == nil {
+		c.heap = make(freeHeap, len(c.nodes))
+		copy(c.heap, c.nodes)
+		heap.Init(&c.heap)
+	}
+	var popped []*freeNode
+	var chosen, fallback *freeNode
+	for c.heap.Len() > 0 {
+		f := heap.Pop(&c.heap).(*freeNode)
+		popped = append(popped, f)
+		if f.vcores < need.VCores {
+			break // the rest have no more vcores than f
+		}
 		if !f.fits(need) || (ok != nil && !ok(f.node)) {
 			continue
 		}
-		avoided := slices.Contains(avoid, f.node.ID)
-		if best == nil || better(f, avoided, best, bestAvoided) {
-			best, bestAvoided = f, avoided
+		if slices.Contains(avoid, f.node.ID) {
+			if fallback == nil {
+				fallback = f
+			}
+			continue
 		}
+		chosen = f
+		break
 	}
-	if best == nil {
+	if chosen == nil {
+		chosen = fallback
+	}
+	if chosen != nil {
+		chosen.vcores -= need.VCores
+		chosen.memoryMB -= need.MemoryMB
+	}
+	for _, f := range popped {
+		heap.Push(&c.heap, f)
+	}
+	if chosen == nil {
 		return nil
 	}
-	best.vcores -= need.VCores
-	best.memoryMB -= need.MemoryMB
-	return best.node
+	return chosen.node
+}
+
+// freeHeap orders free nodes best first: most vcores, most memory, smallest id.
+type freeHeap []*freeNode
+
+func (h freeHeap) Len() int           { return len(h) }
+func (h freeHeap) Less(i, j int) bool { return better(h[i], false, h[j], false) }
+func (h freeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *freeHeap) Push(x any)        { *h = append(*h, x.(*freeNode)) }
+func (h *freeHeap) Pop() any {
+	old := *h
+	f := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return f
 }
 
 func better(f *freeNode, fAvoided bool, b *freeNode, bAvoided bool) bool {

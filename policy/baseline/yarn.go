@@ -156,6 +156,11 @@ func (p *YARN) scanJob(v cluster.View, a *cluster.App, kind events.TaskKind, now
 	// of the kind have finished.
 	enough := counts.Succeeded >= p.cfg.MinimumCompleteNumber &&
 		float64(counts.Succeeded)/float64(total) >= p.cfg.MinimumCompleteProportion
+	if !enough {
+		// speculationValue never proposes a copy before the gate opens, so
+		// the per-task scan (the tick's main cost on a large job) is skipped.
+		return policy.Hint{}, false
+	}
 	threshold := stats.Mean + p.cfg.SlowTaskThreshold*stats.Std()
 
 	var (

@@ -1,0 +1,75 @@
+package baseline
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+)
+
+// pickByScan is the reference Pick: a scan of every node with better().
+func pickByScan(nodes []*freeNode, need Need, ok func(*cluster.Node) bool, avoid ...string) *cluster.Node {
+	var best *freeNode
+	bestAvoided := true
+	for _, f := range nodes {
+		if !f.fits(need) || (ok != nil && !ok(f.node)) {
+			continue
+		}
+		avoided := slices.Contains(avoid, f.node.ID)
+		if best == nil || better(f, avoided, best, bestAvoided) {
+			best, bestAvoided = f, avoided
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	best.vcores -= need.VCores
+	best.memoryMB -= need.MemoryMB
+	return best.node
+}
+
+// TestPickMatchesScan drives the heap-backed Pick and the reference scan
+// through the same random rounds of picks: every choice must agree.
+func TestPickMatchesScan(t *testing.T) {
+	for seed := range uint64(50) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		n := 1 + rng.IntN(40)
+		var a, b Capacity
+		var ids []string
+		for i := range n {
+			node := &cluster.Node{ID: fmt.Sprintf("n%02d", i)}
+			v, m := rng.IntN(5), rng.IntN(5)*1024
+			a.nodes = append(a.nodes, &freeNode{node: node, vcores: v, memoryMB: m})
+			b.nodes = append(b.nodes, &freeNode{node: node, vcores: v, memoryMB: m})
+			ids = append(ids, node.ID)
+		}
+		banned := ids[rng.IntN(n)]
+		for pick := range 60 {
+			need := Need{VCores: 1 + rng.IntN(2), MemoryMB: rng.IntN(3) * 1024}
+			var ok func(*cluster.Node) bool
+			if pick%3 == 0 {
+				ok = func(x *cluster.Node) bool { return x.ID != banned }
+			}
+			avoid := []string{ids[rng.IntN(n)]}
+			got := a.Pick(need, ok, avoid...)
+			want := pickByScan(b.nodes, need, ok, avoid...)
+			if got != want {
+				t.Fatalf("seed %d pick %d: heap chose %v, scan chose %v", seed, pick, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkPick10kNodes(b *testing.B) {
+	for b.Loop() {
+		var c Capacity
+		for i := range 10_000 {
+			c.nodes = append(c.nodes, &freeNode{node: &cluster.Node{ID: fmt.Sprintf("n%05d", i)}, vcores: 4, memoryMB: 8192})
+		}
+		for range 2000 {
+			c.Pick(Need{VCores: 1, MemoryMB: 1024}, nil, "n00001")
+		}
+	}
+}
