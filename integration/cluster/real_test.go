@@ -308,8 +308,13 @@ func TestHintsChangeTheRealRM(t *testing.T) {
 	}
 
 	// A running app: priority and kill hints.
+	// One ~30 MB file read by one map (split.minsize above the file size,
+	// the harness's blocks are 1 MiB): a map that runs for seconds, so a
+	// kill hint lands while it works. Maps of 1 MiB splits finish within
+	// a second of starting on an idle machine and often beat the signal.
 	base := "/user/rmsidecar/" + uniq("hints-")
-	sub, err := c.SubmitWordCount(ctx, "--generate-files", "2", "--generate-lines", "40000", "--no-wait", base+"/in", base+"/out")
+	sub, err := c.SubmitWordCount(ctx, "--generate-files", "1", "--generate-lines", "600000",
+		"-D", "mapreduce.input.fileinputformat.split.minsize=1073741824", "--no-wait", base+"/in", base+"/out")
 	if err != nil || sub.AppID == "" {
 		t.Fatalf("submit: %v\n%s", err, tail(sub.Output, 30))
 	}
@@ -332,11 +337,10 @@ func TestHintsChangeTheRealRM(t *testing.T) {
 	}
 
 	// kill -> POST containers/{id}/signal/GRACEFUL_SHUTDOWN on a task
-	// container (not the AM's, ..._000001) the RM reports RUNNING: the task
-	// attempt in it ends FAILED or KILLED and the AM runs the task again
-	// elsewhere. A signal reaches only a launched process, and a task can
-	// finish between the RM's report and the signal; such a container is
-	// logged and the next one tried.
+	// container (not the AM's, ..._000001) whose attempt the AM reports
+	// running: the attempt ends FAILED or KILLED and the AM runs the task
+	// again. A task can still finish before the signal lands; such a
+	// container is logged and the next one tried.
 	jobID := "job_" + strings.TrimPrefix(sub.AppID, "application_")
 	tried := map[string]bool{}
 	attemptIn := func(container string) (string, string, error) {
@@ -385,12 +389,25 @@ func TestHintsChangeTheRealRM(t *testing.T) {
 			continue
 		}
 		tried[target] = true
+		// The NM ignores a signal for a container it has not launched yet
+		// (the RM reports RUNNING earlier): wait until the AM reports the
+		// task attempt in it RUNNING, i.e. its JVM is up.
+		eventually(t, time.Minute, 200*time.Millisecond, "the attempt in "+target+" to run", func() (bool, string) {
+			_, state, err := attemptIn(target)
+			if err != nil {
+				return false, err.Error()
+			}
+			return state != "" && state != "NEW" && state != "STARTING", state
+		})
 		if err := act.Deliver(ctx, policy.Hint{ID: "kill", Kind: policy.KindKill, App: sub.AppID, Attempt: "?", Container: target}); err != nil {
 			t.Fatal(err)
 		}
 		eventually(t, 3*time.Minute, time.Second, "the attempt in "+target+" to end", func() (bool, string) {
 			id, state, err := attemptIn(target)
 			if err != nil {
+				if a, aerr := rc.App(ctx, sub.AppID); aerr == nil && a.Finished() {
+					t.Fatalf("%s finished before the attempt in %s was seen to end (AM gone: %v)", sub.AppID, target, err)
+				}
 				return false, err.Error()
 			}
 			switch state {
