@@ -6,7 +6,8 @@ import (
 )
 
 // On a heterogeneous cluster with stragglers, the speculation baselines
-// must beat no speculation (issue 3), for several seeds.
+// must beat no speculation, and Hadoop's naive rule must launch more copies
+// and waste more container time than LATE (issue 3), for several seeds.
 func TestBaselines(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		sc := mustLoad(t, "testdata/stragglers.yaml")
@@ -33,6 +34,11 @@ func TestBaselines(t *testing.T) {
 				t.Errorf("seed %d: %s (makespan %.0f, mean JCT %.0f) does not beat none (%.0f, %.0f)",
 					seed, r.Policy, r.MakespanS, r.MeanJCTS, none.MakespanS, none.MeanJCTS)
 			}
+		}
+		naive, late := res.Runs[1], res.Runs[2]
+		if naive.Spec.Launched <= late.Spec.Launched || naive.Spec.WastedS <= late.Spec.WastedS {
+			t.Errorf("seed %d: naive launched %d copies wasting %.0f s, late %d wasting %.0f s: naive should waste more",
+				seed, naive.Spec.Launched, naive.Spec.WastedS, late.Spec.Launched, late.Spec.WastedS)
 		}
 	}
 }

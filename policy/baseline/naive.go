@@ -76,13 +76,25 @@ func (p *Naive) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *po
 			continue
 		}
 		ps := make([]float64, len(g.Attempts))
-		sum, sumPR := 0.0, 0.0
+		sumPR := 0.0
+		taskPS := make(map[*cluster.Task]float64, len(g.Attempts))
 		for i, at := range g.Attempts {
 			ps[i] = ProgressScore(at, g.Kind, HadoopWeights) // eq. 1
-			sum += ps[i]
 			sumPR += ProgressRate(ps[i], Elapsed(at, now))
+			taskPS[at.Task] = max(taskPS[at.Task], ps[i]) // a task's progress is its best attempt's
 		}
-		avg := sum / float64(len(ps)) // eq. 2
+		// Eq. 2 averages over all T tasks of the kind, as Hadoop's job-level
+		// progress does: finished tasks count 1, running ones their PS, tasks
+		// not started 0. Late in a job the finished tasks lift PS_avg, which
+		// is what makes Hadoop's rule back up most of the last running tasks.
+		sum := float64(g.App.Count[g.Kind].Succeeded)
+		for i, at := range g.Attempts {
+			if v, ok := taskPS[at.Task]; ok && v == ps[i] {
+				sum += v
+				delete(taskPS, at.Task) // once per task, in attempt order
+			}
+		}
+		avg := sum / float64(taskTotal(g.App, g.Kind)) // eq. 2
 		avgPR := sumPR / float64(len(ps))
 		for i, at := range g.Attempts {
 			t := at.Task
@@ -121,4 +133,15 @@ func (p *Naive) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *po
 		})
 	}
 	return out, nil
+}
+
+// taskTotal is T of eq. 2: the job's declared task count of the kind, or the
+// tasks seen if more.
+func taskTotal(a *cluster.App, kind events.TaskKind) int {
+	c := a.Count[kind]
+	total := a.Maps
+	if kind == events.Reduce {
+		total = a.Reduces
+	}
+	return max(total, c.Pending+c.Running+c.Succeeded, 1)
 }

@@ -97,3 +97,27 @@ func TestNaiveDoesNotReproposeAtOnce(t *testing.T) {
 		t.Fatalf("after repropose_ms with no copy: %d hints, want 1", len(got))
 	}
 }
+
+// TestNaiveAverageCountsFinishedTasks: eq. 2 averages over all T tasks of the
+// job, finished ones at 1 (Hadoop's job progress). With 8 of 10 maps done, a
+// running map at PS 0.75 is below PS_avg - 0.2 = (8 + 0.75 + 0.95)/10 - 0.2
+// = 0.77 and gets a backup; averaged over the two running maps only (0.85)
+// it would not (0.75 > 0.65).
+func TestNaiveAverageCountsFinishedTasks(t *testing.T) {
+	b := clustertest.New(now)
+	b.Node("n1", "r1", 8, 16384, 2, 0)
+	b.Node("n2", "r1", 8, 16384, 0, 0)
+	b.App("j", "sort", 10, 0)
+	for i := range 8 {
+		id := string(rune('a' + i))
+		startAt(b, "j", id, events.Map, "n1", now-200_000, 1, "map", 1)
+		b.Finish(id+"_0", events.StateSucceeded, nil)
+	}
+	startAt(b, "j", "slow", events.Map, "n1", now-100_000, 0.75*2/3, "map", 0.75)
+	startAt(b, "j", "fast", events.Map, "n1", now-100_000, 0.95*2/3, "map", 0.95)
+	p := build(t, baseline.NewNaive, nil)
+	hs := speculate(t, p, b)
+	if len(hs) != 1 || hs[0].Task != "slow" {
+		t.Fatalf("hints = %+v, want one backup of the map at 0.75", hs)
+	}
+}
