@@ -200,6 +200,7 @@ func (e *Engine) place(ctx context.Context, t *cluster.Task, now int64) {
 		combined []policy.NodeScore
 		index    = map[string]int{}
 		by       string
+		strict   bool
 	)
 	for _, p := range e.stack.Placers {
 		var scores []policy.NodeScore
@@ -217,6 +218,9 @@ func (e *Engine) place(ctx context.Context, t *cluster.Task, now int64) {
 			by += "+"
 		}
 		by += p.Name()
+		if sp, ok := p.(policy.StrictPlacer); ok && sp.StrictPlacement() {
+			strict = true
+		}
 		for _, s := range scores {
 			if i, ok := index[s.Node]; ok {
 				combined[i].Score += s.Score
@@ -230,7 +234,7 @@ func (e *Engine) place(ctx context.Context, t *cluster.Task, now int64) {
 		return
 	}
 	sortScores(combined)
-	e.emit(by, []policy.Hint{{Kind: policy.KindPlace, App: t.App.ID, Task: t.ID, Nodes: combined,
+	e.emit(by, []policy.Hint{{Kind: policy.KindPlace, App: t.App.ID, Task: t.ID, Nodes: combined, Strict: strict,
 		Reason: "ranked by " + by}}, nil, now)
 }
 

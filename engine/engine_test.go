@@ -210,3 +210,20 @@ func TestDemandShaperRunsOnItsEvents(t *testing.T) {
 		t.Fatalf("calls = %d after container.allocated, want still 1", d.calls)
 	}
 }
+
+type strictPlacer struct{ placer }
+
+func (strictPlacer) StrictPlacement() bool { return true }
+
+func TestStrictPlacerMarksPlaceHintStrict(t *testing.T) {
+	soft := placer{"soft", map[string]float64{"n1": 1}}
+	hs := apply(t, New(policy.NewStack(soft), Options{}), running()[:2])
+	if len(hs) != 1 || hs[0].Strict {
+		t.Fatalf("a plain placer must give a non-strict hint: %+v", hs)
+	}
+	hard := strictPlacer{placer{"hard", map[string]float64{"n2": 1}}}
+	hs = apply(t, New(policy.NewStack(hard), Options{}), running()[:2])
+	if len(hs) != 1 || !hs[0].Strict || hs[0].Nodes[0].Node != "n2" {
+		t.Fatalf("a strict placer must give a strict hint: %+v", hs)
+	}
+}

@@ -62,13 +62,16 @@ type Hint struct {
 	MapSlow        bool  // node-class
 	ReduceSlow     bool  // node-class
 	Nodes          []NodeScore
-	Partition      int // reduce-binding
-	Reducers       int // reduce-binding
-	MaxMaps        int // ratio
-	MaxReduces     int // ratio
-	VCores         int // node-capacity
-	MemoryMB       int // node-capacity
-	Priority       int // priority
+	// Strict (place, optional): run the task only on the listed nodes while
+	// the hint is in force, as a YARN request with relaxLocality=false does.
+	Strict     bool
+	Partition  int // reduce-binding
+	Reducers   int // reduce-binding
+	MaxMaps    int // ratio
+	MaxReduces int // ratio
+	VCores     int // node-capacity
+	MemoryMB   int // node-capacity
+	Priority   int // priority
 }
 
 // Key is the Kafka key of a hint: its app, else its queue, else its node.
@@ -129,6 +132,7 @@ type hintWire struct {
 	MapSlow        *bool       `json:"map_slow,omitempty"`
 	ReduceSlow     *bool       `json:"reduce_slow,omitempty"`
 	Nodes          []NodeScore `json:"nodes,omitempty"`
+	Strict         bool        `json:"strict,omitempty"`
 	Partition      *int        `json:"partition,omitempty"`
 	Reducers       *int        `json:"reducers,omitempty"`
 	MaxMaps        *int        `json:"max_maps,omitempty"`
@@ -207,7 +211,7 @@ func (h Hint) MarshalJSON() ([]byte, error) {
 	case KindNodeClass:
 		w.MapSlow, w.ReduceSlow = p(h.MapSlow), p(h.ReduceSlow)
 	case KindPlace:
-		w.Nodes = h.Nodes
+		w.Nodes, w.Strict = h.Nodes, h.Strict
 	case KindReduceBinding:
 		w.Partition, w.Reducers = p(h.Partition), p(h.Reducers)
 	case KindRatio:
@@ -230,7 +234,8 @@ func (h *Hint) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("v: unsupported hint version %d", w.V)
 	}
 	*h = Hint{V: w.V, ID: w.ID, TS: w.TS, Policy: w.Policy, Kind: w.Kind, Reason: w.Reason, ExpiresTS: w.ExpiresTS,
-		App: w.App, Queue: w.Queue, Task: w.Task, Attempt: w.Attempt, Container: w.Container, Node: w.Node, Nodes: w.Nodes}
+		App: w.App, Queue: w.Queue, Task: w.Task, Attempt: w.Attempt, Container: w.Container, Node: w.Node, Nodes: w.Nodes,
+		Strict: w.Strict}
 	get := func(dst *int, src *int) {
 		if src != nil {
 			*dst = *src

@@ -43,6 +43,15 @@ type Placer interface {
 	Place(ctx context.Context, v cluster.View, task *cluster.Task) ([]NodeScore, *Status)
 }
 
+// StrictPlacer is a Placer whose choice is a reservation, not a preference:
+// the engine marks its place hints strict (run the task only on the listed
+// nodes while the hint is in force, like a YARN request with
+// relaxLocality=false).
+type StrictPlacer interface {
+	Placer
+	StrictPlacement() bool
+}
+
 // Assigner picks pending tasks for a node's free capacity at its heartbeat
 // and returns place hints naming that node.
 type Assigner interface {

@@ -20,6 +20,7 @@ func TestHintJSONRoundTripPerKind(t *testing.T) {
 		{Kind: policy.KindKill, App: "a", Attempt: "x", Container: "c"},
 		{Kind: policy.KindNodeClass, Node: "n", MapSlow: true, ReduceSlow: false},
 		{Kind: policy.KindPlace, App: "a", Task: "t", Nodes: []policy.NodeScore{{Node: "n", Score: 1, Locality: "node"}}},
+		{Kind: policy.KindPlace, App: "a", Task: "t", Nodes: []policy.NodeScore{{Node: "n", Score: 1}}, Strict: true},
 		{Kind: policy.KindReduceBinding, App: "a", Partition: 0, Node: "n", Reducers: 2},
 		{Kind: policy.KindRatio, Queue: "q", MaxMaps: 0, MaxReduces: 3},
 		{Kind: policy.KindNodeCapacity, Node: "n", VCores: 4, MemoryMB: 8192},

@@ -29,6 +29,10 @@ func (s *sim) applyHint(h policy.Hint) {
 			return
 		}
 		t.pref = t.pref[:0]
+		t.strictUntil = 0
+		if h.Strict && h.ExpiresTS > 0 {
+			t.strictUntil = h.ExpiresTS - epochMS
+		}
 		for _, ns := range h.Nodes {
 			if n := s.nodeBy[ns.Node]; n != nil && !slices.Contains(t.pref, n.idx) {
 				t.pref = append(t.pref, n.idx)

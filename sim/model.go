@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/rmsidecar/rmsidecar/events"
@@ -84,22 +85,25 @@ const (
 )
 
 type task struct {
-	job       *job
-	idx       int32
-	kind      events.TaskKind
-	id        string
-	state     uint8
-	attempts  []*attempt
-	running   int
-	bytes     int64   // map: split bytes
-	outBytes  int64   // map: output bytes
-	workMS    float64 // map: compute ms at speed 1 (without overhead)
-	replicas  []int32
-	splits    []events.Split
-	pref      []int32 // place hints
-	wins      int     // successful attempts (must end at 1)
-	fixedMS   int64   // recorded duration (Rumen), 0 when derived
-	pendingAt int64
+	job      *job
+	idx      int32
+	kind     events.TaskKind
+	id       string
+	state    uint8
+	attempts []*attempt
+	running  int
+	bytes    int64   // map: split bytes
+	outBytes int64   // map: output bytes
+	workMS   float64 // map: compute ms at speed 1 (without overhead)
+	replicas []int32
+	splits   []events.Split
+	pref     []int32 // place hints
+	// strictUntil (sim ms): until then the task runs only on pref nodes (a
+	// strict place hint); 0 when not strict.
+	strictUntil int64
+	wins        int   // successful attempts (must end at 1)
+	fixedMS     int64 // recorded duration (Rumen), 0 when derived
+	pendingAt   int64
 }
 
 // plist is a lazily compacted list of task indices; entries whose task is
@@ -110,6 +114,27 @@ type plist struct {
 }
 
 func (p *plist) push(i int32) { p.items = append(p.items, i) }
+
+// firstFor returns the first pending task that may run on node n at now:
+// tasks held to other nodes by a strict place hint are passed over (and
+// kept in the list).
+func (p *plist) firstFor(tasks []*task, n int32, now int64) *task {
+	t := p.first(tasks)
+	if t == nil || !t.heldFrom(n, now) {
+		return t
+	}
+	for i := p.head + 1; i < len(p.items); i++ {
+		if c := tasks[p.items[i]]; c.state == taskPending && !c.heldFrom(n, now) {
+			return c
+		}
+	}
+	return nil
+}
+
+// heldFrom reports whether a strict place hint keeps t off node n at now.
+func (t *task) heldFrom(n int32, now int64) bool {
+	return t.strictUntil > now && !slices.Contains(t.pref, n)
+}
 
 // first returns the first pending task, dropping stale entries before it.
 func (p *plist) first(tasks []*task) *task {

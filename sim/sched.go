@@ -162,7 +162,7 @@ func (s *sim) offer(n *node, j *job, q *queueState) (launched, wait bool) {
 		return false, false
 	}
 	if p := j.byNode[n.idx]; p != nil {
-		if t := p.first(j.maps); t != nil {
+		if t := p.firstFor(j.maps, n.idx, s.now); t != nil {
 			j.waitStart = -1
 			s.launch(t, n, false, s.locality(t, n))
 			return true, false
@@ -176,14 +176,14 @@ func (s *sim) offer(n *node, j *job, q *queueState) (launched, wait bool) {
 	rackDelay := int64(y.RackLocalDelay * float64(s.hbMS))
 	if waited >= nodeDelay {
 		if p := j.byRack[n.rack]; p != nil {
-			if t := p.first(j.maps); t != nil {
+			if t := p.firstFor(j.maps, n.idx, s.now); t != nil {
 				s.launch(t, n, false, s.locality(t, n))
 				return true, false
 			}
 		}
 	}
 	if waited >= nodeDelay+rackDelay {
-		if t := j.anyMap.first(j.maps); t != nil {
+		if t := j.anyMap.firstFor(j.maps, n.idx, s.now); t != nil {
 			s.launch(t, n, false, s.locality(t, n))
 			return true, false
 		}

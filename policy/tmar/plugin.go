@@ -35,7 +35,11 @@ type Config struct {
 	ReferenceMHz          float64 `yaml:"reference_mhz"`            // scales defaults by a node's cpu_mhz
 	Alpha                 float64 `yaml:"alpha"`                    // weight of a new observation in the matrices
 	ContainerVCores       int     `yaml:"container_vcores"`         // cores one task uses
-	TopNodes              int     `yaml:"top_nodes"`                // nodes listed in a place hint
+	TopNodes              int     `yaml:"top_nodes"`                // nodes listed in a place hint (1 when strict)
+	// Strict makes the map stage's choice a reservation: the place hint names
+	// only the chosen node and is strict, so the task waits for that node's
+	// core as Algorithm 1 planned instead of taking the first free one.
+	Strict bool `yaml:"strict"`
 	// Seeds from profiling runs: job type -> node -> seconds (map) or s/GB (reduce).
 	MapMatrix    map[string]map[string]float64 `yaml:"map_matrix"`
 	ReduceMatrix map[string]map[string]float64 `yaml:"reduce_matrix"`
@@ -46,6 +50,7 @@ func DefaultConfig() Config {
 	return Config{
 		RSplitBytes: 1 << 30, BandwidthBps: 125e6, CrossRackBandwidthBps: 125e6, LatencyMS: 0.2,
 		DefaultMapS: 20, DefaultReduceSPerGB: 60, ReferenceMHz: 2400, Alpha: 0.3, ContainerVCores: 1, TopNodes: 5,
+		Strict: true,
 	}
 }
 
@@ -121,6 +126,9 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 
 // Name implements policy.Plugin.
 func (p *Plugin) Name() string { return p.name }
+
+// StrictPlacement implements policy.StrictPlacer.
+func (p *Plugin) StrictPlacement() bool { return p.cfg.Strict }
 
 func jobType(a *cluster.App) string {
 	if a == nil || a.JobType == "" {
@@ -362,7 +370,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	hosts := splitHosts(t)
 	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: locality(byName[ms[best.Machine].Name], hosts, v)}}
 	for _, c := range cands {
-		if len(scores) >= p.cfg.TopNodes {
+		if len(scores) >= p.cfg.TopNodes || p.cfg.Strict {
 			break
 		}
 		if c.i == best.Machine {
