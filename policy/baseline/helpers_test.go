@@ -1,7 +1,6 @@
 package baseline_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -39,23 +38,7 @@ func build(t *testing.T, f policy.Factory, a args) policy.Plugin {
 // to speculate on the final state.
 func speculate(t *testing.T, p policy.Plugin, b *clustertest.Builder) []policy.Hint {
 	t.Helper()
-	ctx := context.Background()
-	if o, ok := p.(policy.Observer); ok {
-		for i := range b.Log {
-			o.Observe(ctx, &b.Log[i], b.State)
-		}
-		b.Log = b.Log[:0]
-	}
-	hs, st := p.(policy.Speculator).Speculate(ctx, b.State)
-	if !st.IsSuccess() {
-		t.Fatalf("status %v: %s", st.Code(), st.Message())
-	}
-	for _, h := range hs {
-		if err := h.Validate(); err != nil {
-			t.Fatalf("invalid hint %+v: %v", h, err)
-		}
-	}
-	return hs
+	return b.Speculate(t, p)
 }
 
 // startAt starts attempt <task>_0 of task at start, on node, with progress in

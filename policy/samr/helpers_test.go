@@ -1,7 +1,6 @@
 package samr_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -30,21 +29,7 @@ func (a args) Decode(name string, into any) error {
 // asks it to speculate; it returns the speculate and node-class hints apart.
 func speculate(t *testing.T, p policy.Plugin, b *clustertest.Builder) (spec, class []policy.Hint) {
 	t.Helper()
-	ctx := context.Background()
-	if o, ok := p.(policy.Observer); ok {
-		for i := range b.Log {
-			o.Observe(ctx, &b.Log[i], b.State)
-		}
-		b.Log = b.Log[:0]
-	}
-	hs, st := p.(policy.Speculator).Speculate(ctx, b.State)
-	if !st.IsSuccess() {
-		t.Fatalf("status %v: %s", st.Code(), st.Message())
-	}
-	for _, h := range hs {
-		if err := h.Validate(); err != nil {
-			t.Fatalf("invalid hint %+v: %v", h, err)
-		}
+	for _, h := range b.Speculate(t, p) {
 		switch h.Kind {
 		case policy.KindSpeculate:
 			spec = append(spec, h)

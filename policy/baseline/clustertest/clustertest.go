@@ -3,10 +3,13 @@
 package clustertest
 
 import (
+	"context"
 	"fmt"
+	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
 )
 
 // Builder applies events to a State with its own event clock.
@@ -112,4 +115,28 @@ func (b *Builder) Finish(attempt, state string, phaseMS *events.PhaseDurations) 
 // AppFinished ends an app.
 func (b *Builder) AppFinished(app, state string) {
 	b.Apply(events.Event{Type: events.AppFinished, App: app, State: state})
+}
+
+// Speculate feeds the events applied since the last call to p's Observer (if
+// it is one), then runs its Speculate on the state. It fails t on an
+// unsuccessful status or an invalid hint.
+func (b *Builder) Speculate(t testing.TB, p policy.Plugin) []policy.Hint {
+	t.Helper()
+	ctx := context.Background()
+	if o, ok := p.(policy.Observer); ok {
+		for i := range b.Log {
+			o.Observe(ctx, &b.Log[i], b.State)
+		}
+		b.Log = b.Log[:0]
+	}
+	hs, st := p.(policy.Speculator).Speculate(ctx, b.State)
+	if !st.IsSuccess() {
+		t.Fatalf("status %v: %s", st.Code(), st.Message())
+	}
+	for _, h := range hs {
+		if err := h.Validate(); err != nil {
+			t.Fatalf("invalid hint %+v: %v", h, err)
+		}
+	}
+	return hs
 }
