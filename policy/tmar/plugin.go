@@ -311,12 +311,25 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		p.index[n.ID] = len(p.machines)
 		p.machines = append(p.machines, m)
 	}
-	// Placements of ours still pending keep their cores.
+	// Placements of ours still pending keep their cores, taken in order of
+	// finish (then task id) so the model never depends on map order.
+	ids := make([]string, 0, len(p.reserved))
 	for id, r := range p.reserved {
 		if r.finish <= now {
 			delete(p.reserved, id)
 			continue
 		}
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool {
+		ra, rb := p.reserved[ids[a]], p.reserved[ids[b]]
+		if ra.finish != rb.finish {
+			return ra.finish < rb.finish
+		}
+		return ids[a] < ids[b]
+	})
+	for _, id := range ids {
+		r := p.reserved[id]
 		i, ok := p.index[r.node]
 		if !ok {
 			continue
