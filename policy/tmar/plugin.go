@@ -98,6 +98,7 @@ type Plugin struct {
 }
 
 type reservation struct {
+	task   *cluster.Task
 	node   string
 	finish float64
 }
@@ -315,8 +316,8 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	// finish (then task id) so the model never depends on map order.
 	ids := make([]string, 0, len(p.reserved))
 	for id, r := range p.reserved {
-		if r.finish <= now {
-			delete(p.reserved, id)
+		if r.finish <= now || r.task.State != cluster.TaskPending {
+			delete(p.reserved, id) // done, or started: its attempt is counted above
 			continue
 		}
 		ids = append(ids, id)
@@ -378,7 +379,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		return nil, policy.NewStatus(policy.Skip, "no free core")
 	}
 	best := chosen[0]
-	p.reserved[t.ID] = reservation{node: ms[best.Machine].Name, finish: best.Finish}
+	p.reserved[t.ID] = reservation{task: t, node: ms[best.Machine].Name, finish: best.Finish}
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
 	hosts := splitHosts(t)
 	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: locality(byName[ms[best.Machine].Name], hosts, v)}}
@@ -450,7 +451,7 @@ func (n rackNet) Latency(int, int) float64 { return n.latS }
 // and reported its output, bind each partition, largest first, to the node
 // where its reducers finish first, with ceil(size / R_split) reducers.
 func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
-	var out []policy.Hint
+	out := p.holds(v)
 	for _, a := range v.Apps() {
 		if p.bound[a.ID] || a.Finished() || a.Maps == 0 || a.Reduces == 0 {
 			continue
@@ -480,6 +481,31 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 		}
 	}
 	return out, nil
+}
+
+// holds renews the strict place hints of planned maps that have not started:
+// a hold lasts as long as the plan, not just one hint lifetime. The engine
+// drops the repeats while the previous hint is in force.
+func (p *Plugin) holds(v cluster.View) []policy.Hint {
+	if !p.cfg.Strict {
+		return nil
+	}
+	now := float64(v.Now()) / 1000
+	ids := make([]string, 0, len(p.reserved))
+	for id, r := range p.reserved {
+		if r.finish > now && r.task.State == cluster.TaskPending {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	out := make([]policy.Hint, 0, len(ids))
+	for _, id := range ids {
+		r := p.reserved[id]
+		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
+			Nodes:  []policy.NodeScore{{Node: r.node, Score: 1, Locality: locality(v.Node(r.node), splitHosts(r.task), v)}},
+			Reason: fmt.Sprintf("TMaR plan: finishes at +%.1fs there (Algorithm 1)", r.finish-now)})
+	}
+	return out
 }
 
 // partitions gathers the app's partition sizes and where their pieces lie.
