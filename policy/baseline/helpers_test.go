@@ -1,7 +1,6 @@
 package baseline_test
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/events"
@@ -9,21 +8,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy/baseline/clustertest"
 )
 
-// args hands settings to a policy the way the config package does (keys as
-// in the YAML file).
-type args map[string]map[string]any
-
-func (a args) Decode(name string, into any) error {
-	m, ok := a[name]
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, into)
-}
+// args are policy settings as in the YAML file.
+type args = clustertest.Args
 
 func build(t *testing.T, f policy.Factory, a args) policy.Plugin {
 	t.Helper()

@@ -1,7 +1,6 @@
 package samr_test
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/events"
@@ -11,19 +10,8 @@ import (
 
 const now = 10_000_000
 
-type args map[string]map[string]any
-
-func (a args) Decode(name string, into any) error {
-	m, ok := a[name]
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, into)
-}
+// args are policy settings as in the YAML file.
+type args = clustertest.Args
 
 // speculate feeds the builder's new events to the plugin's observer, then
 // asks it to speculate; it returns the speculate and node-class hints apart.

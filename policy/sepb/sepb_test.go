@@ -2,7 +2,6 @@ package sepb_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,19 +14,8 @@ import (
 
 const now = 10_000_000
 
-type args map[string]map[string]any
-
-func (a args) Decode(name string, into any) error {
-	m, ok := a[name]
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, into)
-}
+// args are policy settings as in the YAML file.
+type args = clustertest.Args
 
 func newSEPB(t *testing.T, a args) *sepb.Plugin {
 	t.Helper()

@@ -4,6 +4,7 @@ package clustertest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -139,4 +140,21 @@ func (b *Builder) Speculate(t testing.TB, p policy.Plugin) []policy.Hint {
 		}
 	}
 	return hs
+}
+
+// Args hands settings to a policy the way the config package does (keys as
+// in the YAML file): Decode fills into from the named policy's section.
+type Args map[string]map[string]any
+
+// Decode implements policy.Args.
+func (a Args) Decode(name string, into any) error {
+	m, ok := a[name]
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
 }
