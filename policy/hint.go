@@ -28,6 +28,10 @@ const (
 	KindPriority        HintKind = "priority"
 )
 
+// NoCap is a ratio hint's "no cap" for MaxMaps or MaxReduces: the field is
+// absent on the wire. Any negative value means the same.
+const NoCap = -1
+
 // HintKinds lists every hint kind.
 var HintKinds = []HintKind{KindSpeculate, KindDenySpeculation, KindKill, KindNodeClass, KindPlace,
 	KindReduceBinding, KindRatio, KindNodeCapacity, KindPriority}
@@ -64,11 +68,15 @@ type Hint struct {
 	Nodes          []NodeScore
 	// Strict (place, optional): run the task only on the listed nodes while
 	// the hint is in force, as a YARN request with relaxLocality=false does.
-	Strict     bool
-	Partition  int // reduce-binding
-	Reducers   int // reduce-binding
-	MaxMaps    int // ratio
-	MaxReduces int // ratio
+	Strict    bool
+	Partition int // reduce-binding
+	Reducers  int // reduce-binding
+	// MaxMaps and MaxReduces (ratio) cap the running maps and reduces of
+	// the hint's subject: NoCap (any negative value, absent on the wire)
+	// leaves the phase uncapped, 0 lets none run. A ratio hint built in Go
+	// must set both: a zero MaxReduces is "no reduce may run".
+	MaxMaps    int
+	MaxReduces int
 	VCores     int // node-capacity
 	MemoryMB   int // node-capacity
 	Priority   int // priority
@@ -144,6 +152,22 @@ type hintWire struct {
 
 func p[T any](v T) *T { return &v }
 
+// capWire is a ratio cap on the wire: absent for NoCap.
+func capWire(v int) *int {
+	if v < 0 {
+		return nil
+	}
+	return &v
+}
+
+// capOf reads a ratio cap: NoCap when absent (or negative).
+func capOf(v *int) int {
+	if v == nil || *v < 0 {
+		return NoCap
+	}
+	return *v
+}
+
 // Validate checks that the hint has the fields its kind requires.
 func (h *Hint) Validate() error {
 	need := func(field, v string) error {
@@ -183,8 +207,13 @@ func (h *Hint) Validate() error {
 		add(need("app", h.App))
 		add(need("node", h.Node))
 	case KindRatio:
-		if h.App == "" && h.Queue == "" {
-			add(fmt.Errorf("hint ratio: app or queue: required"))
+		switch {
+		case h.App == "" && h.Queue == "" && h.Node == "":
+			add(fmt.Errorf("hint ratio: app, queue or node: required"))
+		case h.Node != "" && (h.App != "" || h.Queue != ""):
+			// A node cap counts every container on the node (a TaskTracker's
+			// slots), whoever runs it.
+			add(fmt.Errorf("hint ratio: node: not allowed with app or queue"))
 		}
 	case KindPriority:
 		add(need("app", h.App))
@@ -215,7 +244,7 @@ func (h Hint) MarshalJSON() ([]byte, error) {
 	case KindReduceBinding:
 		w.Partition, w.Reducers = p(h.Partition), p(h.Reducers)
 	case KindRatio:
-		w.MaxMaps, w.MaxReduces = p(h.MaxMaps), p(h.MaxReduces)
+		w.MaxMaps, w.MaxReduces = capWire(h.MaxMaps), capWire(h.MaxReduces)
 	case KindNodeCapacity:
 		w.VCores, w.MemoryMB = p(h.VCores), p(h.MemoryMB)
 	case KindPriority:
@@ -255,8 +284,9 @@ func (h *Hint) UnmarshalJSON(b []byte) error {
 	}
 	get(&h.Partition, w.Partition)
 	get(&h.Reducers, w.Reducers)
-	get(&h.MaxMaps, w.MaxMaps)
-	get(&h.MaxReduces, w.MaxReduces)
+	if h.Kind == KindRatio {
+		h.MaxMaps, h.MaxReduces = capOf(w.MaxMaps), capOf(w.MaxReduces)
+	}
 	get(&h.VCores, w.VCores)
 	get(&h.MemoryMB, w.MemoryMB)
 	get(&h.Priority, w.Priority)

@@ -23,6 +23,8 @@ func TestHintJSONRoundTripPerKind(t *testing.T) {
 		{Kind: policy.KindPlace, App: "a", Task: "t", Nodes: []policy.NodeScore{{Node: "n", Score: 1}}, Strict: true},
 		{Kind: policy.KindReduceBinding, App: "a", Partition: 0, Node: "n", Reducers: 2},
 		{Kind: policy.KindRatio, Queue: "q", MaxMaps: 0, MaxReduces: 3},
+		{Kind: policy.KindRatio, App: "a", MaxMaps: policy.NoCap, MaxReduces: 0},
+		{Kind: policy.KindRatio, Node: "n", MaxMaps: 6, MaxReduces: policy.NoCap},
 		{Kind: policy.KindNodeCapacity, Node: "n", VCores: 4, MemoryMB: 8192},
 		{Kind: policy.KindPriority, App: "a", Priority: 0},
 	}
@@ -55,6 +57,32 @@ func TestHintRequiredZeroFieldsAreWritten(t *testing.T) {
 	}
 }
 
+// A ratio cap that is absent on the wire is no cap; 0 is a cap of zero.
+func TestRatioCapAbsentZeroAndSet(t *testing.T) {
+	tests := []struct {
+		json          string
+		maps, reduces int
+	}{
+		{`{"v":1,"kind":"ratio","queue":"q"}`, policy.NoCap, policy.NoCap},
+		{`{"v":1,"kind":"ratio","queue":"q","max_maps":0,"max_reduces":0}`, 0, 0},
+		{`{"v":1,"kind":"ratio","node":"n","max_reduces":4}`, policy.NoCap, 4},
+		{`{"v":1,"kind":"ratio","app":"a","max_maps":-3,"max_reduces":2}`, policy.NoCap, 2},
+	}
+	for _, tt := range tests {
+		var h policy.Hint
+		if err := json.Unmarshal([]byte(tt.json), &h); err != nil {
+			t.Fatalf("%s: %v", tt.json, err)
+		}
+		if h.MaxMaps != tt.maps || h.MaxReduces != tt.reduces {
+			t.Errorf("%s: caps %d/%d, want %d/%d", tt.json, h.MaxMaps, h.MaxReduces, tt.maps, tt.reduces)
+		}
+	}
+	b, _ := json.Marshal(policy.Hint{V: 1, Kind: policy.KindRatio, Node: "n", MaxMaps: policy.NoCap, MaxReduces: 0})
+	if strings.Contains(string(b), "max_maps") || !strings.Contains(string(b), `"max_reduces":0`) || !strings.Contains(string(b), `"node":"n"`) {
+		t.Errorf("no-cap/zero-cap ratio written as %s", b)
+	}
+}
+
 func TestHintValidate(t *testing.T) {
 	tests := []struct {
 		h    policy.Hint
@@ -62,7 +90,9 @@ func TestHintValidate(t *testing.T) {
 	}{
 		{policy.Hint{Kind: policy.KindSpeculate, App: "a", Task: "t", Attempt: "x"}, "node: required"},
 		{policy.Hint{Kind: policy.KindPlace, App: "a", Task: "t"}, "nodes: required"},
-		{policy.Hint{Kind: policy.KindRatio}, "app or queue"},
+		{policy.Hint{Kind: policy.KindRatio}, "app, queue or node: required"},
+		{policy.Hint{Kind: policy.KindRatio, App: "a", Node: "n"}, "node: not allowed with app or queue"},
+		{policy.Hint{Kind: policy.KindRatio, Queue: "q", Node: "n"}, "node: not allowed with app or queue"},
 		{policy.Hint{Kind: "teleport"}, "unknown"},
 	}
 	for _, tt := range tests {

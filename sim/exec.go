@@ -45,6 +45,7 @@ func (s *sim) account(n *node) {
 // launch starts an attempt of t on n.
 func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt {
 	j := t.job
+	s.lastLaunch = s.now
 	c := s.container(t)
 	s.use(n, c.VCores, c.MemoryMB)
 	n.running++
@@ -69,6 +70,8 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	}
 	if t.kind == events.Map {
 		j.runMaps++
+		n.runMaps++
+		n.maxMaps = max(n.maxMaps, n.runMaps)
 		s.m.runMaps++
 		switch loc {
 		case events.NodeLocal:
@@ -80,6 +83,8 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 		}
 	} else {
 		j.runReds++
+		n.runReds++
+		n.maxReds = max(n.maxReds, n.runReds)
 		s.m.runReds++
 	}
 	j.queue.running++
@@ -403,9 +408,11 @@ func (s *sim) stop(a *attempt) {
 	t.running--
 	if t.kind == events.Map {
 		j.runMaps--
+		n.runMaps--
 		s.m.runMaps--
 	} else {
 		j.runReds--
+		n.runReds--
 		s.m.runReds--
 	}
 	j.queue.running--

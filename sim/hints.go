@@ -52,12 +52,33 @@ func (s *sim) applyHint(h policy.Hint) {
 			}
 		}
 	case policy.KindRatio:
-		if h.App != "" {
-			if j := s.jobByApp(h.App); j != nil {
-				j.capMaps, j.capReds = h.MaxMaps, h.MaxReduces
+		cm, cr := max(noCap, h.MaxMaps), max(noCap, h.MaxReduces)
+		if cm == 0 || cr == 0 {
+			// The policy may lift a zero cap later: keep ticking while it
+			// is in force (see policyTick).
+			exp := h.ExpiresTS - epochMS
+			if h.ExpiresTS == 0 {
+				exp = s.now + 60_000
 			}
-		} else if q := s.queueBy[h.Queue]; q != nil {
-			q.capMaps, q.capReds = h.MaxMaps, h.MaxReduces
+			s.capHorizon = max(s.capHorizon, exp)
+		}
+		switch {
+		case h.Node != "":
+			n := s.nodeBy[h.Node]
+			if n == nil {
+				return
+			}
+			n.capMaps, n.capReds = cm, cr
+			s.wakeNode(n)
+			return
+		case h.App != "":
+			if j := s.jobByApp(h.App); j != nil {
+				j.capMaps, j.capReds = cm, cr
+			}
+		default:
+			if q := s.queueBy[h.Queue]; q != nil {
+				q.capMaps, q.capReds = cm, cr
+			}
 		}
 		s.wakeAll()
 	case policy.KindNodeCapacity:
@@ -199,7 +220,7 @@ func (s *sim) hintSpeculate(h policy.Hint) {
 			return
 		}
 	}
-	if n.fits(s.container(t)) {
+	if n.fits(s.container(t)) && !n.slotFull(t.kind) {
 		s.launch(t, n, true, s.locality(t, n))
 		return
 	}

@@ -49,12 +49,18 @@ type node struct {
 	loaded   bool // has a background load series
 	lastLoad float64
 	running  int
+	runMaps  int // running map and reduce containers
+	runReds  int
+	capMaps  int // node ratio caps (hint ratio with node); < 0: no cap
+	capReds  int
 	specQ    []specReq
 	lastT    int64   // energy accounting: last usage change
 	energyJ  float64 // joules so far
 	busyVms  float64 // vcore-ms used so far
 	maxUsedV int     // for conservation checks
 	maxUsedM int
+	maxMaps  int // most maps / reduces ever running at once (checks)
+	maxReds  int
 }
 
 type window struct {
@@ -151,12 +157,26 @@ func (p *plist) first(tasks []*task) *task {
 	return nil
 }
 
+// noCap is a ratio cap that caps nothing (policy.NoCap).
+const noCap = -1
+
+// capped reports whether running tasks have reached cap (< 0: no cap).
+func capped(running, cap int) bool { return cap >= 0 && running >= cap }
+
+// slotFull reports whether n's ratio cap for tasks of kind k is reached.
+func (n *node) slotFull(k events.TaskKind) bool {
+	if k == events.Map {
+		return capped(n.runMaps, n.capMaps)
+	}
+	return capped(n.runReds, n.capReds)
+}
+
 type queueState struct {
 	name    string
 	weight  float64
 	running int
 	jobs    []*job // active jobs, ordered by (-priority, submit, index)
-	capMaps int
+	capMaps int    // ratio caps; < 0: no cap, 0: none may run
 	capReds int
 }
 
@@ -194,7 +214,7 @@ type job struct {
 	partTotal   []int64
 	waiting     []*attempt // reducers waiting for map outputs
 	finished    bool
-	capMaps     int
+	capMaps     int // ratio caps; < 0: no cap, 0: none may run
 	capReds     int
 	bind        map[int]binding // partition -> node, while the hint stands
 	containerNo int
@@ -288,6 +308,8 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 		floorSum:  map[int64]int64{},
 		waitStart: -1,
 		bind:      map[int]binding{},
+		capMaps:   noCap,
+		capReds:   noCap,
 	}
 	block := int64(s.sc.Cluster.HDFS.BlockMB) << 20
 	var recMaps, recReds []trace.Task

@@ -147,6 +147,8 @@ type sim struct {
 	lastFinish  int64
 	pendPool    [][]int64
 	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
+	capHorizon  int64 // latest expiry of a ratio hint with a zero cap
+	lastLaunch  int64 // time of the latest container launch
 	assigners   bool  // the stack has Assigners: report every YARN heartbeat
 	submitted   int
 
@@ -215,6 +217,7 @@ func (s *sim) buildCluster() {
 				vcores: g.VCores, memMB: g.MemoryMB, capV: g.VCores, capM: g.MemoryMB,
 				mapSpd: g.MapSpeed, redSpd: g.ReduceSpeed, pIdle: g.PowerIdleW, pMax: g.PowerMaxW,
 				load: g.Load, hbAt: -1, loaded: g.Load.Mean != 0 || g.Load.Stddev != 0,
+				capMaps: noCap, capReds: noCap,
 			}
 			n.out = int32(len(s.net.links))
 			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps), at: -1})
@@ -352,15 +355,21 @@ func (s *sim) queueHints(hs []policy.Hint) {
 	s.inHints = false
 }
 
+// maxCapStallMS is how long a run with nothing running goes on ticking
+// while a zero ratio cap holds work back.
+const maxCapStallMS = 3_600_000
+
 // policyTick reports progress and node load, ticks the engine and
 // schedules the next tick while there is work.
 func (s *sim) policyTick() {
 	s.tickAt = -1
 	if len(s.running) == 0 && s.q.len() == 0 {
-		if s.now >= s.horizon {
+		if s.now >= s.horizon && (s.now > s.capHorizon || s.now-s.lastLaunch > maxCapStallMS) {
 			// Nothing runs, nothing is scheduled and no hint will lapse: the
 			// remaining work can never be placed. Stop; run reports the
-			// unfinished jobs.
+			// unfinished jobs. A zero ratio cap may be lifted by the policy
+			// at a later tick, so ticks go on while one is in force, up to
+			// maxCapStallMS without a launch (a policy that never lifts it).
 			return
 		}
 		// A reduce-binding holds a reducer for a node that cannot take it
@@ -417,7 +426,7 @@ func (s *sim) submit(i int) {
 		if x, ok := s.sc.YARN.Queues[j.spec.Queue]; ok {
 			w = x
 		}
-		q = &queueState{name: j.spec.Queue, weight: w}
+		q = &queueState{name: j.spec.Queue, weight: w, capMaps: noCap, capReds: noCap}
 		s.queueBy[q.name] = q
 		s.queues = append(s.queues, q)
 	}

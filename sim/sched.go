@@ -135,7 +135,7 @@ func (s *sim) offer(n *node, j *job, q *queueState) (launched, wait bool) {
 	y := &s.sc.YARN
 	// The MR AM asks for reducers at a higher priority than maps once slow
 	// start is reached, within the ramp-up limit while maps remain.
-	if j.pendReds > 0 && j.slowstart && n.fits(y.ReduceContainer) {
+	if j.pendReds > 0 && j.slowstart && n.fits(y.ReduceContainer) && !capped(n.runReds, n.capReds) {
 		if s.reduceAllowed(j, q) {
 			if t := s.pickReduce(j, n); t != nil {
 				s.launch(t, n, false, events.Locality(""))
@@ -148,8 +148,13 @@ func (s *sim) offer(n *node, j *job, q *queueState) (launched, wait bool) {
 	if j.pendMaps == 0 || !n.fits(y.MapContainer) {
 		return false, false
 	}
-	if (j.capMaps > 0 && j.runMaps >= j.capMaps) || (q.capMaps > 0 && queueRunning(q, true) >= q.capMaps) {
+	if capped(j.runMaps, j.capMaps) || (q.capMaps >= 0 && queueRunning(q, true) >= q.capMaps) {
 		j.blocked = true
+		return false, false
+	}
+	if capped(n.runMaps, n.capMaps) {
+		// The node's map share is used up (its TaskTracker's map slots);
+		// the job may run on another node.
 		return false, false
 	}
 	if y.LoadBalance && !s.underLoadCap(n) {
@@ -204,10 +209,10 @@ func queueRunning(q *queueState, maps bool) int {
 }
 
 func (s *sim) reduceAllowed(j *job, q *queueState) bool {
-	if j.capReds > 0 && j.runReds >= j.capReds {
+	if capped(j.runReds, j.capReds) {
 		return false
 	}
-	if q.capReds > 0 && queueRunning(q, false) >= q.capReds {
+	if q.capReds >= 0 && queueRunning(q, false) >= q.capReds {
 		return false
 	}
 	if j.doneMaps < len(j.maps) {
@@ -277,7 +282,7 @@ func (s *sim) runSpecQueue(n *node) {
 			continue
 		}
 		c := s.container(t)
-		if !n.fits(c) {
+		if !n.fits(c) || n.slotFull(t.kind) {
 			kept = append(kept, r)
 			continue
 		}

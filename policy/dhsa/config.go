@@ -3,6 +3,7 @@ package dhsa
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Scope says what a ratio hint caps.
@@ -59,6 +60,14 @@ type Config struct {
 	Pools map[string]float64 `yaml:"pools"`
 	// Scope is what a ratio hint caps: queue (default) or app.
 	Scope Scope `yaml:"scope"`
+	// NodeCaps also emits one ratio hint per running node (hint field
+	// node) capping the maps and reduces running on it by its own slots plus
+	// its part of what each phase borrows (NodeCaps): the paper's slots are
+	// per TaskTracker. On by default.
+	NodeCaps bool `yaml:"node_caps"`
+	// NodeCapsRefresh is how often (event time) unchanged node caps are
+	// sent again, so they stay in force (the engine keeps a ratio hint 60 s).
+	NodeCapsRefresh time.Duration `yaml:"node_caps_refresh"`
 	// Assign turns on dhsa-pd's per-heartbeat allocation (Cases 1–4) as
 	// place hints. Off by default: YARN's own allocator already places
 	// tasks, and the ratio caps carry DHSA's decision.
@@ -78,6 +87,8 @@ func DefaultConfig() Config {
 		PercentageOfBorrowedReduceSlots: 1,
 		ReduceRampupLimit:               0.5,
 		Scope:                           ScopeQueue,
+		NodeCaps:                        true,
+		NodeCapsRefresh:                 30 * time.Second,
 		MaxAssignPerHeartbeat:           4,
 	}
 }
@@ -105,6 +116,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("reduce_rampup_limit: must be in [0, 1], got %v", c.ReduceRampupLimit)
 	case c.Scope != ScopeQueue && c.Scope != ScopeApp:
 		return fmt.Errorf("scope: must be queue or app, got %q", c.Scope)
+	case c.NodeCapsRefresh <= 0:
+		return fmt.Errorf("node_caps_refresh: must be > 0, got %v", c.NodeCapsRefresh)
 	case c.MaxAssignPerHeartbeat < 1:
 		return fmt.Errorf("max_assign_per_heartbeat: must be >= 1, got %d", c.MaxAssignPerHeartbeat)
 	}

@@ -30,6 +30,12 @@ type Plugin struct {
 	slotsOK   bool
 	nodesSeen int
 	apps      appIndex
+
+	// Node caps last sent per node, and when all were last sent: a node
+	// hint goes out when its caps change or the refresh is due, so a
+	// recompute that changes nothing costs no hint per node.
+	nodeCaps map[string]Slots
+	nodeSent int64
 }
 
 // appIndex remembers which apps of a view were unfinished, so a recompute
@@ -243,6 +249,9 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		return nil, policy.NewStatus(policy.Skip, "no unfinished apps")
 	}
 	var out []policy.Hint
+	if p.cfg.NodeCaps {
+		out = p.nodeHints(v, alloc, slots, what, out)
+	}
 	if p.cfg.Scope == ScopeQueue {
 		for _, a := range alloc {
 			reason := fmt.Sprintf("%s: %s; queue %s granted %d maps %d reduces", p.name, what, a.Name, a.Maps, a.Reduces)
@@ -273,6 +282,42 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		}
 	}
 	return out, nil
+}
+
+// nodeHints appends one ratio hint per running node whose caps changed (all
+// of them when the refresh is due): NodeCaps of the pools' total grants plus
+// headroom.
+func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what string, out []policy.Hint) []policy.Hint {
+	var allowed Slots
+	for _, a := range alloc {
+		allowed.Map += a.Maps
+		allowed.Reduce += a.Reduces
+	}
+	// Every pool's caps carry the same headroom (slots nobody demands).
+	allowed.Map += alloc[0].MaxMaps - alloc[0].Maps
+	allowed.Reduce += alloc[0].MaxReduces - alloc[0].Reduces
+	now := v.Now()
+	refresh := p.nodeCaps == nil || now-p.nodeSent >= p.cfg.NodeCapsRefresh.Milliseconds()
+	if refresh {
+		p.nodeCaps, p.nodeSent = map[string]Slots{}, now
+	}
+	for _, n := range v.Nodes() {
+		if n.State != cluster.NodeRunning {
+			continue
+		}
+		var own Slots
+		own.Map, own.Reduce = p.cfg.NodeSlots(n.VCores)
+		var c Slots
+		c.Map, c.Reduce = NodeCaps(allowed, slots, own)
+		if last, ok := p.nodeCaps[n.ID]; ok && last == c {
+			continue
+		}
+		p.nodeCaps[n.ID] = c
+		out = append(out, policy.Hint{Kind: policy.KindRatio, Node: n.ID, MaxMaps: c.Map, MaxReduces: c.Reduce,
+			Reason: fmt.Sprintf("%s: %s; node %s has %d/%d map/reduce slots, runs at most %d maps %d reduces (cluster: %d maps %d reduces)",
+				p.name, what, n.ID, own.Map, own.Reduce, c.Map, c.Reduce, allowed.Map, allowed.Reduce)})
+	}
+	return out
 }
 
 // Assign implements policy.Assigner: Cases 1–4 of §2.1.2 on the

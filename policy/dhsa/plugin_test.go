@@ -59,8 +59,31 @@ func build(t *testing.T, maps, reduces int) *clustertest.Builder {
 	return b
 }
 
+// subjects drops the per-node ratio hints, keeping those of queues and apps.
+func subjects(hs []policy.Hint) []policy.Hint {
+	var out []policy.Hint
+	for _, h := range hs {
+		if h.Node == "" {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// byNode returns the per-node caps of hs.
+func byNode(hs []policy.Hint) map[string]Slots {
+	out := map[string]Slots{}
+	for _, h := range hs {
+		if h.Kind == policy.KindRatio && h.Node != "" {
+			out[h.Node] = Slots{h.MaxMaps, h.MaxReduces}
+		}
+	}
+	return out
+}
+
 func ratio(t *testing.T, hs []policy.Hint) (int, int) {
 	t.Helper()
+	hs = subjects(hs)
 	if len(hs) != 1 || hs[0].Kind != policy.KindRatio {
 		t.Fatalf("hints = %+v, want one ratio hint", hs)
 	}
@@ -92,8 +115,8 @@ func TestShapeRatioFollowsDemand(t *testing.T) {
 			if !st.IsSuccess() {
 				t.Fatal(st.Message())
 			}
-			if hs[0].Queue != "etl" {
-				t.Errorf("queue = %q, want etl", hs[0].Queue)
+			if q := subjects(hs)[0].Queue; q != "etl" {
+				t.Errorf("queue = %q, want etl", q)
 			}
 			if m, r := ratio(t, hs); m != 24 || r != 0 {
 				t.Errorf("maps only: max maps %d, reduces %d; want 24, 0 (2 map + 22 borrowed reduce slots)", m, r)
@@ -140,6 +163,7 @@ func TestShapeScopeApp(t *testing.T) {
 		b.Pending("app2", fmt.Sprintf("task_1_0002_m_%06d", i), events.Map)
 	}
 	hs, st := p.Shape(context.Background(), b.State)
+	hs = subjects(hs)
 	if !st.IsSuccess() || len(hs) != 2 {
 		t.Fatalf("hints %+v, status %v", hs, st.Message())
 	}
@@ -163,6 +187,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{func(c *Config) { c.ReduceSlotWeight = 0 }, "reduce_slot_weight"},
 		{func(c *Config) { c.Pools = map[string]float64{"etl": 0} }, "pools.etl"},
 		{func(c *Config) { c.Scope = "node" }, "scope"},
+		{func(c *Config) { c.NodeCapsRefresh = 0 }, "node_caps_refresh"},
 	}
 	for _, tt := range tests {
 		c := DefaultConfig()
@@ -299,5 +324,73 @@ func TestShapeCachesFollowTheView(t *testing.T) {
 	other := build(t, 1, 0)
 	if got := p.apps.unfinished(other.State); len(got) != 1 || got[0] != other.State.App("app1") {
 		t.Errorf("another view: unfinished = %v, want its app1", got)
+	}
+}
+
+// Node caps: a phase runs up to the node's own slots, plus its part (by the
+// node's slots of the other kind) of what the phase borrows cluster-wide.
+func TestNodeCaps(t *testing.T) {
+	tests := []struct {
+		name                 string
+		allowed, total, own  Slots
+		wantMaps, wantReduce int
+	}{
+		{"no borrowing: own slots", Slots{60, 60}, Slots{60, 60}, Slots{6, 6}, 6, 6},
+		{"demand below the slots: still own slots", Slots{10, 5}, Slots{60, 60}, Slots{6, 6}, 6, 6},
+		{"maps borrow every reduce slot", Slots{24, 0}, Slots{2, 22}, Slots{1, 11}, 12, 11},
+		{"maps borrow 17 of 22 reduce slots", Slots{19, 5}, Slots{2, 22}, Slots{1, 11}, 10, 11},
+		{"reduces borrow map slots, rounded up", Slots{10, 70}, Slots{60, 60}, Slots{8, 4}, 8, 4 + 2},
+		{"no map slots, nothing borrowed: zero", Slots{0, 12}, Slots{0, 120}, Slots{0, 12}, 0, 12},
+		{"no slots of the other kind to borrow", Slots{30, 0}, Slots{24, 0}, Slots{12, 0}, 12, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, r := NodeCaps(tt.allowed, tt.total, tt.own)
+			if m != tt.wantMaps || r != tt.wantReduce {
+				t.Errorf("NodeCaps(%v, %v, %v) = %d, %d; want %d, %d", tt.allowed, tt.total, tt.own, m, r, tt.wantMaps, tt.wantReduce)
+			}
+		})
+	}
+}
+
+// Shape emits a ratio hint per running node (field node) with NodeCaps of
+// the pools' caps; a recompute that changes nothing sends none until the
+// refresh is due; node_caps: false sends none.
+func TestShapeNodeHints(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MapSlots, cfg.ReduceSlots, cfg.ReduceRampupLimit = 1, 11, 0
+	p, err := New(PIName, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := build(t, 30, 0)
+	hs, _ := p.Shape(context.Background(), b.State)
+	if got := byNode(hs); len(got) != 2 || got["n1"] != (Slots{12, 11}) || got["n2"] != (Slots{12, 11}) {
+		t.Fatalf("maps only: node caps %v, want n1 and n2 at 12 maps (1 + 11 borrowed), 11 reduces", got)
+	}
+	for _, h := range hs {
+		if err := h.Validate(); err != nil {
+			t.Fatalf("invalid hint %+v: %v", h, err)
+		}
+	}
+	if hs, _ = p.Shape(context.Background(), b.State); len(byNode(hs)) != 0 {
+		t.Errorf("unchanged caps sent again at once: %v", byNode(hs))
+	}
+	for i := range 5 {
+		b.Pending("app1", fmt.Sprintf("task_1_0001_r_%06d", i), events.Reduce)
+	}
+	hs, _ = p.Shape(context.Background(), b.State)
+	if got := byNode(hs); got["n1"] != (Slots{10, 11}) || got["n2"] != (Slots{10, 11}) {
+		t.Errorf("5 reduces pending: node caps %v, want 10 maps (1 + 17·11/22 rounded up), 11 reduces", got)
+	}
+	b.At(b.Now() + cfg.NodeCapsRefresh.Milliseconds())
+	b.Heartbeat("n1", 0, 0)
+	if hs, _ = p.Shape(context.Background(), b.State); len(byNode(hs)) != 2 {
+		t.Errorf("after the refresh interval: %d node hints, want 2", len(byNode(hs)))
+	}
+	cfg.NodeCaps = false
+	off, _ := New(PIName, cfg)
+	if hs, _ = off.Shape(context.Background(), b.State); len(byNode(hs)) != 0 {
+		t.Errorf("node_caps false: node hints %v", byNode(hs))
 	}
 }
