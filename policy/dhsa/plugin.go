@@ -308,7 +308,7 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what
 		var own Slots
 		own.Map, own.Reduce = p.cfg.NodeSlots(n.VCores)
 		var c Slots
-		c.Map, c.Reduce = NodeCaps(allowed, slots, own)
+		c.Map, c.Reduce = NodeCaps(allowed, slots, own, p.borrow().Weights)
 		if last, ok := p.nodeCaps[n.ID]; ok && last == c {
 			continue
 		}

@@ -327,25 +327,28 @@ func TestShapeCachesFollowTheView(t *testing.T) {
 	}
 }
 
-// Node caps: a phase runs up to the node's own slots, plus its part (by the
-// node's slots of the other kind) of what the phase borrows cluster-wide.
+// Node caps: a phase that borrows nothing runs up to the node's own slots;
+// one that borrows may also take the node's slots of the other kind, up to
+// what it borrows cluster-wide, converted by the slot weights.
 func TestNodeCaps(t *testing.T) {
+	eq := Weights{Map: 1, Reduce: 1}
 	tests := []struct {
 		name                 string
 		allowed, total, own  Slots
+		w                    Weights
 		wantMaps, wantReduce int
 	}{
-		{"no borrowing: own slots", Slots{60, 60}, Slots{60, 60}, Slots{6, 6}, 6, 6},
-		{"demand below the slots: still own slots", Slots{10, 5}, Slots{60, 60}, Slots{6, 6}, 6, 6},
-		{"maps borrow every reduce slot", Slots{24, 0}, Slots{2, 22}, Slots{1, 11}, 12, 11},
-		{"maps borrow 17 of 22 reduce slots", Slots{19, 5}, Slots{2, 22}, Slots{1, 11}, 10, 11},
-		{"reduces borrow map slots, rounded up", Slots{10, 70}, Slots{60, 60}, Slots{8, 4}, 8, 4 + 2},
-		{"no map slots, nothing borrowed: zero", Slots{0, 12}, Slots{0, 120}, Slots{0, 12}, 0, 12},
-		{"no slots of the other kind to borrow", Slots{30, 0}, Slots{24, 0}, Slots{12, 0}, 12, 0},
+		{"no borrowing: own slots", Slots{60, 60}, Slots{60, 60}, Slots{6, 6}, eq, 6, 6},
+		{"demand below the slots: still own slots", Slots{10, 5}, Slots{60, 60}, Slots{6, 6}, eq, 6, 6},
+		{"maps borrow every reduce slot", Slots{24, 0}, Slots{2, 22}, Slots{1, 11}, eq, 12, 11},
+		{"maps borrow 3 reduce slots cluster-wide", Slots{63, 40}, Slots{60, 60}, Slots{6, 6}, eq, 9, 6},
+		{"reduces borrow map slots", Slots{10, 70}, Slots{60, 60}, Slots{8, 4}, eq, 8, 12},
+		{"slot weights 1 and 2: a reduce slot runs 2 maps", Slots{40, 0}, Slots{8, 4}, Slots{8, 4}, Weights{Map: 1, Reduce: 2}, 16, 4},
+		{"no map slots, nothing borrowed: zero", Slots{0, 12}, Slots{0, 120}, Slots{0, 12}, eq, 0, 12},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, r := NodeCaps(tt.allowed, tt.total, tt.own)
+			m, r := NodeCaps(tt.allowed, tt.total, tt.own, tt.w)
 			if m != tt.wantMaps || r != tt.wantReduce {
 				t.Errorf("NodeCaps(%v, %v, %v) = %d, %d; want %d, %d", tt.allowed, tt.total, tt.own, m, r, tt.wantMaps, tt.wantReduce)
 			}
@@ -380,8 +383,15 @@ func TestShapeNodeHints(t *testing.T) {
 		b.Pending("app1", fmt.Sprintf("task_1_0001_r_%06d", i), events.Reduce)
 	}
 	hs, _ = p.Shape(context.Background(), b.State)
-	if got := byNode(hs); got["n1"] != (Slots{10, 11}) || got["n2"] != (Slots{10, 11}) {
-		t.Errorf("5 reduces pending: node caps %v, want 10 maps (1 + 17·11/22 rounded up), 11 reduces", got)
+	if got := byNode(hs); len(got) != 0 {
+		t.Errorf("5 reduces pending, maps still borrow: node caps changed to %v", got)
+	}
+	for i := range 22 {
+		b.Pending("app1", fmt.Sprintf("task_1_0001_r_%06d", 5+i), events.Reduce)
+	}
+	hs, _ = p.Shape(context.Background(), b.State)
+	if got := byNode(hs); got["n1"] != (Slots{1, 11}) || got["n2"] != (Slots{1, 11}) {
+		t.Errorf("27 reduces pending (none borrowed): node caps %v, want own slots 1 map, 11 reduces", got)
 	}
 	b.At(b.Now() + cfg.NodeCapsRefresh.Milliseconds())
 	b.Heartbeat("n1", 0, 0)
