@@ -61,9 +61,10 @@ type Config struct {
 	// Scope is what a ratio hint caps: queue (default) or app.
 	Scope Scope `yaml:"scope"`
 	// NodeCaps also emits one ratio hint per running node (hint field
-	// node) capping the maps and reduces running on it by its own slots plus
-	// its part of what each phase borrows (NodeCaps): the paper's slots are
-	// per TaskTracker. On by default.
+	// node) capping the maps and reduces running on it (NodeCaps: its own
+	// slots, the idle slots of the other kind while a phase borrows, and an
+	// even spread of the reduce grant): the paper's slots are per
+	// TaskTracker. On by default.
 	NodeCaps bool `yaml:"node_caps"`
 	// NodeCapsRefresh is how often (event time) unchanged node caps are
 	// sent again, so they stay in force (the engine keeps a ratio hint 60 s).

@@ -293,6 +293,7 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what
 		allowed.Map += a.Maps
 		allowed.Reduce += a.Reduces
 	}
+	granted := allowed
 	// Every pool's caps carry the same headroom (slots nobody demands).
 	allowed.Map += alloc[0].MaxMaps - alloc[0].Maps
 	allowed.Reduce += alloc[0].MaxReduces - alloc[0].Reduces
@@ -308,14 +309,14 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what
 		var own Slots
 		own.Map, own.Reduce = p.cfg.NodeSlots(n.VCores)
 		var c Slots
-		c.Map, c.Reduce = NodeCaps(allowed, slots, own, p.borrow().Weights)
+		c.Map, c.Reduce = NodeCaps(allowed, granted, slots, own, p.borrow().Weights)
 		if last, ok := p.nodeCaps[n.ID]; ok && last == c {
 			continue
 		}
 		p.nodeCaps[n.ID] = c
 		out = append(out, policy.Hint{Kind: policy.KindRatio, Node: n.ID, MaxMaps: c.Map, MaxReduces: c.Reduce,
-			Reason: fmt.Sprintf("%s: %s; node %s has %d/%d map/reduce slots, runs at most %d maps %d reduces (cluster: %d maps %d reduces)",
-				p.name, what, n.ID, own.Map, own.Reduce, c.Map, c.Reduce, allowed.Map, allowed.Reduce)})
+			Reason: fmt.Sprintf("%s: %s; node %s has %d/%d map/reduce slots, runs at most %d maps %d reduces (cluster: %d maps %d reduces allowed, %d reduces granted)",
+				p.name, what, n.ID, own.Map, own.Reduce, c.Map, c.Reduce, allowed.Map, allowed.Reduce, granted.Reduce)})
 	}
 	return out
 }

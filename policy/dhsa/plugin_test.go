@@ -329,28 +329,31 @@ func TestShapeCachesFollowTheView(t *testing.T) {
 
 // Node caps: a phase that borrows nothing runs up to the node's own slots;
 // one that borrows may also take the node's slots of the other kind, up to
-// what it borrows cluster-wide, converted by the slot weights.
+// what it borrows cluster-wide (converted by the slot weights); the reduce
+// grant is spread over the nodes by their slots.
 func TestNodeCaps(t *testing.T) {
 	eq := Weights{Map: 1, Reduce: 1}
 	tests := []struct {
-		name                 string
-		allowed, total, own  Slots
-		w                    Weights
-		wantMaps, wantReduce int
+		name                    string
+		allowed, granted, total Slots
+		own                     Slots
+		w                       Weights
+		wantMaps, wantReduce    int
 	}{
-		{"no borrowing: own slots", Slots{60, 60}, Slots{60, 60}, Slots{6, 6}, eq, 6, 6},
-		{"demand below the slots: still own slots", Slots{10, 5}, Slots{60, 60}, Slots{6, 6}, eq, 6, 6},
-		{"maps borrow every reduce slot", Slots{24, 0}, Slots{2, 22}, Slots{1, 11}, eq, 12, 11},
-		{"maps borrow 3 reduce slots cluster-wide", Slots{63, 40}, Slots{60, 60}, Slots{6, 6}, eq, 9, 6},
-		{"reduces borrow map slots", Slots{10, 70}, Slots{60, 60}, Slots{8, 4}, eq, 8, 12},
-		{"slot weights 1 and 2: a reduce slot runs 2 maps", Slots{40, 0}, Slots{8, 4}, Slots{8, 4}, Weights{Map: 1, Reduce: 2}, 16, 4},
-		{"no map slots, nothing borrowed: zero", Slots{0, 12}, Slots{0, 120}, Slots{0, 12}, eq, 0, 12},
+		{"no borrowing, reduce grant fills the slots: own slots", Slots{60, 60}, Slots{60, 60}, Slots{60, 60}, Slots{6, 6}, eq, 6, 6},
+		{"maps borrow every reduce slot", Slots{24, 0}, Slots{24, 0}, Slots{2, 22}, Slots{1, 11}, eq, 12, 1},
+		{"maps borrow 3 reduce slots cluster-wide", Slots{63, 57}, Slots{63, 57}, Slots{60, 60}, Slots{6, 6}, eq, 9, 6},
+		{"30 reduces granted on 10 nodes of 12: 3 a node", Slots{110, 110}, Slots{90, 30}, Slots{10, 110}, Slots{1, 11}, eq, 12, 3},
+		{"uneven nodes: spread by slots", Slots{60, 60}, Slots{60, 30}, Slots{60, 60}, Slots{12, 12}, eq, 12, 6},
+		{"reduces borrow map slots", Slots{10, 70}, Slots{10, 70}, Slots{60, 60}, Slots{8, 4}, eq, 8, 7},
+		{"slot weights 1 and 2: a reduce slot runs 2 maps", Slots{40, 0}, Slots{40, 0}, Slots{8, 4}, Slots{8, 4}, Weights{Map: 1, Reduce: 2}, 16, 1},
+		{"no map slots, nothing borrowed: zero maps", Slots{0, 120}, Slots{0, 120}, Slots{0, 120}, Slots{0, 12}, eq, 0, 12},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, r := NodeCaps(tt.allowed, tt.total, tt.own, tt.w)
+			m, r := NodeCaps(tt.allowed, tt.granted, tt.total, tt.own, tt.w)
 			if m != tt.wantMaps || r != tt.wantReduce {
-				t.Errorf("NodeCaps(%v, %v, %v) = %d, %d; want %d, %d", tt.allowed, tt.total, tt.own, m, r, tt.wantMaps, tt.wantReduce)
+				t.Errorf("NodeCaps(%v, %v, %v, %v) = %d, %d; want %d, %d", tt.allowed, tt.granted, tt.total, tt.own, m, r, tt.wantMaps, tt.wantReduce)
 			}
 		})
 	}
@@ -368,8 +371,8 @@ func TestShapeNodeHints(t *testing.T) {
 	}
 	b := build(t, 30, 0)
 	hs, _ := p.Shape(context.Background(), b.State)
-	if got := byNode(hs); len(got) != 2 || got["n1"] != (Slots{12, 11}) || got["n2"] != (Slots{12, 11}) {
-		t.Fatalf("maps only: node caps %v, want n1 and n2 at 12 maps (1 + 11 borrowed), 11 reduces", got)
+	if got := byNode(hs); len(got) != 2 || got["n1"] != (Slots{12, 1}) || got["n2"] != (Slots{12, 1}) {
+		t.Fatalf("maps only: node caps %v, want n1 and n2 at 12 maps (1 + 11 borrowed), 1 reduce (none granted)", got)
 	}
 	for _, h := range hs {
 		if err := h.Validate(); err != nil {
@@ -383,8 +386,8 @@ func TestShapeNodeHints(t *testing.T) {
 		b.Pending("app1", fmt.Sprintf("task_1_0001_r_%06d", i), events.Reduce)
 	}
 	hs, _ = p.Shape(context.Background(), b.State)
-	if got := byNode(hs); len(got) != 0 {
-		t.Errorf("5 reduces pending, maps still borrow: node caps changed to %v", got)
+	if got := byNode(hs); got["n1"] != (Slots{12, 3}) || got["n2"] != (Slots{12, 3}) {
+		t.Errorf("5 reduces pending: node caps %v, want 12 maps (still borrowing), 3 reduces (5 granted spread over 2 nodes)", got)
 	}
 	for i := range 22 {
 		b.Pending("app1", fmt.Sprintf("task_1_0001_r_%06d", 5+i), events.Reduce)
