@@ -13,8 +13,15 @@
 // Each tick the Shaper computes, from the demand the cluster view shows
 // (running plus pending tasks per queue and phase), how many maps and reduces
 // each pool may run, and emits one ratio hint per queue (or per app, with
-// scope: app) carrying max_maps and max_reduces. The engine drops repeats,
-// so hints only flow when demand changes the answer.
+// scope: app) carrying max_maps and max_reduces (0: none may run). The engine
+// drops repeats, so hints only flow when demand changes the answer.
+//
+// The paper's slots are per node, so with node_caps (the default) it also
+// emits one ratio hint per node (field node): NodeCaps caps a phase at the
+// node's own slots, plus the node's slots of the other kind while the phase
+// borrows, and spreads the reduce grant over the nodes by their slots, as
+// Hadoop 1's one-reduce-per-heartbeat assignment does. YARN alone piles a
+// job's reducers onto the nodes whose containers free first.
 //
 //   - PI-DHSA: per phase, the phase's slots are shared max-min fairly by pool
 //     weight (intra-phase), then the idle slots of one phase are lent to the

@@ -67,7 +67,7 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 	only := fs.String("only", "sweep,batch,presched", "experiments to run (comma list of sweep, batch, presched)")
 	batchSplitList := fs.String("batch-splits", "6,8,10", "map slots per node (of 12) for DHSA in the batch runs")
 	splitList := fs.String("splits", "", "map slots per node to sweep (comma list; default 1..11, -quick 1,6,11)")
-	dhsaExtra := fs.String("dhsa-args", "", "extra dhsa-pi/dhsa-pd keys for the batch runs (YAML flow body, e.g. \"node_caps: false\")")
+	dhsaExtra := fs.String("dhsa-args", "", "extra dhsa-pi/dhsa-pd keys for the sweep and batch runs (YAML flow body, e.g. \"node_caps: false\")")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the simulations to this file")
 	if err := fs.Parse(argv); err != nil {
 		return err
@@ -111,6 +111,9 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 		jobs = append(jobs, &job{key: "sweep/yarn", scenario: filepath.Join(*dir, "dynamicmr-sort.yaml"), stack: "yarn"})
 		for _, m := range splits {
 			slots := fmt.Sprintf("map_slots: %d, reduce_slots: %d", m, 12-m)
+			if *dhsaExtra != "" {
+				slots += ", " + *dhsaExtra
+			}
 			sc := filepath.Join(*dir, "dynamicmr-sort.yaml")
 			jobs = append(jobs,
 				&job{key: fmt.Sprintf("sweep/static/%d", m), scenario: sc, stack: "yarn+dhsa-pi",
