@@ -49,6 +49,7 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	c := s.container(t)
 	s.use(n, c.VCores, c.MemoryMB)
 	n.running++
+	n.taskLoad += taskLoad(j)
 	j.containerNo++
 	a := &attempt{
 		idx:       int32(len(s.attempts)),
@@ -405,6 +406,10 @@ func (s *sim) stop(a *attempt) {
 	c := s.container(t)
 	s.use(n, -c.VCores, -c.MemoryMB)
 	n.running--
+	n.taskLoad -= taskLoad(j)
+	if n.running == 0 {
+		n.taskLoad = 0 // no float drift across a busy period
+	}
 	t.running--
 	if t.kind == events.Map {
 		j.runMaps--
@@ -549,4 +554,12 @@ func (s *sim) putPend(a *attempt) {
 	}
 	s.pendPool = append(s.pendPool, a.pend)
 	a.pend, a.order = nil, nil
+}
+
+// taskLoad is the load average one running task of j adds to its node.
+func taskLoad(j *job) float64 {
+	if l := j.spec.TaskLoad; l > 0 {
+		return l
+	}
+	return 1
 }

@@ -54,13 +54,7 @@ func (s *sim) applyHint(h policy.Hint) {
 	case policy.KindRatio:
 		cm, cr := max(noCap, h.MaxMaps), max(noCap, h.MaxReduces)
 		if cm == 0 || cr == 0 {
-			// The policy may lift a zero cap later: keep ticking while it
-			// is in force (see policyTick).
-			exp := h.ExpiresTS - epochMS
-			if h.ExpiresTS == 0 {
-				exp = s.now + 60_000
-			}
-			s.capHorizon = max(s.capHorizon, exp)
+			s.holdUntil(h) // the policy may lift a zero cap later
 		}
 		switch {
 		case h.Node != "":
@@ -89,6 +83,7 @@ func (s *sim) applyHint(h policy.Hint) {
 		if h.VCores <= 0 && h.MemoryMB <= 0 {
 			n.capV, n.capM = n.vcores, n.memMB
 		} else {
+			s.holdUntil(h) // the policy may restore the node later
 			if h.VCores > 0 {
 				n.capV = min(h.VCores, n.vcores)
 			}
@@ -124,6 +119,17 @@ func (s *sim) applyHint(h policy.Hint) {
 	}
 	// node-class and deny-speculation are only counted: the YARN model has
 	// no node labels, and the engine already dropped the vetoed copies.
+}
+
+// holdUntil keeps the run ticking, while nothing runs, until h expires:
+// h withholds capacity its policy may give back at a later tick (see
+// policyTick).
+func (s *sim) holdUntil(h policy.Hint) {
+	exp := h.ExpiresTS - epochMS
+	if h.ExpiresTS == 0 {
+		exp = s.now + 60_000
+	}
+	s.holdHorizon = max(s.holdHorizon, exp)
 }
 
 // Ids are resolved by parsing them (application_TS_JOB,

@@ -8,6 +8,10 @@ import (
 	"github.com/rmsidecar/rmsidecar/sim/report"
 )
 
+// extraReporter is a plugin that adds figures to results.json's run
+// "extra" (policy/learning's Extra).
+type extraReporter interface{ Extra() map[string]float64 }
+
 type sample struct {
 	t          int64
 	maps, reds int
@@ -125,6 +129,15 @@ func (s *sim) results() report.Run {
 	r.Extra["shuffle_produced_bytes"] = float64(produced)
 	r.Extra["shuffle_fetched_bytes"] = float64(shuffled)
 	r.Extra["container_s"] = s.m.containerMS / 1000
+	for _, p := range s.eng.Stack().Plugins {
+		// Plugins with measurements of their own (the learning scheduler's
+		// accuracy windows) report them here, keys prefixed by their name.
+		if x, ok := p.(extraReporter); ok {
+			for k, v := range x.Extra() {
+				r.Extra[k] = v
+			}
+		}
+	}
 	return r
 }
 

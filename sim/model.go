@@ -49,7 +49,8 @@ type node struct {
 	loaded   bool // has a background load series
 	lastLoad float64
 	running  int
-	runMaps  int // running map and reduce containers
+	taskLoad float64 // load1 of the running tasks (trace.Job.TaskLoad each)
+	runMaps  int     // running map and reduce containers
 	runReds  int
 	capMaps  int // node ratio caps (hint ratio with node); < 0: no cap
 	capReds  int

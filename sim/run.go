@@ -147,7 +147,7 @@ type sim struct {
 	lastFinish  int64
 	pendPool    [][]int64
 	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
-	capHorizon  int64 // latest expiry of a ratio hint with a zero cap
+	holdHorizon int64 // latest expiry of a hint withholding capacity a policy may give back (zero ratio cap, shrunk node)
 	lastLaunch  int64 // time of the latest container launch
 	assigners   bool  // the stack has Assigners: report every YARN heartbeat
 	submitted   int
@@ -355,21 +355,22 @@ func (s *sim) queueHints(hs []policy.Hint) {
 	s.inHints = false
 }
 
-// maxCapStallMS is how long a run with nothing running goes on ticking
-// while a zero ratio cap holds work back.
-const maxCapStallMS = 3_600_000
+// maxHoldStallMS is how long a run with nothing running goes on ticking
+// while a zero ratio cap or a shrunk node holds work back.
+const maxHoldStallMS = 3_600_000
 
 // policyTick reports progress and node load, ticks the engine and
 // schedules the next tick while there is work.
 func (s *sim) policyTick() {
 	s.tickAt = -1
 	if len(s.running) == 0 && s.q.len() == 0 {
-		if s.now >= s.horizon && (s.now > s.capHorizon || s.now-s.lastLaunch > maxCapStallMS) {
+		if s.now >= s.horizon && (s.now > s.holdHorizon || s.now-s.lastLaunch > maxHoldStallMS) {
 			// Nothing runs, nothing is scheduled and no hint will lapse: the
 			// remaining work can never be placed. Stop; run reports the
-			// unfinished jobs. A zero ratio cap may be lifted by the policy
-			// at a later tick, so ticks go on while one is in force, up to
-			// maxCapStallMS without a launch (a policy that never lifts it).
+			// unfinished jobs. A zero ratio cap or a shrunk node may be
+			// given back by the policy at a later tick, so ticks go on while
+			// such a hint is in force, up to maxHoldStallMS without a launch
+			// (a policy that never gives it back).
 			return
 		}
 		// A reduce-binding holds a reducer for a node that cannot take it
@@ -409,7 +410,7 @@ func (s *sim) emitHeartbeat(n *node) {
 	load := s.loadAt(n, s.now)
 	n.lastLoad = load
 	ev.CPUUtil = min(1, float64(n.usedV)/float64(n.vcores)+load)
-	ev.Load1 = float64(n.running) + load*float64(n.vcores)
+	ev.Load1 = n.taskLoad + load*float64(n.vcores)
 	rc := n.running
 	ev.RunningContainers = &rc
 	s.emit(ev)

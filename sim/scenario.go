@@ -555,6 +555,7 @@ func readWorkload(d *ydec, n *yaml.Node, sc *Scenario) *traceRef {
 		jm.float("reduce_s_per_gb", &j.ReduceSPerGB, nonNegative)
 		jm.float("shuffle_ratio", &j.ShuffleRatio, nonNegative)
 		jm.float("skew", &j.Skew, nonNegative)
+		jm.float("task_load", &j.TaskLoad, positive)
 		if fn := jm.get("features"); fn != nil {
 			// The learning scheduler's demand features, 1..10 each.
 			fm := d.mapping(fn, path+".features")

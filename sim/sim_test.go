@@ -279,6 +279,10 @@ func TestScenarioErrorsNameLineAndKey(t *testing.T) {
 			"test.yaml:3: stragglers.slowdown[1]: must be >= slowdown[0]"},
 		{"features range", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\nworkload:\n  jobs:\n    - {input_gb: 1, features: {cpu: 11}}\n",
 			"test.yaml:5: workload.jobs[0].features.cpu: must be in 1..10"},
+		{"features unknown key", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\nworkload:\n  jobs:\n    - {input_gb: 1, features: {gpu: 3}}\n",
+			"test.yaml:5: workload.jobs[0].features.gpu: unknown key"},
+		{"task load not positive", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\nworkload:\n  jobs:\n    - {input_gb: 1}\n    - {input_gb: 1, task_load: 0}\n",
+			"test.yaml:6: workload.jobs[1].task_load: must be > 0"},
 		{"no jobs", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\n", "workload: required"},
 		{"yaml syntax", "cluster: [\n", "test.yaml:"},
 	} {

@@ -23,6 +23,9 @@ type Job struct {
 
 	Priority int
 	Features *Features // learning scheduler features (1..10), optional
+	// TaskLoad is the load average one running task of the job adds to its
+	// node (node.heartbeat load1); 0 means 1, one runnable thread.
+	TaskLoad float64
 
 	// Tasks, when set (Rumen), fixes per-task durations and hosts instead of
 	// deriving them.

@@ -1,0 +1,72 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/rmsidecar/rmsidecar/events"
+)
+
+// A job's features reach app.submitted, its task_load sets the load1 its
+// running tasks add to a node's heartbeat, and a plugin's Extra() (the
+// learning scheduler's accuracy) lands in results.json extra.
+func TestJobFeaturesTaskLoadAndPluginExtra(t *testing.T) {
+	const yml = `
+cluster:
+  racks: 1
+  nodes: [{count: 2, vcores: 4, memory_mb: 4096}]
+yarn: {heartbeat_s: 5, map_container: {vcores: 1, memory_mb: 512}, reduce_container: {vcores: 1, memory_mb: 512}}
+workload:
+  jobs:
+    - {name: heavy, type: CPUActivity, input_gb: 1, reduces: 0, shuffle_ratio: 0, map_s_per_block: 60,
+       features: {cpu: 10, memory: 5, disk: 5, network: 3}, task_load: 2.5}
+    - {name: light, type: URLGet, submit_s: 600, input_gb: 1, reduces: 0, shuffle_ratio: 0, map_s_per_block: 60,
+       features: {cpu: 3, memory: 4, disk: 6, network: 7}, task_load: 0.5}
+`
+	var log bytes.Buffer
+	s, err := newSim(mustParse(t, yml), "learning-nb", Options{Events: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rd := events.NewReader(&log)
+	feats := map[string]events.Features{}
+	perTask := map[bool]float64{} // light job running? -> load1 per running container
+	for {
+		ev, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case ev.Type == events.AppSubmitted && ev.Features != nil:
+			feats[ev.Name] = *ev.Features
+		case ev.Type == events.NodeHeartbeat && ev.RunningContainers != nil && *ev.RunningContainers > 0:
+			perTask[epochMS+600_000 <= ev.TS] = ev.Load1 / float64(*ev.RunningContainers)
+		}
+	}
+	if feats["heavy"] != (events.Features{CPU: 10, Memory: 5, Disk: 5, Network: 3}) || feats["light"].Network != 7 {
+		t.Errorf("app.submitted features = %+v", feats)
+	}
+	if perTask[false] != 2.5 || perTask[true] != 0.5 {
+		t.Errorf("load1 per running task = %v (before/after the light job), want 2.5 and 0.5", perTask)
+	}
+	extra := s.results().Extra
+	if extra["learning-nb_decisions"] <= 0 {
+		t.Errorf("results extra lacks the learning scheduler's decisions: %v", extra)
+	}
+	for k := range extra {
+		if strings.HasPrefix(k, "learning-nb_accuracy") {
+			return
+		}
+	}
+	t.Errorf("results extra lacks learning-nb accuracy: %v", extra)
+}
