@@ -49,6 +49,7 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	c := s.container(t)
 	s.use(n, c.VCores, c.MemoryMB)
 	n.running++
+	s.ageLoad1(n)
 	n.taskLoad += taskLoad(j)
 	j.containerNo++
 	a := &attempt{
@@ -406,6 +407,7 @@ func (s *sim) stop(a *attempt) {
 	c := s.container(t)
 	s.use(n, -c.VCores, -c.MemoryMB)
 	n.running--
+	s.ageLoad1(n)
 	n.taskLoad -= taskLoad(j)
 	if n.running == 0 {
 		n.taskLoad = 0 // no float drift across a busy period
@@ -562,4 +564,17 @@ func taskLoad(j *job) float64 {
 		return l
 	}
 	return 1
+}
+
+// ageLoad1 brings n's load average up to now (Load.AvgS): the load since
+// the last update was its running tasks' load plus the background at that
+// update, so the average decays towards it as exp(-dt / AvgS).
+func (s *sim) ageLoad1(n *node) {
+	if n.load.AvgS <= 0 {
+		return
+	}
+	inst := n.taskLoad + s.loadAt(n, n.load1At)*float64(n.vcores)
+	dt := float64(s.now - n.load1At)
+	n.load1 = inst + (n.load1-inst)*math.Exp(-dt/(n.load.AvgS*1000))
+	n.load1At = s.now
 }

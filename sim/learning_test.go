@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -69,4 +70,50 @@ workload:
 		}
 	}
 	t.Errorf("results extra lacks learning-nb accuracy: %v", extra)
+}
+
+// With load.avg_s, heartbeat load1 is the moving average of the load: one
+// task of task_load 2 on an otherwise idle node brings it to
+// 2·(1 − e^(−t/60)) after t seconds, as the kernel's one-minute average does.
+func TestLoadAverage(t *testing.T) {
+	const yml = `
+cluster:
+  racks: 1
+  nodes: [{count: 1, vcores: 4, memory_mb: 4096, load: {avg_s: 60}}]
+yarn: {heartbeat_s: 1}
+workload:
+  jobs: [{name: one, maps: 1, input_mb: 64, reduces: 0, shuffle_ratio: 0, map_s_per_block: 400, task_load: 2}]
+`
+	var log bytes.Buffer
+	s, err := newSim(mustParse(t, yml), "none", Options{Events: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	start := s.attempts[0].startMS
+	rd := events.NewReader(&log)
+	checked := 0
+	for {
+		ev, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		dt := float64(ev.TS-epochMS-start) / 1000
+		if ev.Type != events.NodeHeartbeat || dt <= 0 || dt > 300 {
+			continue
+		}
+		want := 2 * (1 - math.Exp(-dt/60))
+		if math.Abs(ev.Load1-want) > 1e-6 {
+			t.Errorf("load1 at %.0f s = %.4f, want %.4f", dt, ev.Load1, want)
+		}
+		checked++
+	}
+	if checked < 3 {
+		t.Fatalf("only %d heartbeats checked", checked)
+	}
 }

@@ -50,6 +50,8 @@ type node struct {
 	lastLoad float64
 	running  int
 	taskLoad float64 // load1 of the running tasks (trace.Job.TaskLoad each)
+	load1    float64 // moving average of the load (Load.AvgS > 0)
+	load1At  int64   // time load1 was last brought up to date
 	runMaps  int     // running map and reduce containers
 	runReds  int
 	capMaps  int // node ratio caps (hint ratio with node); < 0: no cap

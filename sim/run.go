@@ -383,8 +383,8 @@ func (s *sim) policyTick() {
 	if s.now-s.lastHBEvent >= s.hbEventMS {
 		s.lastHBEvent = s.now
 		for _, n := range s.nodes {
-			if n.loaded && s.loadAt(n, s.now) != n.lastLoad {
-				n.dirty = true // its background load moved: load-aware policies want to know
+			if n.loaded && s.loadAt(n, s.now) != n.lastLoad || n.load.AvgS > 0 {
+				n.dirty = true // its (average) load moved: load-aware policies want to know
 			}
 			if n.dirty {
 				n.dirty = false
@@ -411,6 +411,10 @@ func (s *sim) emitHeartbeat(n *node) {
 	n.lastLoad = load
 	ev.CPUUtil = min(1, float64(n.usedV)/float64(n.vcores)+load)
 	ev.Load1 = n.taskLoad + load*float64(n.vcores)
+	if n.load.AvgS > 0 {
+		s.ageLoad1(n)
+		ev.Load1 = n.load1
+	}
 	rc := n.running
 	ev.RunningContainers = &rc
 	s.emit(ev)

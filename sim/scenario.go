@@ -66,6 +66,11 @@ type NodeGroup struct {
 // scaled by (1 - load). PeriodS 0 keeps one level for the whole run.
 type Load struct {
 	Mean, Stddev, PeriodS float64
+	// AvgS makes node.heartbeat load1 an exponential moving average of the
+	// instantaneous load (running tasks' task_load plus background x vcores)
+	// over AvgS seconds, as the kernel's one-minute load average (60). 0
+	// reports the instantaneous load.
+	AvgS float64
 }
 
 // Network is the fabric: every node has a full-duplex NIC, every rack an
@@ -400,6 +405,7 @@ func readCluster(d *ydec, n *yaml.Node, c *Cluster) {
 			l.float("mean", &ng.Load.Mean, unit)
 			l.float("stddev", &ng.Load.Stddev, nonNegative)
 			l.float("period_s", &ng.Load.PeriodS, nonNegative)
+			l.float("avg_s", &ng.Load.AvgS, nonNegative)
 			l.done()
 		}
 		if g.get("vcores") == nil {

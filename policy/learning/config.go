@@ -53,6 +53,14 @@ type Config struct {
 	// stops reporting (a simulator reports only nodes whose usage changed)
 	// is not starved forever on a stale prediction.
 	ShrinkHold time.Duration `yaml:"shrink_hold"`
+	// Pace (ours, off by default) advertises, for a node not predicted to
+	// overload, what it uses plus tasks_per_heartbeat containers (never more
+	// than registered) instead of its full capacity: the YARN form of the
+	// paper's k tasks per heartbeat (§V-A). Without it a restored node is
+	// filled at once by the RM, so one "good" decision becomes several
+	// tasks and the classifier learns from decisions it did not make. It
+	// costs one node-capacity hint per node whenever its usage changes.
+	Pace bool `yaml:"pace"`
 	// Budgets is each user's balance for the budget utility, in vcore-seconds
 	// (overridden per app by "budget:<amount>").
 	Budgets map[string]float64 `yaml:"budgets"`

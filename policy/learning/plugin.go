@@ -631,6 +631,19 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 			out = append(out, policy.Hint{Kind: policy.KindNodeCapacity, Node: n.ID,
 				VCores: max(1, vc), MemoryMB: max(1, mem), Reason: p.name + reason})
 			st.shrunk = true
+		case p.cfg.Pace && n.State != cluster.NodeLost && st.vcores > 0:
+			vc, mem := p.paced(n, st)
+			if vc >= st.vcores && mem >= st.mem {
+				if st.shrunk {
+					out = append(out, policy.Hint{Kind: policy.KindNodeCapacity, Node: n.ID, VCores: st.vcores, MemoryMB: st.mem,
+						Reason: p.name + ": paced capacity reaches the registered one; restored"})
+					st.shrunk = false
+				}
+				continue
+			}
+			out = append(out, policy.Hint{Kind: policy.KindNodeCapacity, Node: n.ID, VCores: vc, MemoryMB: mem,
+				Reason: fmt.Sprintf("%s: paced: uses %d vcores, may take %d more task(s) until the next heartbeat", p.name, n.UsedVCores, p.cfg.TasksPerHeartbeat)})
+			st.shrunk = true
 		case st.shrunk:
 			out = append(out, policy.Hint{Kind: policy.KindNodeCapacity, Node: n.ID, VCores: st.vcores, MemoryMB: st.mem,
 				Reason: p.name + ": a candidate is classified good again; registered capacity restored"})
@@ -638,6 +651,19 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		}
 	}
 	return out, nil
+}
+
+// paced is the capacity a paced node advertises: what it uses plus
+// tasks_per_heartbeat containers, a container being the node's mean running
+// one (else one vcore and the registered memory per vcore), at most the
+// registered capacity.
+func (p *Plugin) paced(n *cluster.Node, st *nodeState) (vcores, memMB int) {
+	cv, cm := 1, st.mem/st.vcores
+	if k := len(n.Running); k > 0 && n.UsedVCores > 0 {
+		cv, cm = max(1, n.UsedVCores/k), max(1, n.UsedMemoryMB/k)
+	}
+	k := p.cfg.TasksPerHeartbeat
+	return min(st.vcores, n.UsedVCores+k*cv), min(st.mem, n.UsedMemoryMB+k*cm)
 }
 
 // Window is the accuracy of one run of consecutive judged decisions (Fig. 10

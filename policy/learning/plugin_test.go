@@ -367,3 +367,63 @@ func TestLateHeartbeatDecidesNothing(t *testing.T) {
 		t.Fatalf("late heartbeat: places %v, judged %d, pending %d", places(late), p.Judged(), len(p.pending["n1"]))
 	}
 }
+
+// TestPaceAdvertisesUsePlusK: with pace, a node not predicted to overload
+// advertises what it uses plus tasks_per_heartbeat containers (one vcore and
+// the memory per vcore when nothing runs), and its registered capacity once
+// that is reached; a node predicted to overload is still shrunk to its use.
+func TestPaceAdvertisesUsePlusK(t *testing.T) {
+	tests := []struct {
+		name         string
+		k            int
+		usedV, usedM int
+		predicted    bool
+		wantV, wantM int // 0, 0: no hint
+	}{
+		{"idle node: one container", 1, 0, 0, false, 1, 1024},
+		{"two used: three", 1, 2, 2048, false, 3, 3072},
+		{"k = 2", 2, 1, 1024, false, 3, 3072},
+		{"full: registered capacity", 1, 4, 4096, false, 4, 4096},
+		{"predicted to overload: its use", 1, 2, 2048, true, 2, 2048},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := mapArgs{NameNB: func(c *Config) { c.Pace, c.TasksPerHeartbeat, c.Explore = true, tt.k, 0 }}
+			p, err := New(NameNB, testHandle(nil, args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := newWorld(t, p)
+			w.node("n1", 4)
+			w.job("app1", "cpu", 8, nil, "")
+			// The engine's tick shapes after each heartbeat too; the last
+			// capacity hint of either is what the node advertises.
+			last := func(hs []policy.Hint) *policy.Hint {
+				var h *policy.Hint
+				for i := range hs {
+					if hs[i].Kind == policy.KindNodeCapacity {
+						h = &hs[i]
+					}
+				}
+				return h
+			}
+			// First paced at idle (shrunk from 4 to k), so a later "full"
+			// answer restores the registered capacity.
+			w.now += 5000
+			w.apply(events.Event{Type: events.NodeHeartbeat, Node: "n1", Load1: 0})
+			if hs, _ := p.Shape(context.Background(), w.eng.State()); last(hs) == nil || last(hs).VCores != tt.k {
+				t.Fatalf("idle: shape = %+v, want %d vcores", hs, tt.k)
+			}
+			w.now += 5000
+			ticked := w.apply(events.Event{Type: events.NodeHeartbeat, Node: "n1", Load1: 1, UsedVCores: tt.usedV, UsedMemoryMB: tt.usedM})
+			st := p.nodes["n1"]
+			st.overload = tt.predicted
+			st.predictedAt = w.eng.State().Node("n1").HeartbeatTS
+			hs, _ := p.Shape(context.Background(), w.eng.State())
+			h := last(append(ticked, hs...))
+			if h == nil || h.VCores != tt.wantV || h.MemoryMB != tt.wantM {
+				t.Fatalf("hints = %+v, want n1 at %d vcores, %d MB", append(ticked, hs...), tt.wantV, tt.wantM)
+			}
+		})
+	}
+}
