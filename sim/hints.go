@@ -62,8 +62,11 @@ func (s *sim) applyHint(h policy.Hint) {
 			if n == nil {
 				return
 			}
+			looser := loosens(n.capMaps, cm) || loosens(n.capReds, cr)
 			n.capMaps, n.capReds = cm, cr
-			s.wakeNode(n)
+			if looser {
+				s.wakeNode(n) // only a looser cap lets the node take more
+			}
 			return
 		case h.App != "":
 			if j := s.jobByApp(h.App); j != nil {
@@ -119,6 +122,11 @@ func (s *sim) applyHint(h policy.Hint) {
 	}
 	// node-class and deny-speculation are only counted: the YARN model has
 	// no node labels, and the engine already dropped the vetoed copies.
+}
+
+// loosens reports whether ratio cap to lets more run than from.
+func loosens(from, to int) bool {
+	return from >= 0 && (to < 0 || to > from)
 }
 
 // holdUntil keeps the run ticking, while nothing runs, until h expires:

@@ -31,11 +31,14 @@ type Plugin struct {
 	nodesSeen int
 	apps      appIndex
 
-	// Node caps last sent per node, and when all were last sent: a node
-	// hint goes out when its caps change or the refresh is due, so a
-	// recompute that changes nothing costs no hint per node.
-	nodeCaps map[string]Slots
-	nodeSent int64
+	// Node caps last sent per node size (vcores: a node's caps depend on
+	// nothing else), and when all were last sent: node hints go out for the
+	// nodes of a size whose caps changed, for all nodes when the refresh is
+	// due or nodes came or went, so a recompute that changes nothing costs
+	// O(node sizes), not O(nodes).
+	nodeCaps   map[int]Slots
+	nodeSent   int64
+	nodesDirty bool
 }
 
 // appIndex remembers which apps of a view were unfinished, so a recompute
@@ -231,6 +234,7 @@ func (p *Plugin) ShapeOn(ev *events.Event) bool {
 	switch ev.Type {
 	case events.NodeRegistered, events.NodeLost:
 		p.slotsOK = false // a node's capacity or state changed
+		p.nodesDirty = true
 		return true
 	case events.AppSubmitted, events.AppFinished, events.TaskPending, events.TaskFinished,
 		events.ContainerAllocated:
@@ -298,22 +302,32 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what
 	allowed.Map += alloc[0].MaxMaps - alloc[0].Maps
 	allowed.Reduce += alloc[0].MaxReduces - alloc[0].Reduces
 	now := v.Now()
-	refresh := p.nodeCaps == nil || now-p.nodeSent >= p.cfg.NodeCapsRefresh.Milliseconds()
-	if refresh {
-		p.nodeCaps, p.nodeSent = map[string]Slots{}, now
+	all := p.nodeCaps == nil || p.nodesDirty || now-p.nodeSent >= p.cfg.NodeCapsRefresh.Milliseconds()
+	caps := func(vcores int) (Slots, Slots) {
+		var own, c Slots
+		own.Map, own.Reduce = p.cfg.NodeSlots(vcores)
+		c.Map, c.Reduce = NodeCaps(allowed, granted, slots, own, p.borrow().Weights)
+		return own, c
+	}
+	changed := map[int]bool{}
+	if all {
+		p.nodeCaps, p.nodeSent, p.nodesDirty = map[int]Slots{}, now, false
+	} else {
+		for vc, last := range p.nodeCaps {
+			if _, c := caps(vc); c != last {
+				changed[vc] = true
+			}
+		}
+		if len(changed) == 0 {
+			return out
+		}
 	}
 	for _, n := range v.Nodes() {
-		if n.State != cluster.NodeRunning {
+		if n.State != cluster.NodeRunning || !all && !changed[n.VCores] {
 			continue
 		}
-		var own Slots
-		own.Map, own.Reduce = p.cfg.NodeSlots(n.VCores)
-		var c Slots
-		c.Map, c.Reduce = NodeCaps(allowed, granted, slots, own, p.borrow().Weights)
-		if last, ok := p.nodeCaps[n.ID]; ok && last == c {
-			continue
-		}
-		p.nodeCaps[n.ID] = c
+		own, c := caps(n.VCores)
+		p.nodeCaps[n.VCores] = c
 		out = append(out, policy.Hint{Kind: policy.KindRatio, Node: n.ID, MaxMaps: c.Map, MaxReduces: c.Reduce,
 			Reason: fmt.Sprintf("%s: %s; node %s has %d/%d map/reduce slots, runs at most %d maps %d reduces (cluster: %d maps %d reduces allowed, %d reduces granted)",
 				p.name, what, n.ID, own.Map, own.Reduce, c.Map, c.Reduce, allowed.Map, allowed.Reduce, granted.Reduce)})
