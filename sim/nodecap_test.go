@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -105,3 +106,31 @@ workload:
 type demandHinter struct{ hinter }
 
 func (demandHinter) ShapeOn(*events.Event) bool { return true }
+
+// A zero cap that is never lifted does not keep an idle run going forever:
+// it ends maxHoldStallMS after the last launch and reports the unfinished job.
+func TestZeroCapNeverLiftedEnds(t *testing.T) {
+	const yml = `
+cluster:
+  nodes: [{count: 1, vcores: 2, memory_mb: 4096}]
+workload:
+  jobs: [{name: a, input_mb: 128, reduces: 0, shuffle_ratio: 0}]
+`
+	reg := testRegistry(demandHinter{hinter{"zero", func(v cluster.View) []policy.Hint {
+		if len(v.Apps()) == 0 {
+			return nil
+		}
+		return []policy.Hint{{Kind: policy.KindRatio, Queue: "default", MaxMaps: 0, MaxReduces: policy.NoCap, Reason: "test"}}
+	}}})
+	s, err := newSim(mustParse(t, yml), "zero", Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "0 of 1 jobs finished") {
+		t.Fatalf("run = %v, want 0 of 1 jobs finished", err)
+	}
+	if s.now < maxHoldStallMS || s.now > maxHoldStallMS+5*60_000 {
+		t.Errorf("gave up at %d ms, want just after %d", s.now, maxHoldStallMS)
+	}
+}
