@@ -52,8 +52,9 @@ fuzz: ## short fuzz run of the event decoder (FUZZTIME=1m for longer)
 bench: ## benchmarks that print figures
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
 
-paper-learning: ## learning scheduler: each claim of Dhok & Varma beside the measured number; figures in docs/figures
+paper-learning: ## learning scheduler: each claim of Dhok & Varma beside the measured number (paper harness, then the simulator scenarios); figures in docs/figures
 	$(GO) test -count=1 -run '^TestPaperClaims$$' -v ./policy/learning -args -paper -paper.out=$(CURDIR)/docs/figures
+	$(GO) run ./scripts/paper-learning-sim
 
 paper-speculation: ## SAMR, ERUL, MCP/exMCP, SEPB: each claim beside the measured number, per-stack backups and waste (SEEDS=5)
 	$(GO) run ./scripts/paper-speculation -seeds $(or $(SEEDS),5)
