@@ -78,6 +78,27 @@ type Plugin struct {
 	// most once: a task that is long by nature (a skewed partition) would
 	// otherwise be killed on every rerun and never finish.
 	killed map[string]bool
+	// mapsDone caches, per app, when its last map finished (see
+	// mapsDoneAt); an entry is dropped when a map of the app runs again.
+	mapsDone map[string]int64
+	// reduceExec holds, per app, the execution times of its finished
+	// reduces counted from when the app's maps were done (see execStart).
+	reduceExec map[string]*execStats
+}
+
+// execStats is the mean of the reduce execution times of one app, each
+// task counted once, by its first success.
+type execStats struct {
+	n    int
+	sum  float64
+	done map[string]bool
+}
+
+func (s *execStats) mean() float64 {
+	if s == nil || s.n == 0 {
+		return 0
+	}
+	return s.sum / float64(s.n)
 }
 
 // New is the factory.
@@ -89,7 +110,8 @@ func New(h policy.Handle) (policy.Plugin, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Plugin{cfg: cfg, durations: baseline.NewDurations(), killed: map[string]bool{}}, nil
+	return &Plugin{cfg: cfg, durations: baseline.NewDurations(), killed: map[string]bool{},
+		mapsDone: map[string]int64{}, reduceExec: map[string]*execStats{}}, nil
 }
 
 // Name implements policy.Plugin.
@@ -102,14 +124,96 @@ func (p *Plugin) Config() Config { return p.cfg }
 // rule.
 func (p *Plugin) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 	p.durations.Observe(ev, v)
-	if ev.Type == events.AppFinished {
+	switch ev.Type {
+	case events.AppFinished:
 		prefix := ev.App + "/"
 		for k := range p.killed { // deleting: order does not matter
 			if strings.HasPrefix(k, prefix) {
 				delete(p.killed, k)
 			}
 		}
+		delete(p.mapsDone, ev.App)
+		delete(p.reduceExec, ev.App)
+	case events.TaskPending, events.ContainerAllocated:
+		if a := v.App(ev.App); a != nil {
+			if t := a.Task(ev.Task); t != nil && t.Kind == events.Map {
+				delete(p.mapsDone, ev.App) // a map runs (again): the map phase is open
+			}
+		}
+	case events.TaskFinished:
+		if ev.State != events.StateSucceeded {
+			return
+		}
+		at := v.Attempt(ev.Attempt)
+		if at == nil || at.Task == nil || at.Task.Kind != events.Reduce || at.FinishTS <= 0 {
+			return
+		}
+		from, ok := p.execStart(at)
+		if !ok || at.FinishTS < from {
+			return
+		}
+		s := p.reduceExec[ev.App]
+		if s == nil {
+			s = &execStats{done: map[string]bool{}}
+			p.reduceExec[ev.App] = s
+		}
+		if s.done[ev.Task] {
+			return
+		}
+		s.done[ev.Task] = true
+		s.n++
+		s.sum += float64(at.FinishTS - from)
 	}
+}
+
+// mapsDoneAt returns when the last map of app a finished, and false while
+// a map is pending or running (or not every map has been seen to succeed).
+// An app without maps is done from the start.
+func (p *Plugin) mapsDoneAt(a *cluster.App) (int64, bool) {
+	c := a.Count[events.Map]
+	if c == nil || c.Succeeded == 0 {
+		return 0, a.Maps == 0 && (c == nil || c.Pending+c.Running == 0)
+	}
+	if c.Pending+c.Running > 0 || c.Succeeded < a.Maps {
+		return 0, false
+	}
+	if ts, ok := p.mapsDone[a.ID]; ok {
+		return ts, true
+	}
+	var last int64
+	for _, t := range a.Tasks {
+		if t.Kind != events.Map {
+			continue
+		}
+		for _, at := range t.Attempts {
+			if at.State == events.StateSucceeded {
+				last = max(last, at.FinishTS)
+			}
+		}
+	}
+	p.mapsDone[a.ID] = last
+	return last, true
+}
+
+// execStart is when attempt at began its own work, the start of the
+// hard-straggler clock (§2.2: a task that "took twice longer than the
+// average execution time of tasks"). A map starts work when it starts. A
+// reduce launched by slow start spends its copy stage waiting for map
+// outputs that do not exist yet; that wait is set by the map phase, not by
+// the reducer, and differs from reducer to reducer with the launch time
+// (under DHSA's ratio caps one job's reducers may start hundreds of
+// seconds apart). So a reduce's clock starts at the later of its start and
+// the moment the job's last map finished; false while maps still run (a
+// reduce cannot finish before them, so it is not yet straggling).
+func (p *Plugin) execStart(at *cluster.Attempt) (int64, bool) {
+	if at.Task.Kind != events.Reduce {
+		return at.StartTS, true
+	}
+	done, ok := p.mapsDoneAt(at.Task.App)
+	if !ok {
+		return 0, false
+	}
+	return max(at.StartTS, done), true
 }
 
 // Speculate implements policy.Speculator: the hard-straggler rule.
@@ -124,21 +228,45 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		if p.killed[baseline.Key(t)] || at.Container == "" {
 			continue
 		}
-		s := p.durations.Of(t.App.ID, t.Kind)
-		if s.N < p.cfg.KillMinFinished || s.Mean <= 0 {
+		n, mean := p.finished(t)
+		if n < p.cfg.KillMinFinished || mean <= 0 {
 			continue
 		}
-		el := baseline.Elapsed(at, now)
-		if float64(el) <= p.cfg.KillFactor*s.Mean {
+		from, ok := p.execStart(at)
+		if !ok || at.StartTS <= 0 || now <= from {
 			continue
+		}
+		el := now - from
+		if float64(el) <= p.cfg.KillFactor*mean {
+			continue
+		}
+		since := ""
+		if from > at.StartTS {
+			since = " since the job's maps finished"
 		}
 		p.killed[baseline.Key(t)] = true
 		out = append(out, policy.Hint{Kind: policy.KindKill, App: t.App.ID, Task: t.ID, Attempt: at.ID,
 			Container: at.Container, Node: at.Node,
-			Reason: fmt.Sprintf("sepb: hard straggler: running %d ms > %.0f x mean %.0f ms of %d finished %ss; kill so a fresh attempt replaces it",
-				el, p.cfg.KillFactor, s.Mean, s.N, t.Kind)})
+			Reason: fmt.Sprintf("sepb: hard straggler: running %d ms%s > %.0f x mean %.0f ms of %d finished %ss; kill so a fresh attempt replaces it",
+				el, since, p.cfg.KillFactor, mean, n, t.Kind)})
 	}
 	return out, nil
+}
+
+// finished returns how many of t's job's tasks of t's kind have finished
+// and the mean of their execution times (durations for maps; for reduces
+// the time from execStart, so running and finished reduces are measured on
+// the same clock).
+func (p *Plugin) finished(t *cluster.Task) (int, float64) {
+	if t.Kind == events.Reduce {
+		s := p.reduceExec[t.App.ID]
+		if s == nil {
+			return 0, 0
+		}
+		return s.n, s.mean()
+	}
+	s := p.durations.Of(t.App.ID, t.Kind)
+	return s.N, s.Mean
 }
 
 // window is the pending work SEPB weighs against one job's copies.

@@ -304,3 +304,100 @@ func TestKillOncePerTask(t *testing.T) {
 		t.Fatalf("the rerun was killed again: %+v", hs)
 	}
 }
+
+// TestReduceClockAfterMaps reproduces the PI-DHSA + SEPB slowdown of the
+// 10-job batch (sequencecount's first 12 reducers, launched by slow start
+// ~360 s before the job's last map, were killed as hard stragglers just
+// before they finished, because their copy-stage wait was compared with
+// the whole duration of reducers launched ~200 s later). A reduce's
+// hard-straggler clock starts when the job's maps are done (or at its
+// start, if later), and the mean it is compared with is measured the same
+// way. Maps m0, m1 finish at 300 s; r1 runs 290–400 s (110 s, 100 s after
+// the maps); r0 runs from 0 s, r2 from 350 s.
+func TestReduceClockAfterMaps(t *testing.T) {
+	b := clustertest.New(now)
+	b.Node("n1", "r1", 8, 16384, 4, 0)
+	b.App("j", "sequencecount", 2, 3)
+	b.Start("j", "m0", events.Map, "m0_0", "n1", false)
+	b.Start("j", "m1", events.Map, "m1_0", "n1", false)
+	b.Start("j", "r0", events.Reduce, "r0_0", "n1", false)
+	b.At(now + 290_000)
+	b.Start("j", "r1", events.Reduce, "r1_0", "n1", false)
+	b.At(now + 300_000)
+	b.Finish("m0_0", events.StateSucceeded, nil)
+	b.Finish("m1_0", events.StateSucceeded, nil)
+	b.At(now + 350_000)
+	b.Start("j", "r2", events.Reduce, "r2_0", "n1", false)
+	b.At(now + 400_000)
+	b.Finish("r1_0", events.StateSucceeded, nil)
+	p := newSEPB(t, nil)
+	for _, c := range []struct {
+		at     int64 // s after now
+		killed []string
+		why    string
+	}{
+		{420, nil, "r0 has run 420 s, more than 2 x r1's 110 s, but only 120 s since the maps finished"},
+		{500, nil, "r0 at exactly 2 x the mean of 100 s after the maps"},
+		{501, []string{"r0_0"}, "r0 201 s after the maps: a hard straggler"},
+		{550, nil, "r2 at 200 s from its own start (after the maps)"},
+		{551, []string{"r2_0"}, "r2 201 s from its start"},
+	} {
+		b.At(now + c.at*1000)
+		b.Heartbeat("n1", 4, 0)
+		var got []string
+		for _, h := range b.Speculate(t, p) {
+			if h.Kind != policy.KindKill {
+				t.Fatalf("at %d s: unexpected hint %+v", c.at, h)
+			}
+			got = append(got, h.Attempt)
+			if h.Attempt == "r0_0" && !strings.Contains(h.Reason, "since the job's maps finished") {
+				t.Errorf("reason must say the clock starts after the maps: %s", h.Reason)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.killed) {
+			t.Errorf("at %d s killed %v, want %v (%s)", c.at, got, c.killed, c.why)
+		}
+	}
+}
+
+// TestReduceNotKilledWhileMapsRun: while a map of the job runs again (its
+// output was lost: the succeeded attempt is reported failed), a reduce waits
+// for it and is not a hard straggler; its clock restarts when the rerun
+// finishes.
+func TestReduceNotKilledWhileMapsRun(t *testing.T) {
+	b := clustertest.New(now)
+	b.Node("n1", "r1", 8, 16384, 3, 0)
+	b.App("j", "sort", 1, 2)
+	b.Start("j", "m0", events.Map, "m0_0", "n1", false)
+	b.Start("j", "r0", events.Reduce, "r0_0", "n1", false)
+	b.Start("j", "r1", events.Reduce, "r1_0", "n1", false)
+	b.At(now + 10_000)
+	b.Finish("m0_0", events.StateSucceeded, nil)
+	b.At(now + 20_000)
+	b.Finish("r1_0", events.StateSucceeded, nil) // 10 s after the maps
+	p := newSEPB(t, nil)
+	b.At(now + 25_000)
+	b.Heartbeat("n1", 3, 0)
+	if hs := b.Speculate(t, p); len(hs) != 0 {
+		t.Fatalf("r0 at 15 s after the maps, mean 10 s: %+v", hs)
+	}
+	b.Finish("m0_0", events.StateFailed, nil) // its output was lost
+	b.Start("j", "m0", events.Map, "m0_1", "n1", false)
+	b.At(now + 40_000)
+	b.Heartbeat("n1", 3, 0)
+	if hs := b.Speculate(t, p); len(hs) != 0 {
+		t.Fatalf("r0 waits for the rerun map: %+v", hs)
+	}
+	b.At(now + 44_000)
+	b.Finish("m0_1", events.StateSucceeded, nil)
+	b.At(now + 64_000)
+	b.Heartbeat("n1", 2, 0)
+	if hs := b.Speculate(t, p); len(hs) != 0 {
+		t.Fatalf("r0 20 s after the rerun map finished, mean 10 s: %+v", hs)
+	}
+	b.At(now + 64_001)
+	b.Heartbeat("n1", 2, 0)
+	if hs := b.Speculate(t, p); len(hs) != 1 || hs[0].Attempt != "r0_0" {
+		t.Fatalf("r0 20.001 s after the rerun map, mean 10 s: %+v", hs)
+	}
+}
