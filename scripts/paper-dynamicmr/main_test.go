@@ -58,3 +58,50 @@ func TestPrintsClaims(t *testing.T) {
 		}
 	}
 }
+
+// SEPB's hard-straggler kills must not cost the DynamicMR stack what DHSA
+// gains: on the 10-job batch, seed 1, PI-DHSA + SEPB once killed 12 of
+// sequencecount's reducers seconds before they finished (1031 s against
+// 932 s for PI-DHSA alone). Table: stack with SEPB against the same stack
+// without, both at the scenarios' 6/6 split.
+func TestSEPBDoesNotUndoDHSA(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	for _, c := range []struct{ with, without string }{
+		{"yarn+dhsa-pi+sepb", "yarn+dhsa-pi"},
+		{dynamicMRStack("pi"), "yarn+dhsa-pi"},
+		{dynamicMRStack("pd"), "yarn+dhsa-pd"},
+	} {
+		ms := map[string]float64{}
+		for _, stack := range []string{c.with, c.without} {
+			j := &job{scenario: "../../scenarios/dynamicmr-batch-10.yaml", stack: stack, seeds: 1,
+				args: dynamicMRArgs(strings.TrimPrefix(c.without, "yarn+dhsa-"), 6, "")}
+			r, err := simulateOne(context.Background(), j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms[stack] = r.MakespanS
+		}
+		if ms[c.with] > 1.02*ms[c.without] {
+			t.Errorf("%s: makespan %.1f s, %s %.1f s: SEPB costs more than 2 %%", c.with, ms[c.with], c.without, ms[c.without])
+		}
+	}
+}
+
+func TestPrintsDynamicMRClaim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"-quick", "-seeds", "1", "-only", "batch", "-batch-splits", "6",
+		"-scenarios", "../../scenarios"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"DynamicMR vs YARN", "measured, PI stack at 6/6", "measured, PD stack at 6/6", "PI-DHSA 6/6"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
