@@ -29,9 +29,10 @@
 // is denied, since the rerun replaces it. A task is killed at most once: one
 // that is long by nature (a skewed partition) would otherwise be killed on
 // every rerun and never finish. A reduce's clock starts when its job's last
-// map finished (or at its own start, if later), and its job's finished
-// reduces are averaged on the same clock: a reducer launched by slow start
-// waits in its copy stage for maps that have not run yet, a wait the map
-// phase sets, not the reducer (comparing whole durations killed the early
-// reducers of a batch job seconds before they finished).
+// map finished (or at its own start, if later): a reducer launched by slow
+// start waits in its copy stage for maps that have not run yet, a wait the
+// map phase sets, not the reducer (counting it killed the early reducers of
+// a batch job seconds before they finished). The mean stays the job's
+// finished reduce durations, so the rule kills a subset of what whole
+// durations would.
 package sepb

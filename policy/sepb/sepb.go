@@ -81,24 +81,6 @@ type Plugin struct {
 	// mapsDone caches, per app, when its last map finished (see
 	// mapsDoneAt); an entry is dropped when a map of the app runs again.
 	mapsDone map[string]int64
-	// reduceExec holds, per app, the execution times of its finished
-	// reduces counted from when the app's maps were done (see execStart).
-	reduceExec map[string]*execStats
-}
-
-// execStats is the mean of the reduce execution times of one app, each
-// task counted once, by its first success.
-type execStats struct {
-	n    int
-	sum  float64
-	done map[string]bool
-}
-
-func (s *execStats) mean() float64 {
-	if s == nil || s.n == 0 {
-		return 0
-	}
-	return s.sum / float64(s.n)
 }
 
 // New is the factory.
@@ -111,7 +93,7 @@ func New(h policy.Handle) (policy.Plugin, error) {
 		return nil, err
 	}
 	return &Plugin{cfg: cfg, durations: baseline.NewDurations(), killed: map[string]bool{},
-		mapsDone: map[string]int64{}, reduceExec: map[string]*execStats{}}, nil
+		mapsDone: map[string]int64{}}, nil
 }
 
 // Name implements policy.Plugin.
@@ -133,36 +115,12 @@ func (p *Plugin) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 			}
 		}
 		delete(p.mapsDone, ev.App)
-		delete(p.reduceExec, ev.App)
 	case events.TaskPending, events.ContainerAllocated:
 		if a := v.App(ev.App); a != nil {
 			if t := a.Task(ev.Task); t != nil && t.Kind == events.Map {
 				delete(p.mapsDone, ev.App) // a map runs (again): the map phase is open
 			}
 		}
-	case events.TaskFinished:
-		if ev.State != events.StateSucceeded {
-			return
-		}
-		at := v.Attempt(ev.Attempt)
-		if at == nil || at.Task == nil || at.Task.Kind != events.Reduce || at.FinishTS <= 0 {
-			return
-		}
-		from, ok := p.execStart(at)
-		if !ok || at.FinishTS < from {
-			return
-		}
-		s := p.reduceExec[ev.App]
-		if s == nil {
-			s = &execStats{done: map[string]bool{}}
-			p.reduceExec[ev.App] = s
-		}
-		if s.done[ev.Task] {
-			return
-		}
-		s.done[ev.Task] = true
-		s.n++
-		s.sum += float64(at.FinishTS - from)
 	}
 }
 
@@ -195,16 +153,19 @@ func (p *Plugin) mapsDoneAt(a *cluster.App) (int64, bool) {
 	return last, true
 }
 
-// execStart is when attempt at began its own work, the start of the
-// hard-straggler clock (§2.2: a task that "took twice longer than the
-// average execution time of tasks"). A map starts work when it starts. A
-// reduce launched by slow start spends its copy stage waiting for map
-// outputs that do not exist yet; that wait is set by the map phase, not by
-// the reducer, and differs from reducer to reducer with the launch time
-// (under DHSA's ratio caps one job's reducers may start hundreds of
-// seconds apart). So a reduce's clock starts at the later of its start and
-// the moment the job's last map finished; false while maps still run (a
-// reduce cannot finish before them, so it is not yet straggling).
+// execStart is when the hard-straggler clock of attempt at starts (§2.2: a
+// task that "took twice longer than the average execution time of tasks").
+// A map's clock starts when it starts. A reduce launched by slow start
+// spends its copy stage waiting for map outputs that do not exist yet; that
+// wait is set by the map phase, not by the reducer, and differs from
+// reducer to reducer with the launch time (under DHSA's ratio caps one
+// job's reducers may start hundreds of seconds apart). A reduce cannot
+// straggle before its job's maps are done, so its clock starts at the later
+// of its start and the moment the job's last map finished; false while maps
+// still run. The mean it is compared with stays the paper's: the durations
+// of the job's finished reduces. The rule thus kills a subset of what
+// whole durations would: a reducer that started after the maps is judged
+// as before, an earlier one by its time since the maps.
 func (p *Plugin) execStart(at *cluster.Attempt) (int64, bool) {
 	if at.Task.Kind != events.Reduce {
 		return at.StartTS, true
@@ -228,7 +189,8 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		if p.killed[baseline.Key(t)] || at.Container == "" {
 			continue
 		}
-		n, mean := p.finished(t)
+		st := p.durations.Of(t.App.ID, t.Kind)
+		n, mean := st.N, st.Mean
 		if n < p.cfg.KillMinFinished || mean <= 0 {
 			continue
 		}
@@ -251,22 +213,6 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 				el, since, p.cfg.KillFactor, mean, n, t.Kind)})
 	}
 	return out, nil
-}
-
-// finished returns how many of t's job's tasks of t's kind have finished
-// and the mean of their execution times (durations for maps; for reduces
-// the time from execStart, so running and finished reduces are measured on
-// the same clock).
-func (p *Plugin) finished(t *cluster.Task) (int, float64) {
-	if t.Kind == events.Reduce {
-		s := p.reduceExec[t.App.ID]
-		if s == nil {
-			return 0, 0
-		}
-		return s.n, s.mean()
-	}
-	s := p.durations.Of(t.App.ID, t.Kind)
-	return s.N, s.Mean
 }
 
 // window is the pending work SEPB weighs against one job's copies.

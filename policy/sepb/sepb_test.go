@@ -311,9 +311,9 @@ func TestKillOncePerTask(t *testing.T) {
 // before they finished, because their copy-stage wait was compared with
 // the whole duration of reducers launched ~200 s later). A reduce's
 // hard-straggler clock starts when the job's maps are done (or at its
-// start, if later), and the mean it is compared with is measured the same
-// way. Maps m0, m1 finish at 300 s; r1 runs 290–400 s (110 s, 100 s after
-// the maps); r0 runs from 0 s, r2 from 350 s.
+// start, if later); the mean is the job's finished reduce durations. Maps
+// m0, m1 finish at 300 s; r1 runs 290–400 s (mean 110 s); r0 runs from
+// 0 s, r2 from 350 s.
 func TestReduceClockAfterMaps(t *testing.T) {
 	b := clustertest.New(now)
 	b.Node("n1", "r1", 8, 16384, 4, 0)
@@ -337,10 +337,10 @@ func TestReduceClockAfterMaps(t *testing.T) {
 		why    string
 	}{
 		{420, nil, "r0 has run 420 s, more than 2 x r1's 110 s, but only 120 s since the maps finished"},
-		{500, nil, "r0 at exactly 2 x the mean of 100 s after the maps"},
-		{501, []string{"r0_0"}, "r0 201 s after the maps: a hard straggler"},
-		{550, nil, "r2 at 200 s from its own start (after the maps)"},
-		{551, []string{"r2_0"}, "r2 201 s from its start"},
+		{520, nil, "r0 at exactly 2 x the mean, counted from the maps' end"},
+		{521, []string{"r0_0"}, "r0 221 s after the maps: a hard straggler"},
+		{570, nil, "r2 at 220 s from its own start (after the maps)"},
+		{571, []string{"r2_0"}, "r2 221 s from its start"},
 	} {
 		b.At(now + c.at*1000)
 		b.Heartbeat("n1", 4, 0)
@@ -374,12 +374,12 @@ func TestReduceNotKilledWhileMapsRun(t *testing.T) {
 	b.At(now + 10_000)
 	b.Finish("m0_0", events.StateSucceeded, nil)
 	b.At(now + 20_000)
-	b.Finish("r1_0", events.StateSucceeded, nil) // 10 s after the maps
+	b.Finish("r1_0", events.StateSucceeded, nil) // mean 20 s
 	p := newSEPB(t, nil)
 	b.At(now + 25_000)
 	b.Heartbeat("n1", 3, 0)
 	if hs := b.Speculate(t, p); len(hs) != 0 {
-		t.Fatalf("r0 at 15 s after the maps, mean 10 s: %+v", hs)
+		t.Fatalf("r0 at 15 s after the maps, mean 20 s: %+v", hs)
 	}
 	b.Finish("m0_0", events.StateFailed, nil) // its output was lost
 	b.Start("j", "m0", events.Map, "m0_1", "n1", false)
@@ -390,14 +390,14 @@ func TestReduceNotKilledWhileMapsRun(t *testing.T) {
 	}
 	b.At(now + 44_000)
 	b.Finish("m0_1", events.StateSucceeded, nil)
-	b.At(now + 64_000)
+	b.At(now + 84_000)
 	b.Heartbeat("n1", 2, 0)
 	if hs := b.Speculate(t, p); len(hs) != 0 {
-		t.Fatalf("r0 20 s after the rerun map finished, mean 10 s: %+v", hs)
+		t.Fatalf("r0 40 s after the rerun map finished, mean 20 s: %+v", hs)
 	}
-	b.At(now + 64_001)
+	b.At(now + 84_001)
 	b.Heartbeat("n1", 2, 0)
 	if hs := b.Speculate(t, p); len(hs) != 1 || hs[0].Attempt != "r0_0" {
-		t.Fatalf("r0 20.001 s after the rerun map, mean 10 s: %+v", hs)
+		t.Fatalf("r0 40.001 s after the rerun map, mean 20 s: %+v", hs)
 	}
 }
