@@ -137,6 +137,15 @@ type YARN struct {
 	// (pre-scheduled on an extra idle slot). Off by default: stock YARN has
 	// no such cap.
 	LoadBalance bool
+	// Hadoop1Delay switches delay scheduling to Hadoop 1.2.1's FairScheduler
+	// accounting: a job's wait grows only over heartbeats at which it was
+	// offered a node and skipped (each adds the mean gap between the
+	// cluster's heartbeats, HeartbeatS / nodes), not with wall time since
+	// its first skip; the wait restarts at every map launch, and the
+	// launched map's locality sets the level the next wait starts from
+	// (node: rack after NodeLocalDelay, any after NodeLocalDelay +
+	// RackLocalDelay; rack: any after RackLocalDelay; off-rack: any).
+	Hadoop1Delay bool
 }
 
 // Stragglers is the straggler model.
@@ -453,6 +462,7 @@ func readYARN(d *ydec, n *yaml.Node, y *YARN) {
 	m.float("task_overhead_s", &y.TaskOverheadS, nonNegative)
 	m.float("sort_mbps", &y.SortMBps, positive)
 	m.bool("load_balance", &y.LoadBalance)
+	m.bool("hadoop1_delay", &y.Hadoop1Delay)
 	for _, k := range []struct {
 		key string
 		dst *Container

@@ -81,6 +81,10 @@ func (s *sim) heartbeat(n *node) {
 		n.dirty = false
 		s.emitHeartbeat(n)
 	}
+	s.hbSeq++
+	if len(s.skipped) > 0 {
+		s.accrueDelay()
+	}
 	s.runSpecQueue(n)
 	waiting := false
 	mapC, redC := s.sc.YARN.MapContainer, s.sc.YARN.ReduceContainer
@@ -161,7 +165,7 @@ func (s *sim) offer(n *node, j *job, q *queueState) (launched, wait bool) {
 		// Only a map pre-scheduled here by a place hint may pass the cap.
 		if t := preferredMap(j, n); t != nil {
 			j.waitStart = -1
-			s.launch(t, n, false, s.locality(t, n))
+			s.launchMap(j, t, n)
 			return true, false
 		}
 		return false, false
@@ -169,31 +173,85 @@ func (s *sim) offer(n *node, j *job, q *queueState) (launched, wait bool) {
 	if p := j.byNode[n.idx]; p != nil {
 		if t := p.firstFor(j.maps, n.idx, s.now); t != nil {
 			j.waitStart = -1
-			s.launch(t, n, false, s.locality(t, n))
+			s.launchMap(j, t, n)
 			return true, false
 		}
 	}
-	if j.waitStart < 0 {
-		j.waitStart = s.now
-	}
-	waited := s.now - j.waitStart
-	nodeDelay := int64(y.NodeLocalDelay * float64(s.hbMS))
-	rackDelay := int64(y.RackLocalDelay * float64(s.hbMS))
-	if waited >= nodeDelay {
+	rackOK, anyOK := s.delayLevel(j)
+	if rackOK {
 		if p := j.byRack[n.rack]; p != nil {
 			if t := p.firstFor(j.maps, n.idx, s.now); t != nil {
-				s.launch(t, n, false, s.locality(t, n))
+				s.launchMap(j, t, n)
 				return true, false
 			}
 		}
 	}
-	if waited >= nodeDelay+rackDelay {
+	if anyOK {
 		if t := j.anyMap.firstFor(j.maps, n.idx, s.now); t != nil {
-			s.launch(t, n, false, s.locality(t, n))
+			s.launchMap(j, t, n)
 			return true, false
 		}
 	}
+	if y.Hadoop1Delay && !j.skippedHB && j.launchedHB != s.hbSeq {
+		// Skipped at this heartbeat (Hadoop 1 counts a job that launched
+		// a map at it as not skipped): the wait grows at the next one.
+		j.skippedHB = true
+		s.skipped = append(s.skipped, j)
+	}
 	return false, true
+}
+
+// launchMap launches map t of j on n and restarts j's Hadoop 1 locality
+// wait from the launched map's level.
+func (s *sim) launchMap(j *job, t *task, n *node) {
+	loc := s.locality(t, n)
+	j.lastLevel, j.waitedMS = loc, 0
+	j.skippedHB, j.launchedHB = false, s.hbSeq
+	s.launch(t, n, false, loc)
+}
+
+// delayLevel reports whether delay scheduling lets j launch a rack-local
+// map, and an off-rack one, on a node without its input. By default the
+// wait is the time since j was first skipped after its last node-local
+// launch. With YARN.Hadoop1Delay it is Hadoop 1.2.1 FairScheduler's: the
+// time accrued over the heartbeats at which j was skipped since its last
+// map launch, counted from the level of that launch.
+func (s *sim) delayLevel(j *job) (rackOK, anyOK bool) {
+	y := &s.sc.YARN
+	nodeDelay := int64(y.NodeLocalDelay * float64(s.hbMS))
+	rackDelay := int64(y.RackLocalDelay * float64(s.hbMS))
+	if !y.Hadoop1Delay {
+		if j.waitStart < 0 {
+			j.waitStart = s.now
+		}
+		waited := s.now - j.waitStart
+		return waited >= nodeDelay, waited >= nodeDelay+rackDelay
+	}
+	switch j.lastLevel {
+	case events.RackLocal:
+		return true, j.waitedMS >= rackDelay
+	case events.OffRack:
+		return true, true
+	default: // node-local, or no map launched yet
+		return j.waitedMS >= nodeDelay, j.waitedMS >= nodeDelay+rackDelay
+	}
+}
+
+// accrueDelay adds, at a heartbeat, the mean gap between the cluster's
+// heartbeats to the wait of every job skipped at the previous one
+// (YARN.Hadoop1Delay). Hadoop 1 adds the time since the previous heartbeat
+// of any TaskTracker; every tracker beats once per interval, full or not,
+// while the simulator skips the beats of full and parked nodes, so the gap
+// is taken as the interval over the number of nodes.
+func (s *sim) accrueDelay() {
+	gap := s.hbMS / int64(max(1, len(s.nodes)))
+	for _, j := range s.skipped {
+		if j.skippedHB {
+			j.waitedMS += gap
+			j.skippedHB = false
+		}
+	}
+	s.skipped = s.skipped[:0]
 }
 
 func queueRunning(q *queueState, maps bool) int {
