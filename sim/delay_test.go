@@ -108,4 +108,11 @@ workload:
 			t.Errorf("job %s did not finish", j.Name)
 		}
 	}
+	if _, ok := a.Extra["maps_passed_over"]; !ok {
+		t.Error("a Hadoop 1 run lacks extra maps_passed_over")
+	}
+	sc.YARN.Hadoop1Delay, sc.YARN.LoadBalance = false, false
+	if _, ok := runSim(t, sc, "yarn", Options{}).results().Extra["maps_passed_over"]; ok {
+		t.Error("a stock YARN run reports maps_passed_over (its results would change)")
+	}
 }

@@ -36,6 +36,7 @@ type metrics struct {
 	containerMS              float64
 	overCapacity             int
 	bindReducers             int
+	passedOver               int // maps launched while a job ahead in fair order waited for locality
 	hints                    map[policy.HintKind]int
 }
 
@@ -125,6 +126,11 @@ func (s *sim) results() report.Run {
 	r.Extra["spec_lost"] = float64(s.m.specLost)
 	r.Extra["spec_dropped"] = float64(s.m.specDropped)
 	r.Extra["spec_ignored"] = float64(s.m.specIgnored)
+	if y := s.sc.YARN; y.LoadBalance || y.Hadoop1Delay {
+		// Hadoop 1 runs (the PreScheduling scenarios): how often delay
+		// scheduling passed over the job at the head of the fair order.
+		r.Extra["maps_passed_over"] = float64(s.m.passedOver)
+	}
 	r.Extra["bound_reducers"] = float64(s.m.bindReducers)
 	r.Extra["shuffle_produced_bytes"] = float64(produced)
 	r.Extra["shuffle_fetched_bytes"] = float64(shuffled)

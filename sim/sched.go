@@ -89,12 +89,20 @@ func (s *sim) heartbeat(n *node) {
 	waiting := false
 	mapC, redC := s.sc.YARN.MapContainer, s.sc.YARN.ReduceContainer
 	for n.fits(mapC) || n.fits(redC) {
-		launched := false
+		launched, skipped := false, false
 		for _, q := range s.queueOrder() {
 			for _, j := range q.jobs {
+				maps := s.m.locNode + s.m.locRack + s.m.locOff
 				ok, wait := s.offer(n, j, q)
 				waiting = waiting || wait
+				skipped = skipped || wait
 				if ok {
+					if skipped && s.m.locNode+s.m.locRack+s.m.locOff > maps {
+						// A job ahead in fair order waits for locality
+						// and this one takes the slot (delay scheduling's
+						// cost in fairness, DynamicMR Table 1).
+						s.m.passedOver++
+					}
 					launched = true
 					break
 				}

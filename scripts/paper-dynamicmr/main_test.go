@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/rmsidecar/rmsidecar/sim/report"
 )
 
 // The §3.2.2 claim end to end in the simulator: under the worst static split
@@ -103,5 +105,37 @@ func TestPrintsDynamicMRClaim(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// Table 1 and Fig. 10 on the 32-map scenario (Hadoop 1.2.1 delay scheduling
+// and load manager): Slot PreScheduling gives the head job its local map on
+// a node at the load cap, so delay scheduling passes it over less often and
+// node locality does not drop.
+func TestPreSchedulingPassesOverLess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	runs := map[string]report.Run{}
+	for _, stack := range []string{"yarn", "yarn+prescheduling"} {
+		j := &job{scenario: "../../scenarios/prescheduling-32.yaml", stack: stack, seeds: 1}
+		r, err := simulateOne(context.Background(), j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := r.Extra[passedOver]; !ok {
+			t.Fatalf("%s: results lack %s (yarn.load_balance / hadoop1_delay runs report it)", stack, passedOver)
+		}
+		runs[stack] = r
+	}
+	y, p := runs["yarn"], runs["yarn+prescheduling"]
+	if y.Extra[passedOver] == 0 {
+		t.Fatalf("delay scheduling alone passed no map over: the scenario no longer exercises Table 1")
+	}
+	if p.Extra[passedOver] >= y.Extra[passedOver] {
+		t.Errorf("maps passed over: +prescheduling %v, delay alone %v; want fewer", p.Extra[passedOver], y.Extra[passedOver])
+	}
+	if p.Locality.Node < y.Locality.Node {
+		t.Errorf("node locality: +prescheduling %.3f < delay alone %.3f", p.Locality.Node, y.Locality.Node)
 	}
 }
