@@ -189,35 +189,27 @@ type mapOut struct {
 }
 
 type job struct {
-	idx       int32
-	id        string
-	spec      *trace.Job
-	queue     *queueState
-	priority  int
-	submitMS  int64
-	finishMS  int64
-	maps      []*task
-	reduces   []*task
-	byNode    map[int32]*plist
-	byRack    map[int32]*plist
-	anyMap    plist
-	reduceQ   plist
-	pendMaps  int
-	pendReds  int
-	runMaps   int
-	runReds   int
-	doneMaps  int
-	doneReds  int
-	slowstart bool
-	waitStart int64
-	// Hadoop 1 delay scheduling (YARN.Hadoop1Delay): the locality of the
-	// last launched map ("" before the first), the wait accrued since, and
-	// whether the job was skipped at, or launched a map at, the current
-	// heartbeat.
-	lastLevel   events.Locality
-	waitedMS    int64
-	skippedHB   bool
-	launchedHB  int64
+	idx         int32
+	id          string
+	spec        *trace.Job
+	queue       *queueState
+	priority    int
+	submitMS    int64
+	finishMS    int64
+	maps        []*task
+	reduces     []*task
+	byNode      map[int32]*plist
+	byRack      map[int32]*plist
+	anyMap      plist
+	reduceQ     plist
+	pendMaps    int
+	pendReds    int
+	runMaps     int
+	runReds     int
+	doneMaps    int
+	doneReds    int
+	slowstart   bool
+	waitStart   int64
 	blocked     bool // skipped for a cap or the ramp-up limit since last check
 	outputs     []mapOut
 	frac        []float64
@@ -234,6 +226,15 @@ type job struct {
 	rackFetch   bool  // reducers fetch per source rack (see Network.RackFetchPairs)
 	sumMapMS    int64 // durations of the winning map attempts
 	sumRedMS    int64 // merge + reduce time of the winning reduce attempts
+
+	// Hadoop 1 delay scheduling (YARN.Hadoop1Delay): the locality of the
+	// last launched map ("" before the first), the wait accrued since, and
+	// whether the job was skipped at, or launched a map at, the current
+	// heartbeat.
+	lastLevel  events.Locality
+	waitedMS   int64
+	skippedHB  bool
+	launchedHB int64
 }
 
 type attempt struct {

@@ -146,13 +146,16 @@ type sim struct {
 	doneJobs    int
 	lastFinish  int64
 	pendPool    [][]int64
-	horizon     int64  // latest expiry of a hint that can hold work back (reduce-binding)
-	holdHorizon int64  // latest expiry of a hint withholding capacity a policy may give back (zero ratio cap, shrunk node)
-	lastLaunch  int64  // time of the latest container launch
-	skipped     []*job // jobs skipped at the current heartbeat (YARN.Hadoop1Delay)
-	hbSeq       int64  // heartbeats run so far
-	assigners   bool   // the stack has Assigners: report every YARN heartbeat
+	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
+	holdHorizon int64 // latest expiry of a hint withholding capacity a policy may give back (zero ratio cap, shrunk node)
+	lastLaunch  int64 // time of the latest container launch
+	assigners   bool  // the stack has Assigners: report every YARN heartbeat
 	submitted   int
+
+	// Hadoop 1 delay scheduling (YARN.Hadoop1Delay): jobs skipped at the
+	// current heartbeat, and the heartbeats run so far.
+	skipped []*job
+	hbSeq   int64
 
 	eng     *engine.Engine
 	w       *events.Writer
