@@ -140,7 +140,12 @@ type Task struct {
 
 	pendStamp stamp
 	pending   bool // a task.pending event was seen
+	seq       int  // position in App.Tasks
 }
+
+// Seq is the task's position in its app's Tasks (order of first sight), so
+// a policy can keep per-task data in a slice parallel to Tasks.
+func (t *Task) Seq() int { return t.seq }
 
 // Running returns the attempts of t that are running.
 func (t *Task) Running() []*Attempt {

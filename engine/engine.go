@@ -76,7 +76,16 @@ type Engine struct {
 	seq      uint64
 	active   map[string]active
 	stats    Stats
-	out      []policy.Hint
+	// hints counts emitted hints by policy and kind (Stats.Hints keys them
+	// "policy/kind"; building that string per hint costs an allocation).
+	hints   map[hintCounter]uint64
+	out     []policy.Hint
+	content []byte // appendContent's buffer
+}
+
+type hintCounter struct {
+	policy string
+	kind   policy.HintKind
 }
 
 type active struct {
@@ -95,7 +104,8 @@ func New(stack *policy.Stack, opts Options) *Engine {
 		log:      opts.Log,
 		manual:   opts.ManualTick,
 		active:   make(map[string]active),
-		stats: Stats{Hints: map[string]uint64{}, Panics: map[string]uint64{}, Errors: map[string]uint64{},
+		hints:    map[hintCounter]uint64{},
+		stats: Stats{Panics: map[string]uint64{}, Errors: map[string]uint64{},
 			Invalid: map[string]uint64{}, ByType: map[events.Type]uint64{}},
 	}
 	if e.state == nil {
@@ -128,7 +138,11 @@ func (e *Engine) Stack() *policy.Stack { return e.stack }
 // Stats returns a copy of the counters.
 func (e *Engine) Stats() Stats {
 	s := e.stats
-	s.Hints, s.Panics, s.Errors, s.Invalid = clone(s.Hints), clone(s.Panics), clone(s.Errors), clone(s.Invalid)
+	s.Hints = make(map[string]uint64, len(e.hints))
+	for k, n := range e.hints {
+		s.Hints[k.policy+"/"+string(k.kind)] = n
+	}
+	s.Panics, s.Errors, s.Invalid = clone(s.Panics), clone(s.Errors), clone(s.Invalid)
 	s.ByType = clone(s.ByType)
 	return s
 }
@@ -336,13 +350,14 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 			e.log.Warn().Str("policy", h.Policy).Err(err).Msg("policy returned an invalid hint")
 			continue
 		}
-		target, content := h.Target(), h.Content()
-		if a, ok := e.active[target]; ok && a.expires > now && a.content == content {
+		target := h.Target()
+		e.content = appendContent(e.content[:0], &h)
+		if a, ok := e.active[target]; ok && a.expires > now && a.content == string(e.content) {
 			e.stats.Suppressed++
 			continue
 		}
 		ttl := e.ttl[h.Kind]
-		e.active[target] = active{content: content, expires: now + ttl}
+		e.active[target] = active{content: string(e.content), expires: now + ttl}
 		e.seq++
 		h.V = policy.HintVersion
 		h.ID = e.idPrefix + strconv.FormatUint(e.seq, 10)
@@ -350,7 +365,7 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 		if h.ExpiresTS == 0 {
 			h.ExpiresTS = now + ttl
 		}
-		e.stats.Hints[h.Policy+"/"+string(h.Kind)]++
+		e.hints[hintCounter{h.Policy, h.Kind}]++
 		e.out = append(e.out, h)
 	}
 }

@@ -90,6 +90,7 @@ type Loop struct {
 	// not hash label strings.
 	consumedBy map[events.Type]prometheus.Counter
 	lagBy      map[kafka.TopicPartition]prometheus.Gauge
+	hintsBy    map[hintLabel]prometheus.Counter
 
 	claimMu  sync.Mutex
 	claims   map[kafka.TopicPartition]*claimInfo
@@ -106,6 +107,11 @@ type Loop struct {
 
 type claimInfo struct{ caughtUp bool }
 
+type hintLabel struct {
+	policy string
+	kind   policy.HintKind
+}
+
 // NewLoop wraps eng. Run must be running for Enqueue and Sync to return.
 func NewLoop(eng *engine.Engine, o LoopOptions) *Loop {
 	if o.QueueSize <= 0 {
@@ -117,7 +123,8 @@ func NewLoop(eng *engine.Engine, o LoopOptions) *Loop {
 	return &Loop{o: o, eng: eng, queue: make(chan item, o.QueueSize), done: make(chan struct{}),
 		positions: map[kafka.TopicPartition]int64{}, current: map[string]policy.Hint{},
 		claims: map[kafka.TopicPartition]*claimInfo{}, abortCh: make(chan struct{}),
-		consumedBy: map[events.Type]prometheus.Counter{}, lagBy: map[kafka.TopicPartition]prometheus.Gauge{}}
+		consumedBy: map[events.Type]prometheus.Counter{}, lagBy: map[kafka.TopicPartition]prometheus.Gauge{},
+		hintsBy: map[hintLabel]prometheus.Counter{}}
 }
 
 // Resume sets the positions a checkpoint recorded (before Run).
@@ -362,9 +369,23 @@ func (l *Loop) emit(ctx context.Context, hs []policy.Hint, received time.Time) {
 	if l.o.OnLatency != nil {
 		l.o.OnLatency(d, len(hs))
 	}
-	for i := range hs {
-		l.o.Metrics.hints.WithLabelValues(hs[i].Policy, string(hs[i].Kind)).Inc()
-		l.o.Metrics.latency.Observe(lat)
+	for i := 0; i < len(hs); {
+		// A tick's hints come in runs of one policy and kind: count a run at once.
+		k := hintLabel{hs[i].Policy, hs[i].Kind}
+		n := 1
+		for i+n < len(hs) && hs[i+n].Policy == k.policy && hs[i+n].Kind == k.kind {
+			n++
+		}
+		c := l.hintsBy[k]
+		if c == nil {
+			c = l.o.Metrics.hints.WithLabelValues(k.policy, string(k.kind))
+			l.hintsBy[k] = c
+		}
+		c.Add(float64(n))
+		for range n {
+			l.o.Metrics.latency.Observe(lat)
+		}
+		i += n
 	}
 	if l.o.Sink != nil {
 		if _, err := l.o.Sink.Dispatch(ctx, hs); err != nil {

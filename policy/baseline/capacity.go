@@ -30,6 +30,7 @@ type Capacity struct {
 
 type freeNode struct {
 	node     *cluster.Node
+	id       string // node.ID, kept here so comparing stays in the heap's memory
 	vcores   int
 	memoryMB int
 }
@@ -38,11 +39,17 @@ type freeNode struct {
 // sent a heartbeat.
 func NewCapacity(v cluster.View) *Capacity {
 	c := &Capacity{}
-	for _, n := range v.Nodes() {
+	nodes := v.Nodes()
+	free := make([]freeNode, 0, len(nodes)) // one allocation, not one per node
+	for _, n := range nodes {
 		if n.State != cluster.NodeRunning || n.HeartbeatTS == 0 {
 			continue
 		}
-		c.nodes = append(c.nodes, &freeNode{node: n, vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
+		free = append(free, freeNode{node: n, id: n.ID, vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
+	}
+	c.nodes = make([]*freeNode, len(free))
+	for i := range free {
+		c.nodes[i] = &free[i]
 	}
 	return c
 }
@@ -82,6 +89,17 @@ func (c *Capacity) Pick(need Need, ok func(*cluster.Node) bool, avoid ...string)
 		copy(c.heap, c.nodes)
 		heap.Init(&c.heap)
 	}
+	// The order is total (ids are unique), so which node is best does not
+	// depend on the heap's layout: when the best node fits, take it and sift
+	// it down, without popping and pushing back.
+	if len(c.heap) > 0 {
+		if f := c.heap[0]; f.fits(need) && (ok == nil || ok(f.node)) && !slices.Contains(avoid, f.id) {
+			f.vcores -= need.VCores
+			f.memoryMB -= need.MemoryMB
+			c.heap.down(0)
+			return f.node
+		}
+	}
 	var popped []*freeNode
 	var chosen, fallback *freeNode
 	for c.heap.Len() > 0 {
@@ -93,7 +111,7 @@ func (c *Capacity) Pick(need Need, ok func(*cluster.Node) bool, avoid ...string)
 		if !f.fits(need) || (ok != nil && !ok(f.node)) {
 			continue
 		}
-		if slices.Contains(avoid, f.node.ID) {
+		if slices.Contains(avoid, f.id) {
 			if fallback == nil {
 				fallback = f
 			}
@@ -116,6 +134,27 @@ func (c *Capacity) Pick(need Need, ok func(*cluster.Node) bool, avoid ...string)
 		return nil
 	}
 	return chosen.node
+}
+
+// down restores the heap order below i after h[i] got worse (heap.Fix
+// without the interface calls).
+func (h freeHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && better(h[r], false, h[l], false) {
+			j = r
+		}
+		if !better(h[j], false, h[i], false) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }
 
 // freeHeap orders free nodes best first: most vcores, most memory, smallest id.
@@ -142,7 +181,7 @@ func better(f *freeNode, fAvoided bool, b *freeNode, bAvoided bool) bool {
 	if c := cmp.Compare(f.memoryMB, b.memoryMB); c != 0 {
 		return c > 0
 	}
-	return f.node.ID < b.node.ID
+	return f.id < b.id
 }
 
 // TotalSlots counts the containers of size need the running nodes hold in
