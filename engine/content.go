@@ -46,6 +46,21 @@ func appendContent(b []byte, h *policy.Hint) []byte {
 	return append(b, '}')
 }
 
+// AppendTarget appends h.Target() to b without the allocations of
+// strings.Builder (TestAppendContentMatchesContent checks it).
+func AppendTarget(b []byte, h *policy.Hint) []byte {
+	b = append(b, h.Kind...)
+	for _, s := range [...]string{h.App, h.Queue, h.Task, h.Attempt, h.Container, h.Node} {
+		b = append(b, '|')
+		b = append(b, s...)
+	}
+	if h.Kind == policy.KindReduceBinding {
+		b = append(b, '|')
+		b = strconv.AppendInt(b, int64(h.Partition), 10)
+	}
+	return b
+}
+
 // appendFloatV formats f as fmt's %v does.
 func appendFloatV(b []byte, f float64) []byte {
 	if f > 0 && f-f != 0 { // +Inf: fmt writes "+Inf"

@@ -10,9 +10,10 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy"
 )
 
-// TestAppendContentMatchesContent: the engine's content key is exactly
-// policy.Hint.Content, for hand-picked hints and for hints whose every field
-// (found by reflection, so a new field is covered) holds a random value.
+// TestAppendContentMatchesContent: the engine's content and target keys are
+// exactly policy.Hint.Content and Target, for hand-picked hints and for hints
+// whose every field (found by reflection, so a new field is covered) holds a
+// random value.
 func TestAppendContentMatchesContent(t *testing.T) {
 	floats := []float64{0, math.Copysign(0, -1), 1, -2.5, 1e-7, 1e21, 123456789, 1.0 / 3, math.Inf(1), math.Inf(-1), math.NaN(), math.MaxFloat64, math.SmallestNonzeroFloat64}
 	tests := []struct {
@@ -46,6 +47,13 @@ func TestAppendContentMatchesContent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got, want := string(appendContent(nil, &tt.h)), tt.h.Content(); got != want {
 				t.Fatalf("appendContent:\n got  %q\n want %q", got, want)
+			}
+			for _, k := range policy.HintKinds { // Target depends on the kind
+				h := tt.h
+				h.Kind = k
+				if got, want := string(AppendTarget(nil, &h)), h.Target(); got != want {
+					t.Fatalf("AppendTarget:\n got  %q\n want %q", got, want)
+				}
 			}
 		})
 	}

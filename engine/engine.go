@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strconv"
 
 	"github.com/rs/zerolog"
@@ -81,6 +82,8 @@ type Engine struct {
 	hints   map[hintCounter]uint64
 	out     []policy.Hint
 	content []byte // appendContent's buffer
+	target  []byte // AppendTarget's buffer
+	id      []byte // hint id buffer
 }
 
 type hintCounter struct {
@@ -340,6 +343,7 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 	if e.failed(name, st) {
 		return
 	}
+	e.out = slices.Grow(e.out, len(hs)) // a large round grows the slice once
 	for i := range hs {
 		h := hs[i]
 		if h.Policy == "" {
@@ -350,17 +354,19 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 			e.log.Warn().Str("policy", h.Policy).Err(err).Msg("policy returned an invalid hint")
 			continue
 		}
-		target := h.Target()
+		e.target = AppendTarget(e.target[:0], &h)
 		e.content = appendContent(e.content[:0], &h)
-		if a, ok := e.active[target]; ok && a.expires > now && a.content == string(e.content) {
+		a, ok := e.active[string(e.target)]
+		if ok && a.expires > now && a.content == string(e.content) {
 			e.stats.Suppressed++
 			continue
 		}
 		ttl := e.ttl[h.Kind]
-		e.active[target] = active{content: string(e.content), expires: now + ttl}
+		e.active[string(e.target)] = active{content: string(e.content), expires: now + ttl}
 		e.seq++
 		h.V = policy.HintVersion
-		h.ID = e.idPrefix + strconv.FormatUint(e.seq, 10)
+		e.id = strconv.AppendUint(append(e.id[:0], e.idPrefix...), e.seq, 10)
+		h.ID = string(e.id)
 		h.TS = now
 		if h.ExpiresTS == 0 {
 			h.ExpiresTS = now + ttl

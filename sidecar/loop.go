@@ -79,6 +79,7 @@ type Loop struct {
 	mu        sync.RWMutex
 	positions map[kafka.TopicPartition]int64
 	current   map[string]policy.Hint // newest hint per target, for /v1/nodes and /v1/apps
+	target    []byte                 // key buffer of current
 	dirty     bool
 	// ckPositions are the positions the last saved checkpoint covers
 	// (guarded by ckMu: saves complete on their own goroutine).
@@ -475,7 +476,8 @@ func (l *Loop) remember(hs []policy.Hint) {
 	for i := range hs {
 		h := hs[i]
 		h.Nodes = slices.Clone(h.Nodes)
-		l.current[h.Target()] = h
+		l.target = engine.AppendTarget(l.target[:0], &h)
+		l.current[string(l.target)] = h
 	}
 	if len(l.current) > 4096 {
 		now := l.eng.State().Now()

@@ -31,8 +31,22 @@ type Capacity struct {
 type freeNode struct {
 	node     *cluster.Node
 	id       string // node.ID, kept here so comparing stays in the heap's memory
+	idKey    uint64 // idPrefix(id): most id comparisons end here
 	vcores   int
 	memoryMB int
+}
+
+// idPrefix is the first 8 bytes of id, big-endian, zero-padded: a < b
+// implies id a sorts before id b, and equal prefixes need the full ids.
+func idPrefix(id string) uint64 {
+	var k uint64
+	for i := range 8 {
+		k <<= 8
+		if i < len(id) {
+			k |= uint64(id[i])
+		}
+	}
+	return k
 }
 
 // NewCapacity snapshots the free capacity of every running node that has
@@ -45,7 +59,7 @@ func NewCapacity(v cluster.View) *Capacity {
 		if n.State != cluster.NodeRunning || n.HeartbeatTS == 0 {
 			continue
 		}
-		free = append(free, freeNode{node: n, id: n.ID, vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
+		free = append(free, freeNode{node: n, id: n.ID, idKey: idPrefix(n.ID), vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
 	}
 	c.nodes = make([]*freeNode, len(free))
 	for i := range free {
@@ -180,6 +194,9 @@ func better(f *freeNode, fAvoided bool, b *freeNode, bAvoided bool) bool {
 	}
 	if c := cmp.Compare(f.memoryMB, b.memoryMB); c != 0 {
 		return c > 0
+	}
+	if f.idKey != b.idKey {
+		return f.idKey < b.idKey
 	}
 	return f.id < b.id
 }

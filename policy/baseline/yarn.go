@@ -87,9 +87,12 @@ type YARN struct {
 	reason   []byte
 }
 
-// yarnJob is one app's task records, parallel to App.Tasks.
+// yarnJob is one app's task records, parallel to App.Tasks, and its
+// per-kind (map, reduce) counters and duration statistics, found once.
 type yarnJob struct {
-	tasks []yarnTask
+	tasks  []yarnTask
+	counts [2]*cluster.TaskCounts
+	stats  [2]*Stats
 }
 
 // yarnTask is what a scan needs of one task, copied from the state.
@@ -269,14 +272,14 @@ type kindScan struct {
 // scanApp scans both kinds of one job in one pass over its records.
 func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, capacity **Capacity) {
 	ks := [2]kindScan{{kind: events.Map}, {kind: events.Reduce}}
+	j := p.job(a)
 	scan := false
 	for k := range ks {
-		scan = p.gate(a, &ks[k], now) || scan
+		scan = p.gate(a, j, k, &ks[k], now) || scan
 	}
 	if !scan {
 		return
 	}
-	j := p.job(a)
 	for i := range j.tasks {
 		r := &j.tasks[i]
 		if r.kind > kindReduce || !ks[r.kind].on {
@@ -285,9 +288,7 @@ func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, capacity **Cap
 		p.value(&ks[r.kind], r, int32(i), now)
 	}
 	for k := range ks {
-		if h, ok := p.propose(v, a, j, &ks[k], now, capacity); ok {
-			p.out = append(p.out, h)
-		}
+		p.propose(v, a, j, &ks[k], now, capacity)
 	}
 }
 
@@ -296,8 +297,12 @@ func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, capacity **Cap
 // enough of them finished. speculationValue never proposes a copy before the
 // gate opens, so DefaultSpeculator's mayHaveSpeculated, which only matters
 // then, is not kept.
-func (p *YARN) gate(a *cluster.App, ks *kindScan, now int64) bool {
-	counts := a.Count[ks.kind]
+func (p *YARN) gate(a *cluster.App, j *yarnJob, k int, ks *kindScan, now int64) bool {
+	counts := j.counts[k]
+	if counts == nil { // the app's counters live as long as the app
+		counts = a.Count[ks.kind]
+		j.counts[k] = counts
+	}
 	if counts.Pending > 0 {
 		return false // the job still waits for containers of this kind
 	}
@@ -317,7 +322,13 @@ func (p *YARN) gate(a *cluster.App, ks *kindScan, now int64) bool {
 		return false
 	}
 	ks.on, ks.total = true, total
-	ks.stats = p.durations.Of(a.ID, ks.kind)
+	if j.stats[k] == nil { // created with the first finished task, then kept
+		j.stats[k] = p.durations.stats(a.ID, ks.kind)
+	}
+	ks.stats = Stats{}
+	if j.stats[k] != nil {
+		ks.stats = *j.stats[k]
+	}
 	ks.threshold = ks.stats.Mean + p.cfg.SlowTaskThreshold*ks.stats.Std()
 	ks.replacementEnd = now + int64(ks.stats.Mean)
 	ks.best, ks.bestValue = -1, -1
@@ -363,16 +374,17 @@ func (p *YARN) value(ks *kindScan, r *yarnTask, i int32, now int64) {
 	}
 }
 
-// propose turns a kind's best task into a speculate hint while the job's
-// copies stay under the cap and a node has room for one more.
-func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan, now int64, capacity **Capacity) (policy.Hint, bool) {
+// propose turns a kind's best task into a speculate hint (appended to
+// p.out) while the job's copies stay under the cap and a node has room for
+// one more.
+func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan, now int64, capacity **Capacity) {
 	if !ks.on {
-		return policy.Hint{}, false
+		return
 	}
 	allowed := max(float64(p.cfg.MinimumAllowedSpeculativeTasks), p.cfg.ProportionTotalTasksSpeculatable*float64(ks.total))
 	allowed = max(allowed, p.cfg.ProportionRunningTasksSpeculatable*float64(ks.runningTasks))
 	if ks.best < 0 || int(allowed) <= ks.already {
-		return policy.Hint{}, false
+		return
 	}
 	r := &j.tasks[ks.best]
 	best := r.run
@@ -381,7 +393,7 @@ func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan,
 	}
 	node := (*capacity).Pick(NeedOf(best), nil, best.Node)
 	if node == nil {
-		return policy.Hint{}, false
+		return
 	}
 	r.proposal, r.proposed = true, now
 	// "yarn: estimated end %d ms from now, a new attempt %.0f ms; gain %d ms;
@@ -399,12 +411,11 @@ func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan,
 	b = strconv.AppendInt(b, int64(int(allowed)), 10)
 	b = append(b, " allowed copies run"...)
 	p.reason = b
-	return policy.Hint{
-		Kind: policy.KindSpeculate, App: a.ID, Task: best.Task.ID, Attempt: best.ID, Node: node.ID,
-		EstRemainingMS: max(0, ks.bestEnd-now),
-		EstBackupMS:    int64(ks.stats.Mean),
-		Reason:         string(b),
-	}, true
+	p.out = append(p.out, policy.Hint{}) // filled in place: a Hint is large
+	h := &p.out[len(p.out)-1]
+	h.Kind, h.App, h.Task, h.Attempt, h.Node = policy.KindSpeculate, a.ID, best.Task.ID, best.ID, node.ID
+	h.EstRemainingMS, h.EstBackupMS = max(0, ks.bestEnd-now), int64(ks.stats.Mean)
+	h.Reason = string(b)
 }
 
 // estimatedRuntime is LegacyTaskRuntimeEstimator's estimate: the time from
