@@ -281,7 +281,7 @@ func (s *State) appFinished(ev *events.Event) bool {
 func (s *State) task(a *App, id string, kind events.TaskKind) *Task {
 	t := a.taskIndex[id]
 	if t == nil {
-		t = &Task{ID: id, App: a, Kind: kind, Partition: -1, State: TaskPending, seq: len(a.Tasks)}
+		t = &Task{ID: id, App: a, Kind: kind, Partition: -1, State: TaskPending, seq: int32(len(a.Tasks))}
 		if t.Kind == "" {
 			t.Kind = kindFromID(id)
 		}

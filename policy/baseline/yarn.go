@@ -95,13 +95,12 @@ type yarnJob struct {
 	stats  [2]*Stats
 }
 
-// yarnTask is what a scan needs of one task, copied from the state.
+// yarnTask is what a scan needs of one task, copied from the state (40
+// bytes: a large cluster holds one per task).
 type yarnTask struct {
-	run      *cluster.Attempt // the only running attempt (running == 1)
-	start    int64            // run's StartTS
-	progTS   int64            // run's ProgressTS
-	progress float64          // run's Progress
-	end      int64            // run's estimated end while its status is fresh
+	run    *cluster.Attempt // the only running attempt (running == 1)
+	progTS int64            // run's ProgressTS
+	end    int64            // run's estimated end while its status is fresh
 	// proposed is when this speculator last proposed a copy (if proposal).
 	proposed int64
 	proposal bool
@@ -183,7 +182,8 @@ func (p *YARN) touch(t *cluster.Task) {
 func (p *YARN) job(a *cluster.App) *yarnJob {
 	j := p.jobs[a]
 	if j == nil {
-		j = &yarnJob{tasks: make([]yarnTask, 0, len(a.Tasks))}
+		// Sized for the tasks the job declared, so it rarely grows.
+		j = &yarnJob{tasks: make([]yarnTask, 0, max(len(a.Tasks), a.Maps+a.Reduces))}
 		p.jobs[a] = j
 	}
 	for i := len(j.tasks); i < len(a.Tasks); i++ {
@@ -209,9 +209,9 @@ func (r *yarnTask) read(t *cluster.Task) {
 		r.run = nil
 		return
 	}
-	r.start, r.progTS, r.progress = r.run.StartTS, r.run.ProgressTS, r.run.Progress
+	r.progTS = r.run.ProgressTS
 	// Until the status goes stale the estimate does not depend on now.
-	r.end = r.start + estimatedRuntime(r.start, r.progTS, r.progress, r.progTS, 0)
+	r.end = r.run.StartTS + estimatedRuntime(r.run.StartTS, r.progTS, r.run.Progress, r.progTS, 0)
 }
 
 // The reasons DefaultSpeculator.speculationValue gives for not speculating.
@@ -357,16 +357,18 @@ func (p *YARN) value(ks *kindScan, r *yarnTask, i int32, now int64) {
 	}
 	end := r.end
 	if r.progTS > 0 && now-r.progTS > p.cfg.StagnationMS {
-		end = r.start + estimatedRuntime(r.start, r.progTS, r.progress, now, p.cfg.StagnationMS)
+		// A stale status (rare): re-estimate at now. The attempt's fields
+		// are what the record was read from (every change to them is an
+		// event that re-reads it).
+		end = r.run.StartTS + estimatedRuntime(r.run.StartTS, r.progTS, r.run.Progress, now, p.cfg.StagnationMS)
 	}
-	estimate := end - r.start
 	if end < now {
 		return // progressIsGood
 	}
 	if ks.replacementEnd >= end {
 		return // tooLateToSpeculate
 	}
-	if p.cfg.CompareThreshold && float64(estimate) <= ks.threshold {
+	if p.cfg.CompareThreshold && float64(end-r.run.StartTS) <= ks.threshold { // the estimated runtime
 		return // onSchedule
 	}
 	if value := end - ks.replacementEnd; value > ks.bestValue {
