@@ -353,9 +353,8 @@ func (l *Loop) handle(ctx context.Context, it item) {
 		l.positions[tp] = m.Offset + 1
 	}
 	l.dirty = true
-	l.remember(hs)
 	l.mu.Unlock()
-	l.emit(ctx, hs, m.Received)
+	l.deliver(ctx, hs, m.Received)
 	if m.Topic != "" {
 		lag := m.HighWater - m.Offset - 1
 		g := l.lagBy[tp]
@@ -392,9 +391,8 @@ func (l *Loop) handleBatch(ctx context.Context, ms []kafka.Message) {
 			applied++
 			l.countType(m.Event.Type)
 			if len(hs) > 0 {
-				l.remember(hs)
 				l.mu.Unlock()
-				l.emit(ctx, hs, m.Received)
+				l.deliver(ctx, hs, m.Received)
 				l.mu.Lock()
 			}
 		}
@@ -466,9 +464,20 @@ func (l *Loop) idleTick(ctx context.Context) {
 	}
 	now := l.lastTS + time.Since(l.lastEvent).Milliseconds()
 	hs := l.eng.Tick(ctx, now)
+	l.mu.Unlock()
+	l.deliver(ctx, hs, time.Now())
+}
+
+// deliver emits hs (valid until the engine's next Apply) and then keeps them
+// for the HTTP views: the hints leave before the bookkeeping (mu not held).
+func (l *Loop) deliver(ctx context.Context, hs []policy.Hint, received time.Time) {
+	if len(hs) == 0 {
+		return
+	}
+	l.emit(ctx, hs, received)
+	l.mu.Lock()
 	l.remember(hs)
 	l.mu.Unlock()
-	l.emit(ctx, hs, time.Now())
 }
 
 // remember keeps the newest hint per target and forgets expired ones (mu held).
