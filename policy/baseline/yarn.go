@@ -95,12 +95,13 @@ type yarnJob struct {
 	stats  [2]*Stats
 }
 
-// yarnTask is what a scan needs of one task, copied from the state (40
-// bytes: a large cluster holds one per task).
+// yarnTask is what a scan needs of one task, copied from the state: 32
+// bytes without pointers (a large cluster holds one per task, and the GC
+// need not scan them). "The running attempt" is the task's only one
+// (running == 1): runningAttempt finds it when a scan needs more of it.
 type yarnTask struct {
-	run    *cluster.Attempt // the only running attempt (running == 1)
-	progTS int64            // run's ProgressTS
-	end    int64            // run's estimated end while its status is fresh
+	progTS int64 // the running attempt's ProgressTS
+	end    int64 // its estimated end while its status is fresh
 	// proposed is when this speculator last proposed a copy (if proposal).
 	proposed int64
 	proposal bool
@@ -196,22 +197,34 @@ func (p *YARN) job(a *cluster.App) *yarnJob {
 // read copies what a scan needs of t, keeping the proposal memory.
 func (r *yarnTask) read(t *cluster.Task) {
 	r.kind = kindIndex(t.Kind)
-	r.run, r.running = nil, 0
+	r.running = 0
+	var run *cluster.Attempt
 	for _, at := range t.Attempts {
 		if at.Running() {
 			if r.running == 0 {
-				r.run = at
+				run = at
 			}
 			r.running = min(r.running+1, 2)
 		}
 	}
 	if r.running != 1 {
-		r.run = nil
 		return
 	}
-	r.progTS = r.run.ProgressTS
+	r.progTS = run.ProgressTS
 	// Until the status goes stale the estimate does not depend on now.
-	r.end = r.run.StartTS + estimatedRuntime(r.run.StartTS, r.progTS, r.run.Progress, r.progTS, 0)
+	r.end = run.StartTS + estimatedRuntime(run.StartTS, r.progTS, run.Progress, r.progTS, 0)
+}
+
+// runningAttempt is t's first running attempt (its only one when its record
+// says running == 1: the state has not changed since the record was read,
+// for every change is an event that re-reads it).
+func runningAttempt(t *cluster.Task) *cluster.Attempt {
+	for _, at := range t.Attempts {
+		if at.Running() {
+			return at
+		}
+	}
+	return nil
 }
 
 // The reasons DefaultSpeculator.speculationValue gives for not speculating.
@@ -285,7 +298,7 @@ func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, capacity **Cap
 		if r.kind > kindReduce || !ks[r.kind].on {
 			continue
 		}
-		p.value(&ks[r.kind], r, int32(i), now)
+		p.value(&ks[r.kind], r, a.Tasks, int32(i), now)
 	}
 	for k := range ks {
 		p.propose(v, a, j, &ks[k], now, capacity)
@@ -339,7 +352,7 @@ func (p *YARN) gate(a *cluster.App, j *yarnJob, k int, ks *kindScan, now int64) 
 // gate): how much earlier a fresh attempt would end than the running one, or
 // a reason not to; it counts the job's running and already copied tasks and
 // keeps the best (first of equals, in task order).
-func (p *YARN) value(ks *kindScan, r *yarnTask, i int32, now int64) {
+func (p *YARN) value(ks *kindScan, r *yarnTask, tasks []*cluster.Task, i int32, now int64) {
 	switch r.running {
 	case 0:
 		return // notRunning
@@ -358,9 +371,9 @@ func (p *YARN) value(ks *kindScan, r *yarnTask, i int32, now int64) {
 	end := r.end
 	if r.progTS > 0 && now-r.progTS > p.cfg.StagnationMS {
 		// A stale status (rare): re-estimate at now. The attempt's fields
-		// are what the record was read from (every change to them is an
-		// event that re-reads it).
-		end = r.run.StartTS + estimatedRuntime(r.run.StartTS, r.progTS, r.run.Progress, now, p.cfg.StagnationMS)
+		// are what the record was read from.
+		run := runningAttempt(tasks[i])
+		end = run.StartTS + estimatedRuntime(run.StartTS, r.progTS, run.Progress, now, p.cfg.StagnationMS)
 	}
 	if end < now {
 		return // progressIsGood
@@ -368,7 +381,7 @@ func (p *YARN) value(ks *kindScan, r *yarnTask, i int32, now int64) {
 	if ks.replacementEnd >= end {
 		return // tooLateToSpeculate
 	}
-	if p.cfg.CompareThreshold && float64(end-r.run.StartTS) <= ks.threshold { // the estimated runtime
+	if p.cfg.CompareThreshold && float64(end-runningAttempt(tasks[i]).StartTS) <= ks.threshold { // the estimated runtime
 		return // onSchedule
 	}
 	if value := end - ks.replacementEnd; value > ks.bestValue {
@@ -389,7 +402,7 @@ func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan,
 		return
 	}
 	r := &j.tasks[ks.best]
-	best := r.run
+	best := runningAttempt(a.Tasks[ks.best])
 	if *capacity == nil {
 		*capacity = NewCapacity(v)
 	}
