@@ -288,7 +288,11 @@ func (e *Engine) tick(ctx context.Context, now int64) {
 					hs[i].Policy = s.Name()
 				}
 			}
-			proposed = append(proposed, hs...)
+			if proposed == nil {
+				proposed = hs[:len(hs):len(hs)] // no copy of one speculator's round; a second one's appends reallocate
+			} else {
+				proposed = append(proposed, hs...)
+			}
 		}
 		for _, g := range e.stack.Gates {
 			var kept []policy.Hint

@@ -26,6 +26,17 @@ func NeedOf(at *cluster.Attempt) Need {
 type Capacity struct {
 	nodes []*freeNode
 	heap  freeHeap // built on the first Pick
+	built bool
+	// scratch, when set, keeps the heap's array for the next round.
+	scratch *capacityScratch
+}
+
+// capacityScratch keeps a Capacity's arrays between rounds, so a policy
+// that takes a snapshot every scan does not allocate one per node each time.
+type capacityScratch struct {
+	free []freeNode
+	ptrs []*freeNode
+	heap freeHeap
 }
 
 type freeNode struct {
@@ -52,20 +63,25 @@ func idPrefix(id string) uint64 {
 // NewCapacity snapshots the free capacity of every running node that has
 // sent a heartbeat.
 func NewCapacity(v cluster.View) *Capacity {
-	c := &Capacity{}
+	return new(capacityScratch).capacity(v)
+}
+
+// capacity is NewCapacity in s's arrays: the Capacity it returns is valid
+// until the next call.
+func (s *capacityScratch) capacity(v cluster.View) *Capacity {
 	nodes := v.Nodes()
-	free := make([]freeNode, 0, len(nodes)) // one allocation, not one per node
+	s.free = slices.Grow(s.free[:0], len(nodes)) // one allocation, not one per node
 	for _, n := range nodes {
 		if n.State != cluster.NodeRunning || n.HeartbeatTS == 0 {
 			continue
 		}
-		free = append(free, freeNode{node: n, id: n.ID, idKey: idPrefix(n.ID), vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
+		s.free = append(s.free, freeNode{node: n, id: n.ID, idKey: idPrefix(n.ID), vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
 	}
-	c.nodes = make([]*freeNode, len(free))
-	for i := range free {
-		c.nodes[i] = &free[i]
+	s.ptrs = slices.Grow(s.ptrs[:0], len(s.free))
+	for i := range s.free {
+		s.ptrs = append(s.ptrs, &s.free[i])
 	}
-	return c
+	return &Capacity{nodes: s.ptrs, heap: s.heap[:0], scratch: s}
 }
 
 func (f *freeNode) fits(need Need) bool {
@@ -98,10 +114,13 @@ func (f *freeNode) slots(need Need) int {
 // The nodes sit in a heap in that order, so a round of many picks on a large
 // cluster costs O(log n) each instead of a scan of every node.
 func (c *Capacity) Pick(need Need, ok func(*cluster.Node) bool, avoid ...string) *cluster.Node {
-	if c.heap == nil {
-		c.heap = make(freeHeap, len(c.nodes))
-		copy(c.heap, c.nodes)
+	if !c.built {
+		c.heap = append(c.heap[:0], c.nodes...)
 		heap.Init(&c.heap)
+		c.built = true
+		if c.scratch != nil {
+			c.scratch.heap = c.heap
+		}
 	}
 	// The order is total (ids are unique), so which node is best does not
 	// depend on the heap's layout: when the best node fits, take it and sift

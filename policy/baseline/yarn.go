@@ -3,6 +3,7 @@ package baseline
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -82,9 +83,11 @@ type YARN struct {
 	// (a pointer, so a different State never meets stale records).
 	jobs     map[*cluster.App]*yarnJob
 	nextScan int64
-	out      []policy.Hint // the scan's hints (handed over, never reused)
-	lastOut  int
+	// out holds the scan's hints; the slice Speculate returns is valid until
+	// the next call (the engine copies what it keeps).
+	out      []policy.Hint
 	reason   []byte
+	capacity capacityScratch
 }
 
 // yarnJob is one app's task records, parallel to App.Tasks, and its
@@ -236,7 +239,8 @@ const (
 	tooLateToSpeculate
 )
 
-// Speculate implements policy.Speculator.
+// Speculate implements policy.Speculator. The slice it returns is valid
+// until the next call (the engine copies the hints it keeps).
 func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
 	now := v.Now()
 	if now < p.nextScan {
@@ -245,9 +249,7 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 	// The capacity snapshot is taken once, when the first copy needs a node:
 	// the state does not change during a scan.
 	var capacity *Capacity
-	// Sized by the last scan that proposed, so a large round does not grow
-	// (copy and clear) the slice a dozen times.
-	p.out = make([]policy.Hint, 0, p.lastOut)
+	p.out = p.out[:0]
 	for _, a := range v.Apps() {
 		if a.Finished() {
 			continue
@@ -259,13 +261,10 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 	} else {
 		p.nextScan = now + p.cfg.RetryAfterNoSpeculateMS
 	}
-	out := p.out
-	p.out = nil
-	if len(out) == 0 {
+	if len(p.out) == 0 {
 		return nil, nil
 	}
-	p.lastOut = len(out)
-	return out, nil
+	return p.out, nil
 }
 
 // kindScan is DefaultSpeculator.maybeScheduleASpeculation's state for one
@@ -404,7 +403,7 @@ func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan,
 	r := &j.tasks[ks.best]
 	best := runningAttempt(a.Tasks[ks.best])
 	if *capacity == nil {
-		*capacity = NewCapacity(v)
+		*capacity = p.capacity.capacity(v)
 	}
 	node := (*capacity).Pick(NeedOf(best), nil, best.Node)
 	if node == nil {
@@ -426,7 +425,12 @@ func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan,
 	b = strconv.AppendInt(b, int64(int(allowed)), 10)
 	b = append(b, " allowed copies run"...)
 	p.reason = b
-	p.out = append(p.out, policy.Hint{}) // filled in place: a Hint is large
+	if len(p.out) == cap(p.out) {
+		// At most a copy or two per job: grow once to the job count, not
+		// by doubling (a Hint is large).
+		p.out = slices.Grow(p.out, max(len(p.out), len(p.jobs)))
+	}
+	p.out = append(p.out, policy.Hint{}) // filled in place
 	h := &p.out[len(p.out)-1]
 	h.Kind, h.App, h.Task, h.Attempt, h.Node = policy.KindSpeculate, a.ID, best.Task.ID, best.ID, node.ID
 	h.EstRemainingMS, h.EstBackupMS = max(0, ks.bestEnd-now), int64(ks.stats.Mean)
