@@ -150,7 +150,9 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 				return nil, fmt.Errorf("restore cluster state: app %s task %s: kind %q", ac.ID, tc.ID, tc.Kind)
 			}
 			t := s.task(a, tc.ID, tc.Kind)
+			seq := t.seq
 			*t = tc.Task
+			t.seq = seq
 			// Counts start from the pending state s.task recorded; the
 			// attempts below re-derive the real state.
 			t.App, t.State, t.FinishTS, t.Attempts = a, TaskPending, 0, nil

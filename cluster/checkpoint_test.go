@@ -71,3 +71,59 @@ func TestRestoreRejectsBadCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskSeq: every task knows its position in its app's Tasks, in a state
+// built from events and in one restored from a checkpoint of it.
+func TestTaskSeq(t *testing.T) {
+	evs := readLog(t, sampleLog)
+	orig := build(evs)
+	b, err := json.Marshal(orig.Checkpoint()) // as saved: unexported fields are lost
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck Checkpoint
+	if err := json.Unmarshal(b, &ck); err != nil {
+		t.Fatal(err)
+	}
+	restored, err := Restore(&ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		s    *State
+	}{{"built", orig}, {"restored", restored}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := 0
+			for _, a := range tt.s.Apps() {
+				for i, task := range a.Tasks {
+					if task.Seq() != i {
+						t.Fatalf("app %s task %s: seq %d, position %d", a.ID, task.ID, task.Seq(), i)
+					}
+					n++
+				}
+			}
+			if n == 0 {
+				t.Fatal("the sample log has no tasks")
+			}
+		})
+	}
+}
+
+// TestAttemptLookupAfterApply: Attempt answers every id right, whether or not
+// it is the attempt the last event named.
+func TestAttemptLookupAfterApply(t *testing.T) {
+	evs := readLog(t, sampleLog)
+	s := New()
+	for i := range evs {
+		s.Apply(&evs[i])
+		for _, id := range []string{evs[i].Attempt, evs[max(0, i-3)].Attempt, "no-such-attempt"} {
+			got := s.Attempt(id)
+			want := s.attempts[id]
+			if got != want {
+				t.Fatalf("event %d: Attempt(%q) = %p, map holds %p", i, id, got, want)
+			}
+		}
+	}
+}

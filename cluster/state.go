@@ -42,6 +42,9 @@ type State struct {
 	apps     map[string]*App
 	appList  []*App
 	attempts map[string]*Attempt
+	// lastAttempt is the attempt the newest event named (written only by
+	// Apply, so concurrent readers holding the engine still may read it).
+	lastAttempt *Attempt
 }
 
 var _ View = (*State)(nil)
@@ -94,8 +97,14 @@ func (s *State) App(id string) *App { return s.apps[id] }
 // Apps implements View.
 func (s *State) Apps() []*App { return s.appList }
 
-// Attempt implements View.
-func (s *State) Attempt(id string) *Attempt { return s.attempts[id] }
+// Attempt implements View. The attempt the last event applied named is
+// answered without a map lookup: observers look it up again right after.
+func (s *State) Attempt(id string) *Attempt {
+	if at := s.lastAttempt; at != nil && at.ID == id {
+		return at
+	}
+	return s.attempts[id]
+}
 
 // Apply folds one event into the state and reports whether anything changed.
 // It is idempotent: applying an event again, or an event older than what an
@@ -272,7 +281,7 @@ func (s *State) appFinished(ev *events.Event) bool {
 func (s *State) task(a *App, id string, kind events.TaskKind) *Task {
 	t := a.taskIndex[id]
 	if t == nil {
-		t = &Task{ID: id, App: a, Kind: kind, Partition: -1, State: TaskPending}
+		t = &Task{ID: id, App: a, Kind: kind, Partition: -1, State: TaskPending, seq: int32(len(a.Tasks))}
 		if t.Kind == "" {
 			t.Kind = kindFromID(id)
 		}
@@ -326,6 +335,7 @@ func (s *State) attempt(ev *events.Event) *Attempt {
 		s.attempts[ev.Attempt] = at
 		t.Attempts = append(t.Attempts, at)
 	}
+	s.lastAttempt = at
 	return at
 }
 

@@ -139,8 +139,13 @@ type Task struct {
 	Attempts []*Attempt `json:"attempts"`
 
 	pendStamp stamp
-	pending   bool // a task.pending event was seen
+	pending   bool  // a task.pending event was seen
+	seq       int32 // position in App.Tasks (fits in pending's padding)
 }
+
+// Seq is the task's position in its app's Tasks (order of first sight), so
+// a policy can keep per-task data in a slice parallel to Tasks.
+func (t *Task) Seq() int { return int(t.seq) }
 
 // Running returns the attempts of t that are running.
 func (t *Task) Running() []*Attempt {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strconv"
 
 	"github.com/rs/zerolog"
@@ -76,7 +77,18 @@ type Engine struct {
 	seq      uint64
 	active   map[string]active
 	stats    Stats
-	out      []policy.Hint
+	// hints counts emitted hints by policy and kind (Stats.Hints keys them
+	// "policy/kind"; building that string per hint costs an allocation).
+	hints   map[hintCounter]uint64
+	out     []policy.Hint
+	content []byte // appendContent's buffer
+	target  []byte // AppendTarget's buffer
+	id      []byte // hint id buffer
+}
+
+type hintCounter struct {
+	policy string
+	kind   policy.HintKind
 }
 
 type active struct {
@@ -95,7 +107,8 @@ func New(stack *policy.Stack, opts Options) *Engine {
 		log:      opts.Log,
 		manual:   opts.ManualTick,
 		active:   make(map[string]active),
-		stats: Stats{Hints: map[string]uint64{}, Panics: map[string]uint64{}, Errors: map[string]uint64{},
+		hints:    map[hintCounter]uint64{},
+		stats: Stats{Panics: map[string]uint64{}, Errors: map[string]uint64{},
 			Invalid: map[string]uint64{}, ByType: map[events.Type]uint64{}},
 	}
 	if e.state == nil {
@@ -128,7 +141,11 @@ func (e *Engine) Stack() *policy.Stack { return e.stack }
 // Stats returns a copy of the counters.
 func (e *Engine) Stats() Stats {
 	s := e.stats
-	s.Hints, s.Panics, s.Errors, s.Invalid = clone(s.Hints), clone(s.Panics), clone(s.Errors), clone(s.Invalid)
+	s.Hints = make(map[string]uint64, len(e.hints))
+	for k, n := range e.hints {
+		s.Hints[k.policy+"/"+string(k.kind)] = n
+	}
+	s.Panics, s.Errors, s.Invalid = clone(s.Panics), clone(s.Errors), clone(s.Invalid)
 	s.ByType = clone(s.ByType)
 	return s
 }
@@ -271,7 +288,11 @@ func (e *Engine) tick(ctx context.Context, now int64) {
 					hs[i].Policy = s.Name()
 				}
 			}
-			proposed = append(proposed, hs...)
+			if proposed == nil {
+				proposed = hs[:len(hs):len(hs)] // no copy of one speculator's round; a second one's appends reallocate
+			} else {
+				proposed = append(proposed, hs...)
+			}
 		}
 		for _, g := range e.stack.Gates {
 			var kept []policy.Hint
@@ -326,6 +347,7 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 	if e.failed(name, st) {
 		return
 	}
+	e.out = slices.Grow(e.out, len(hs)) // a large round grows the slice once
 	for i := range hs {
 		h := hs[i]
 		if h.Policy == "" {
@@ -336,21 +358,24 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 			e.log.Warn().Str("policy", h.Policy).Err(err).Msg("policy returned an invalid hint")
 			continue
 		}
-		target, content := h.Target(), h.Content()
-		if a, ok := e.active[target]; ok && a.expires > now && a.content == content {
+		e.target = AppendTarget(e.target[:0], &h)
+		e.content = appendContent(e.content[:0], &h)
+		a, ok := e.active[string(e.target)]
+		if ok && a.expires > now && a.content == string(e.content) {
 			e.stats.Suppressed++
 			continue
 		}
 		ttl := e.ttl[h.Kind]
-		e.active[target] = active{content: content, expires: now + ttl}
+		e.active[string(e.target)] = active{content: string(e.content), expires: now + ttl}
 		e.seq++
 		h.V = policy.HintVersion
-		h.ID = e.idPrefix + strconv.FormatUint(e.seq, 10)
+		e.id = strconv.AppendUint(append(e.id[:0], e.idPrefix...), e.seq, 10)
+		h.ID = string(e.id)
 		h.TS = now
 		if h.ExpiresTS == 0 {
 			h.ExpiresTS = now + ttl
 		}
-		e.stats.Hints[h.Policy+"/"+string(h.Kind)]++
+		e.hints[hintCounter{h.Policy, h.Kind}]++
 		e.out = append(e.out, h)
 	}
 }

@@ -143,3 +143,30 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	})
 }
+
+// TestMessageDecoderReuse: one MessageDecoder reused over the whole corpus
+// (so every message meets the values the ones before it left in the scratch
+// space) decodes every message exactly as Decode does, and events decoded
+// earlier do not change afterwards.
+func TestMessageDecoderReuse(t *testing.T) {
+	var d MessageDecoder
+	ins := corpus(t)
+	type result struct {
+		ev  Event
+		err string
+	}
+	got := make([]result, len(ins))
+	for i, in := range ins {
+		ev, err := d.Decode(in)
+		got[i] = result{ev, fmt.Sprint(err)}
+	}
+	for i, in := range ins {
+		want, wantErr := Decode(in)
+		if got[i].err != fmt.Sprint(wantErr) {
+			t.Fatalf("%q: error %v, Decode says %v", in, got[i].err, wantErr)
+		}
+		if !reflect.DeepEqual(got[i].ev, want) {
+			t.Fatalf("%q (decoded %d messages ago):\n got %+v\nwant %+v", in, len(ins)-i, got[i].ev, want)
+		}
+	}
+}

@@ -2,10 +2,14 @@ package sidecar
 
 import (
 	"context"
+	"os"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/profiles"
 )
 
@@ -44,4 +48,46 @@ func BenchmarkEndToEnd(b *testing.B) {
 		b.ReportMetric(r.e2e/r.raw, "ratio")
 		b.ReportMetric(r.e2eCPU/r.rawCPU, "cpu-ratio")
 	}
+}
+
+// BenchmarkFirstScan applies the steady stream until the first speculation
+// scan that proposes copies over the full-size cluster (every job past the 5 %
+// gate at once), timing the Apply calls: the hint-latency measurement's worst
+// case (go test -bench FirstScan -benchtime 5x ./sidecar).
+func BenchmarkFirstScan(b *testing.B) {
+	o := QuickBench()
+	o.Log = zerolog.Nop()
+	ctx := context.Background()
+	hints := 0
+	var scan, slowest time.Duration
+	for range b.N {
+		b.StopTimer()
+		store := profiles.NewMemory()
+		stack, err := buildStack(o.Stack, store, o.Log)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, eng := setupEngine(ctx, o, stack)
+		var ev events.Event
+		if os.Getenv("BENCH_GC_FIRST") != "" {
+			runtime.GC()
+		}
+		b.StartTimer()
+		for n := 0; n == 0; {
+			w.next(&ev)
+			start := time.Now()
+			n = len(eng.Apply(ctx, &ev))
+			if d := time.Since(start); n > 0 {
+				scan += d
+			} else {
+				slowest = max(slowest, d)
+			}
+			hints += n
+		}
+		b.StopTimer()
+		store.Close()
+	}
+	b.ReportMetric(float64(hints)/float64(b.N), "hints/op")
+	b.ReportMetric(float64(scan.Microseconds())/1000/float64(b.N), "ms/hint-scan")
+	b.ReportMetric(float64(slowest.Microseconds())/1000, "max-ms/other-event")
 }

@@ -32,6 +32,7 @@ var ErrStopped = errors.New("engine loop stopped")
 // a checkpoint and the positions applied so far.
 type item struct {
 	msg     kafka.Message
+	batch   []kafka.Message // several messages of one partition (EnqueueBatch)
 	barrier chan barrierResult
 	final   bool
 }
@@ -66,13 +67,19 @@ type Loop struct {
 	o     LoopOptions
 	eng   *engine.Engine
 	queue chan item
-	done  chan struct{}
+	// room holds a token per batch the queue may hold, so batches too keep
+	// the queued messages within QueueSize.
+	room chan struct{}
+	done chan struct{}
+	// typeCounts accumulates a batch's consumed events by type (engine goroutine).
+	typeCounts []typeCount
 
 	// mu is held for writing while the engine applies events, and for
 	// reading by the HTTP handlers that look at the state.
 	mu        sync.RWMutex
 	positions map[kafka.TopicPartition]int64
 	current   map[string]policy.Hint // newest hint per target, for /v1/nodes and /v1/apps
+	target    []byte                 // key buffer of current
 	dirty     bool
 	// ckPositions are the positions the last saved checkpoint covers
 	// (guarded by ckMu: saves complete on their own goroutine).
@@ -90,6 +97,7 @@ type Loop struct {
 	// not hash label strings.
 	consumedBy map[events.Type]prometheus.Counter
 	lagBy      map[kafka.TopicPartition]prometheus.Gauge
+	hintsBy    map[hintLabel]prometheus.Counter
 
 	claimMu  sync.Mutex
 	claims   map[kafka.TopicPartition]*claimInfo
@@ -106,6 +114,16 @@ type Loop struct {
 
 type claimInfo struct{ caughtUp bool }
 
+type typeCount struct {
+	t events.Type
+	n int
+}
+
+type hintLabel struct {
+	policy string
+	kind   policy.HintKind
+}
+
 // NewLoop wraps eng. Run must be running for Enqueue and Sync to return.
 func NewLoop(eng *engine.Engine, o LoopOptions) *Loop {
 	if o.QueueSize <= 0 {
@@ -115,9 +133,11 @@ func NewLoop(eng *engine.Engine, o LoopOptions) *Loop {
 		o.Metrics = NewMetrics()
 	}
 	return &Loop{o: o, eng: eng, queue: make(chan item, o.QueueSize), done: make(chan struct{}),
+		room:      make(chan struct{}, max(1, o.QueueSize/kafka.MaxBatch)),
 		positions: map[kafka.TopicPartition]int64{}, current: map[string]policy.Hint{},
 		claims: map[kafka.TopicPartition]*claimInfo{}, abortCh: make(chan struct{}),
-		consumedBy: map[events.Type]prometheus.Counter{}, lagBy: map[kafka.TopicPartition]prometheus.Gauge{}}
+		consumedBy: map[events.Type]prometheus.Counter{}, lagBy: map[kafka.TopicPartition]prometheus.Gauge{},
+		hintsBy: map[hintLabel]prometheus.Counter{}}
 }
 
 // Resume sets the positions a checkpoint recorded (before Run).
@@ -139,6 +159,32 @@ func (l *Loop) Enqueue(ctx context.Context, m kafka.Message) error {
 	case <-l.done:
 		return ErrStopped
 	}
+}
+
+// EnqueueBatch implements kafka.BatchFeed: ms (of one partition, in order)
+// go through the queue as one item. The loop owns ms.
+func (l *Loop) EnqueueBatch(ctx context.Context, ms []kafka.Message) error {
+	for len(ms) > 0 {
+		n := min(len(ms), kafka.MaxBatch)
+		select {
+		case l.room <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-l.done:
+			return ErrStopped
+		}
+		select {
+		case l.queue <- item{batch: ms[:n:n]}:
+			l.o.Metrics.queueDepth.Set(float64(len(l.queue)))
+		case <-ctx.Done():
+			<-l.room
+			return ctx.Err()
+		case <-l.done:
+			return ErrStopped
+		}
+		ms = ms[n:]
+	}
+	return nil
 }
 
 // Sync implements kafka.Feed: a barrier through the queue.
@@ -279,6 +325,11 @@ func (l *Loop) handle(ctx context.Context, it item) {
 		l.barrier(ctx, it)
 		return
 	}
+	if it.batch != nil {
+		l.handleBatch(ctx, it.batch)
+		<-l.room
+		return
+	}
 	m := it.msg
 	tp := kafka.TopicPartition{Topic: m.Topic, Partition: m.Partition}
 	var hs []policy.Hint
@@ -302,9 +353,8 @@ func (l *Loop) handle(ctx context.Context, it item) {
 		l.positions[tp] = m.Offset + 1
 	}
 	l.dirty = true
-	l.remember(hs)
 	l.mu.Unlock()
-	l.emit(ctx, hs, m.Received)
+	l.deliver(ctx, hs, m.Received)
 	if m.Topic != "" {
 		lag := m.HighWater - m.Offset - 1
 		g := l.lagBy[tp]
@@ -323,6 +373,89 @@ func (l *Loop) handle(ctx context.Context, it item) {
 	}
 }
 
+// handleBatch is handle for several messages: the lock, the positions, the
+// counters and the metrics are updated once per batch (per partition run),
+// the events applied one by one in order, and any hints emitted as soon as
+// the event that caused them is applied.
+func (l *Loop) handleBatch(ctx context.Context, ms []kafka.Message) {
+	var applied, rejected uint64
+	l.typeCounts = l.typeCounts[:0]
+	l.mu.Lock()
+	for i := range ms {
+		m := &ms[i]
+		if m.Event == nil {
+			rejected++
+			l.o.Metrics.rejected.WithLabelValues(kafka.RejectReason(m.Err)).Inc()
+		} else {
+			hs := l.eng.Apply(ctx, m.Event)
+			applied++
+			l.countType(m.Event.Type)
+			if len(hs) > 0 {
+				l.mu.Unlock()
+				l.deliver(ctx, hs, m.Received)
+				l.mu.Lock()
+			}
+		}
+		if m.Topic != "" && (i+1 == len(ms) || ms[i+1].Topic != m.Topic || ms[i+1].Partition != m.Partition) {
+			l.positions[kafka.TopicPartition{Topic: m.Topic, Partition: m.Partition}] = m.Offset + 1
+		}
+	}
+	if applied > 0 {
+		l.lastEvent, l.lastTS = time.Now(), l.eng.State().Now()
+		l.eventNow.Store(l.lastTS)
+	}
+	l.dirty = true
+	l.mu.Unlock()
+	l.applied.Add(applied)
+	l.rejected.Add(rejected)
+	for _, tc := range l.typeCounts {
+		c := l.consumedBy[tc.t]
+		if c == nil {
+			c = l.o.Metrics.consumed.WithLabelValues(string(tc.t))
+			l.consumedBy[tc.t] = c
+		}
+		c.Add(float64(tc.n))
+	}
+	caughtUp := false
+	for i := range ms {
+		m := &ms[i]
+		if m.Topic == "" {
+			continue
+		}
+		lag := m.HighWater - m.Offset - 1
+		caughtUp = caughtUp || lag <= 0
+		if i+1 < len(ms) && ms[i+1].Topic == m.Topic && ms[i+1].Partition == m.Partition {
+			continue // the gauge shows the run's last message
+		}
+		tp := kafka.TopicPartition{Topic: m.Topic, Partition: m.Partition}
+		g := l.lagBy[tp]
+		if g == nil {
+			g = l.o.Metrics.lag.WithLabelValues(partitionLabel(m.Topic, m.Partition))
+			l.lagBy[tp] = g
+		}
+		g.Set(float64(max(lag, 0)))
+		if caughtUp {
+			l.claimMu.Lock()
+			if c := l.claims[tp]; c != nil {
+				c.caughtUp = true
+			}
+			l.claimMu.Unlock()
+		}
+		caughtUp = false
+	}
+}
+
+// countType counts one consumed event of type t in l.typeCounts.
+func (l *Loop) countType(t events.Type) {
+	for i := range l.typeCounts {
+		if l.typeCounts[i].t == t {
+			l.typeCounts[i].n++
+			return
+		}
+	}
+	l.typeCounts = append(l.typeCounts, typeCount{t, 1})
+}
+
 func (l *Loop) idleTick(ctx context.Context) {
 	l.mu.Lock()
 	if l.lastEvent.IsZero() || time.Since(l.lastEvent) < l.o.IdleTick {
@@ -331,9 +464,20 @@ func (l *Loop) idleTick(ctx context.Context) {
 	}
 	now := l.lastTS + time.Since(l.lastEvent).Milliseconds()
 	hs := l.eng.Tick(ctx, now)
+	l.mu.Unlock()
+	l.deliver(ctx, hs, time.Now())
+}
+
+// deliver emits hs (valid until the engine's next Apply) and then keeps them
+// for the HTTP views: the hints leave before the bookkeeping (mu not held).
+func (l *Loop) deliver(ctx context.Context, hs []policy.Hint, received time.Time) {
+	if len(hs) == 0 {
+		return
+	}
+	l.emit(ctx, hs, received)
+	l.mu.Lock()
 	l.remember(hs)
 	l.mu.Unlock()
-	l.emit(ctx, hs, time.Now())
 }
 
 // remember keeps the newest hint per target and forgets expired ones (mu held).
@@ -341,7 +485,8 @@ func (l *Loop) remember(hs []policy.Hint) {
 	for i := range hs {
 		h := hs[i]
 		h.Nodes = slices.Clone(h.Nodes)
-		l.current[h.Target()] = h
+		l.target = engine.AppendTarget(l.target[:0], &h)
+		l.current[string(l.target)] = h
 	}
 	if len(l.current) > 4096 {
 		now := l.eng.State().Now()
@@ -362,9 +507,23 @@ func (l *Loop) emit(ctx context.Context, hs []policy.Hint, received time.Time) {
 	if l.o.OnLatency != nil {
 		l.o.OnLatency(d, len(hs))
 	}
-	for i := range hs {
-		l.o.Metrics.hints.WithLabelValues(hs[i].Policy, string(hs[i].Kind)).Inc()
-		l.o.Metrics.latency.Observe(lat)
+	for i := 0; i < len(hs); {
+		// A tick's hints come in runs of one policy and kind: count a run at once.
+		k := hintLabel{hs[i].Policy, hs[i].Kind}
+		n := 1
+		for i+n < len(hs) && hs[i+n].Policy == k.policy && hs[i+n].Kind == k.kind {
+			n++
+		}
+		c := l.hintsBy[k]
+		if c == nil {
+			c = l.o.Metrics.hints.WithLabelValues(k.policy, string(k.kind))
+			l.hintsBy[k] = c
+		}
+		c.Add(float64(n))
+		for range n {
+			l.o.Metrics.latency.Observe(lat)
+		}
+		i += n
 	}
 	if l.o.Sink != nil {
 		if _, err := l.o.Sink.Dispatch(ctx, hs); err != nil {

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -262,5 +265,108 @@ func TestHTTPAPI(t *testing.T) {
 	var hs []map[string]any
 	if err := json.Unmarshal([]byte(body), &hs); err != nil || len(hs) != 2 || hs[1]["id"] != "h2" {
 		t.Errorf("/v1/hints: %v %v, want [h1 h2] newest last", hs, err)
+	}
+}
+
+// TestLoopBatchesMatchSingleMessages: the same messages handed over one by
+// one (Enqueue) and in batches of every size (EnqueueBatch, as the consumer
+// does) give the same state, hints, positions, counts, lag and readiness.
+func TestLoopBatchesMatchSingleMessages(t *testing.T) {
+	evs := readLog(t)
+	msgs := func() []kafka.Message {
+		var out []kafka.Message
+		for i := range evs {
+			ev := evs[i]
+			m := kafka.Message{Topic: "ev", Partition: int32(i % 3 / 2), Offset: int64(i), HighWater: int64(len(evs) + 5), Event: &ev, Received: time.Now()}
+			if i%17 == 5 {
+				m.Event, m.Err = nil, errors.New("bad") // a rejected message keeps its place
+			}
+			out = append(out, m)
+		}
+		// Partition 1's last message catches it up; partition 0 catches up at
+		// its last but one, then its high-water mark moves on.
+		for p, skip := range []int{1, 0} {
+			for i := len(out) - 1; i >= 0; i-- {
+				if out[i].Partition != int32(p) {
+					continue
+				}
+				if skip > 0 {
+					skip--
+					continue
+				}
+				out[i].HighWater = out[i].Offset + 1
+				break
+			}
+		}
+		return out
+	}
+	type outcome struct {
+		state             string
+		hints             []string
+		pos               map[kafka.TopicPartition]int64
+		applied, rejected uint64
+		ready             bool
+	}
+	run := func(t *testing.T, batch int) outcome {
+		l, s, stop := startLoop(t, nil)
+		defer stop()
+		ctx := context.Background()
+		l.Assigned(map[string][]int32{"ev": {0, 1}})
+		l.Claimed(kafka.TopicPartition{Topic: "ev", Partition: 0}, 0, int64(len(evs)+5))
+		l.Claimed(kafka.TopicPartition{Topic: "ev", Partition: 1}, 0, int64(len(evs)+5))
+		ms := msgs()
+		for len(ms) > 0 {
+			n := min(batch, len(ms))
+			var err error
+			if batch == 1 {
+				err = l.Enqueue(ctx, ms[0])
+			} else {
+				err = l.EnqueueBatch(ctx, ms[:n:n])
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms = ms[n:]
+		}
+		pos, err := l.Sync(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o outcome
+		l.View(func(st *cluster.State, _ map[string]policy.Hint) {
+			b, err := json.Marshal(st.Snapshot())
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.state = string(b)
+		})
+		s.mu.Lock()
+		for _, h := range s.hs {
+			o.hints = append(o.hints, h.ID+" "+h.Target()+" "+h.Content())
+		}
+		s.mu.Unlock()
+		o.pos, o.applied, o.rejected = pos, l.Applied(), l.Rejected()
+		o.ready, _ = l.Ready()
+		return o
+	}
+	want := run(t, 1)
+	if want.applied == 0 || want.rejected == 0 || len(want.hints) == 0 || !want.ready {
+		t.Fatalf("the reference run is too thin: %d applied, %d rejected, %d hints, ready %v",
+			want.applied, want.rejected, len(want.hints), want.ready)
+	}
+	for _, batch := range []int{2, 7, 64, kafka.MaxBatch, 3 * kafka.MaxBatch} {
+		t.Run(strconv.Itoa(batch), func(t *testing.T) {
+			got := run(t, batch)
+			if got.state != want.state {
+				t.Error("the state differs from applying one message at a time")
+			}
+			if !slices.Equal(got.hints, want.hints) {
+				t.Errorf("hints differ: %d vs %d", len(got.hints), len(want.hints))
+			}
+			if !maps.Equal(got.pos, want.pos) || got.applied != want.applied || got.rejected != want.rejected || got.ready != want.ready {
+				t.Errorf("positions %v applied %d rejected %d ready %v, want %v %d %d %v",
+					got.pos, got.applied, got.rejected, got.ready, want.pos, want.applied, want.rejected, want.ready)
+			}
+		})
 	}
 }

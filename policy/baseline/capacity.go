@@ -26,25 +26,62 @@ func NeedOf(at *cluster.Attempt) Need {
 type Capacity struct {
 	nodes []*freeNode
 	heap  freeHeap // built on the first Pick
+	built bool
+	// scratch, when set, keeps the heap's array for the next round.
+	scratch *capacityScratch
+}
+
+// capacityScratch keeps a Capacity's arrays between rounds, so a policy
+// that takes a snapshot every scan does not allocate one per node each time.
+type capacityScratch struct {
+	free []freeNode
+	ptrs []*freeNode
+	heap freeHeap
 }
 
 type freeNode struct {
 	node     *cluster.Node
+	id       string // node.ID, kept here so comparing stays in the heap's memory
+	idKey    uint64 // idPrefix(id): most id comparisons end here
 	vcores   int
 	memoryMB int
+}
+
+// idPrefix is the first 8 bytes of id, big-endian, zero-padded: a < b
+// implies id a sorts before id b, and equal prefixes need the full ids.
+func idPrefix(id string) uint64 {
+	var k uint64
+	for i := range 8 {
+		k <<= 8
+		if i < len(id) {
+			k |= uint64(id[i])
+		}
+	}
+	return k
 }
 
 // NewCapacity snapshots the free capacity of every running node that has
 // sent a heartbeat.
 func NewCapacity(v cluster.View) *Capacity {
-	c := &Capacity{}
-	for _, n := range v.Nodes() {
+	return new(capacityScratch).capacity(v)
+}
+
+// capacity is NewCapacity in s's arrays: the Capacity it returns is valid
+// until the next call.
+func (s *capacityScratch) capacity(v cluster.View) *Capacity {
+	nodes := v.Nodes()
+	s.free = slices.Grow(s.free[:0], len(nodes)) // one allocation, not one per node
+	for _, n := range nodes {
 		if n.State != cluster.NodeRunning || n.HeartbeatTS == 0 {
 			continue
 		}
-		c.nodes = append(c.nodes, &freeNode{node: n, vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
+		s.free = append(s.free, freeNode{node: n, id: n.ID, idKey: idPrefix(n.ID), vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
 	}
-	return c
+	s.ptrs = slices.Grow(s.ptrs[:0], len(s.free))
+	for i := range s.free {
+		s.ptrs = append(s.ptrs, &s.free[i])
+	}
+	return &Capacity{nodes: s.ptrs, heap: s.heap[:0], scratch: s}
 }
 
 func (f *freeNode) fits(need Need) bool {
@@ -77,10 +114,24 @@ func (f *freeNode) slots(need Need) int {
 // The nodes sit in a heap in that order, so a round of many picks on a large
 // cluster costs O(log n) each instead of a scan of every node.
 func (c *Capacity) Pick(need Need, ok func(*cluster.Node) bool, avoid ...string) *cluster.Node {
-	if c.heap == nil {
-		c.heap = make(freeHeap, len(c.nodes))
-		copy(c.heap, c.nodes)
+	if !c.built {
+		c.heap = append(c.heap[:0], c.nodes...)
 		heap.Init(&c.heap)
+		c.built = true
+		if c.scratch != nil {
+			c.scratch.heap = c.heap
+		}
+	}
+	// The order is total (ids are unique), so which node is best does not
+	// depend on the heap's layout: when the best node fits, take it and sift
+	// it down, without popping and pushing back.
+	if len(c.heap) > 0 {
+		if f := c.heap[0]; f.fits(need) && (ok == nil || ok(f.node)) && !slices.Contains(avoid, f.id) {
+			f.vcores -= need.VCores
+			f.memoryMB -= need.MemoryMB
+			c.heap.down(0)
+			return f.node
+		}
 	}
 	var popped []*freeNode
 	var chosen, fallback *freeNode
@@ -93,7 +144,7 @@ func (c *Capacity) Pick(need Need, ok func(*cluster.Node) bool, avoid ...string)
 		if !f.fits(need) || (ok != nil && !ok(f.node)) {
 			continue
 		}
-		if slices.Contains(avoid, f.node.ID) {
+		if slices.Contains(avoid, f.id) {
 			if fallback == nil {
 				fallback = f
 			}
@@ -116,6 +167,27 @@ func (c *Capacity) Pick(need Need, ok func(*cluster.Node) bool, avoid ...string)
 		return nil
 	}
 	return chosen.node
+}
+
+// down restores the heap order below i after h[i] got worse (heap.Fix
+// without the interface calls).
+func (h freeHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && better(h[r], false, h[l], false) {
+			j = r
+		}
+		if !better(h[j], false, h[i], false) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }
 
 // freeHeap orders free nodes best first: most vcores, most memory, smallest id.
@@ -142,7 +214,10 @@ func better(f *freeNode, fAvoided bool, b *freeNode, bAvoided bool) bool {
 	if c := cmp.Compare(f.memoryMB, b.memoryMB); c != 0 {
 		return c > 0
 	}
-	return f.node.ID < b.node.ID
+	if f.idKey != b.idKey {
+		return f.idKey < b.idKey
+	}
+	return f.id < b.id
 }
 
 // TotalSlots counts the containers of size need the running nodes hold in

@@ -41,8 +41,8 @@ func TestPickMatchesScan(t *testing.T) {
 		for i := range n {
 			node := &cluster.Node{ID: fmt.Sprintf("n%02d", i)}
 			v, m := rng.IntN(5), rng.IntN(5)*1024
-			a.nodes = append(a.nodes, &freeNode{node: node, vcores: v, memoryMB: m})
-			b.nodes = append(b.nodes, &freeNode{node: node, vcores: v, memoryMB: m})
+			a.nodes = append(a.nodes, &freeNode{node: node, id: node.ID, idKey: idPrefix(node.ID), vcores: v, memoryMB: m})
+			b.nodes = append(b.nodes, &freeNode{node: node, id: node.ID, idKey: idPrefix(node.ID), vcores: v, memoryMB: m})
 			ids = append(ids, node.ID)
 		}
 		banned := ids[rng.IntN(n)]
@@ -62,14 +62,48 @@ func TestPickMatchesScan(t *testing.T) {
 	}
 }
 
+// BenchmarkPick10kNodes is one speculation round on a large cluster: the
+// capacity snapshot of 10,000 equal nodes (ties broken by id) and 2,000 picks,
+// each avoiding the node its task runs on (spread over the cluster, as in the
+// yarn scan of `rmsidecar bench`).
 func BenchmarkPick10kNodes(b *testing.B) {
+	nodes := make([]*cluster.Node, 10_000)
+	for i := range nodes {
+		nodes[i] = &cluster.Node{ID: fmt.Sprintf("n%05d", i)}
+	}
 	for b.Loop() {
 		var c Capacity
-		for i := range 10_000 {
-			c.nodes = append(c.nodes, &freeNode{node: &cluster.Node{ID: fmt.Sprintf("n%05d", i)}, vcores: 4, memoryMB: 8192})
+		for _, n := range nodes {
+			c.nodes = append(c.nodes, &freeNode{node: n, id: n.ID, idKey: idPrefix(n.ID), vcores: 4, memoryMB: 8192})
 		}
-		for range 2000 {
-			c.Pick(Need{VCores: 1, MemoryMB: 1024}, nil, "n00001")
+		for i := range 2000 {
+			c.Pick(Need{VCores: 1, MemoryMB: 1024}, nil, nodes[i*7%len(nodes)].ID)
+		}
+	}
+}
+
+// TestBetterOrdersIDsAsStrings: between nodes of equal free capacity, better
+// prefers the smaller id exactly as string comparison does, including ids
+// that share long prefixes, are prefixes of each other or hold zero bytes.
+func TestBetterOrdersIDsAsStrings(t *testing.T) {
+	ids := []string{"", "a", "a\x00", "a\x00b", "ab", "abcdefgh", "abcdefgh\x00", "abcdefghi", "abcdefgi",
+		"nm1.bench:8041", "nm10.bench:8041", "nm100.bench:8041", "nm1000.bench:8041", "nm1000.bench:8042", "\xff", "\xff\xff"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = "a\x00b\xffz"[rng.IntN(5)]
+		}
+		ids = append(ids, string(b))
+	}
+	node := func(id string) *freeNode {
+		return &freeNode{node: &cluster.Node{ID: id}, id: id, idKey: idPrefix(id), vcores: 2, memoryMB: 1024}
+	}
+	for _, a := range ids {
+		for _, b := range ids {
+			if got, want := better(node(a), false, node(b), false), a < b; got != want {
+				t.Fatalf("better(%q, %q) = %v, want %v", a, b, got, want)
+			}
 		}
 	}
 }

@@ -177,12 +177,19 @@ func (d *Durations) Observe(ev *events.Event, v cluster.View) {
 // Of returns the statistics of an app's finished tasks of a kind (zero N
 // when none finished).
 func (d *Durations) Of(app string, kind events.TaskKind) Stats {
-	if a := d.apps[app]; a != nil {
-		if s := a.kinds[kind]; s != nil {
-			return *s
-		}
+	if s := d.stats(app, kind); s != nil {
+		return *s
 	}
 	return Stats{}
+}
+
+// stats is the live statistics of an app's kind, nil before the first
+// finished task; it then stays the same pointer until the app finishes.
+func (d *Durations) stats(app string, kind events.TaskKind) *Stats {
+	if a := d.apps[app]; a != nil {
+		return a.kinds[kind]
+	}
+	return nil
 }
 
 // Proposals remembers which tasks a speculator proposed a copy for and when,

@@ -2,8 +2,9 @@ package baseline
 
 import (
 	"context"
-	"fmt"
 	"math"
+	"slices"
+	"strconv"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
@@ -66,12 +67,65 @@ func DefaultYARNConfig() YARNConfig {
 // least one) of those tasks finished, while the job's running copies stay
 // under max(10, 1 % of its tasks, 10 % of its running tasks). After a scan
 // that speculated it waits 15 s, else 1 s.
+//
+// The scan is incremental: Observe keeps, per job, a compact record of each
+// task (its running attempts and the running one's start, progress and
+// progress time), re-read from the state whenever an event touches the task.
+// A scan then reads those records (contiguous values, no pointer chasing, no
+// strings) instead of walking every task's attempts; each record is cheap to
+// re-estimate at the scan's now, which stagnation (StagnationMS) makes
+// time-dependent. The decisions are those of the full scan, which
+// yarn_ref_test.go keeps as the reference of a differential test.
 type YARN struct {
-	cfg        YARNConfig
-	durations  *Durations
-	proposals  *Proposals
-	speculated map[string]bool // DefaultSpeculator.mayHaveSpeculated
-	nextScan   int64
+	cfg       YARNConfig
+	durations *Durations
+	// jobs holds the records of the running apps, keyed by the state's app
+	// (a pointer, so a different State never meets stale records).
+	jobs     map[*cluster.App]*yarnJob
+	nextScan int64
+	// out holds the scan's hints; the slice Speculate returns is valid until
+	// the next call (the engine copies what it keeps).
+	out      []policy.Hint
+	reason   []byte
+	capacity capacityScratch
+}
+
+// yarnJob is one app's task records, parallel to App.Tasks, and its
+// per-kind (map, reduce) counters and duration statistics, found once.
+type yarnJob struct {
+	tasks  []yarnTask
+	counts [2]*cluster.TaskCounts
+	stats  [2]*Stats
+}
+
+// yarnTask is what a scan needs of one task, copied from the state: 32
+// bytes without pointers (a large cluster holds one per task, and the GC
+// need not scan them). "The running attempt" is the task's only one
+// (running == 1): runningAttempt finds it when a scan needs more of it.
+type yarnTask struct {
+	progTS int64 // the running attempt's ProgressTS
+	end    int64 // its estimated end while its status is fresh
+	// proposed is when this speculator last proposed a copy (if proposal).
+	proposed int64
+	proposal bool
+	kind     uint8 // kindMap, kindReduce or kindOther
+	running  uint8 // running attempts, at most 2 counted
+}
+
+const (
+	kindMap uint8 = iota
+	kindReduce
+	kindOther
+)
+
+func kindIndex(k events.TaskKind) uint8 {
+	switch k {
+	case events.Map:
+		return kindMap
+	case events.Reduce:
+		return kindReduce
+	}
+	return kindOther
 }
 
 // NewYARN is the factory of the yarn policy.
@@ -80,23 +134,100 @@ func NewYARN(h policy.Handle) (policy.Plugin, error) {
 	if err := DecodeArgs(h, YARNName, &cfg); err != nil {
 		return nil, err
 	}
-	return &YARN{cfg: cfg, durations: NewDurations(), proposals: NewProposals(), speculated: map[string]bool{}}, nil
+	return &YARN{cfg: cfg, durations: NewDurations(), jobs: map[*cluster.App]*yarnJob{}}, nil
 }
 
 // Name implements policy.Plugin.
 func (*YARN) Name() string { return YARNName }
 
-// Observe implements policy.Observer.
+// Observe implements policy.Observer: it folds finished durations into the
+// statistics and re-reads the task an event touched.
 func (p *YARN) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 	p.durations.Observe(ev, v)
-	if ev.Type == events.AppFinished {
-		prefix := ev.App + "/"
-		for k := range p.speculated { // deleting: order does not matter
-			if len(k) > len(prefix) && k[:len(prefix)] == prefix {
-				delete(p.speculated, k)
-			}
+	switch ev.Type {
+	case events.AppFinished:
+		if a := v.App(ev.App); a != nil {
+			delete(p.jobs, a)
+		}
+	case events.TaskPending:
+		if a := v.App(ev.App); a != nil {
+			p.touch(a.Task(ev.Task))
+		}
+	case events.ContainerAllocated, events.TaskProgress, events.TaskFinished, events.MapOutput:
+		if at := v.Attempt(ev.Attempt); at != nil {
+			p.touch(at.Task)
 		}
 	}
+}
+
+// touch re-reads t's record (creating its job's records if needed).
+func (p *YARN) touch(t *cluster.Task) {
+	if t == nil || t.App == nil {
+		return
+	}
+	a := t.App
+	if a.Finished() {
+		delete(p.jobs, a) // a scan skips it; a job seen again is re-read whole
+		return
+	}
+	j := p.job(a)
+	if i := t.Seq(); i < len(j.tasks) && a.Tasks[i] == t {
+		j.tasks[i].read(t)
+		return
+	}
+	for i, x := range a.Tasks { // a state that does not number its tasks
+		if x == t && i < len(j.tasks) {
+			j.tasks[i].read(t)
+		}
+	}
+}
+
+// job returns a's records, appending those of tasks first seen since.
+func (p *YARN) job(a *cluster.App) *yarnJob {
+	j := p.jobs[a]
+	if j == nil {
+		// Sized for the tasks the job declared, so it rarely grows.
+		j = &yarnJob{tasks: make([]yarnTask, 0, max(len(a.Tasks), a.Maps+a.Reduces))}
+		p.jobs[a] = j
+	}
+	for i := len(j.tasks); i < len(a.Tasks); i++ {
+		j.tasks = append(j.tasks, yarnTask{})
+		j.tasks[i].read(a.Tasks[i])
+	}
+	return j
+}
+
+// read copies what a scan needs of t, keeping the proposal memory.
+func (r *yarnTask) read(t *cluster.Task) {
+	r.kind = kindIndex(t.Kind)
+	r.running = 0
+	var run *cluster.Attempt
+	for _, at := range t.Attempts {
+		if at.Running() {
+			if r.running == 0 {
+				run = at
+			}
+			r.running = min(r.running+1, 2)
+		}
+	}
+	if r.running != 1 {
+		return
+	}
+	r.progTS = run.ProgressTS
+	// Until the status goes stale the estimate does not depend on now.
+	r.end = run.StartTS + estimatedRuntime(run.StartTS, r.progTS, run.Progress, r.progTS, 0)
+}
+
+// runningAttempt is t's first running attempt (its only one when its record
+// says running == 1: the state has not changed since the record was read,
+// for every change is an event that re-reads it).
+func runningAttempt(t *cluster.Task) *cluster.Attempt {
+	for _, at := range t.Attempts {
+		if at.Running() {
+			return at
+		}
+	}
+	return nil
 }
 
 // The reasons DefaultSpeculator.speculationValue gives for not speculating.
@@ -108,155 +239,214 @@ const (
 	tooLateToSpeculate
 )
 
-// Speculate implements policy.Speculator.
+// Speculate implements policy.Speculator. The slice it returns is valid
+// until the next call (the engine copies the hints it keeps).
 func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
 	now := v.Now()
 	if now < p.nextScan {
 		return nil, nil
 	}
-	p.proposals.Outstanding(v, now, p.cfg.RetryAfterSpeculateMS) // prune
-	capacity := NewCapacity(v)
-	var out []policy.Hint
+	// The capacity snapshot is taken once, when the first copy needs a node:
+	// the state does not change during a scan.
+	var capacity *Capacity
+	p.out = p.out[:0]
 	for _, a := range v.Apps() {
 		if a.Finished() {
 			continue
 		}
-		for _, kind := range []events.TaskKind{events.Map, events.Reduce} {
-			if h, ok := p.scanJob(v, a, kind, now, capacity); ok {
-				out = append(out, h)
-			}
-		}
+		p.scanApp(v, a, now, &capacity)
 	}
-	if len(out) > 0 {
+	if len(p.out) > 0 {
 		p.nextScan = now + p.cfg.RetryAfterSpeculateMS
 	} else {
 		p.nextScan = now + p.cfg.RetryAfterNoSpeculateMS
 	}
-	return out, nil
+	if len(p.out) == 0 {
+		return nil, nil
+	}
+	return p.out, nil
 }
 
-// scanJob is DefaultSpeculator.maybeScheduleASpeculation for one job and kind.
-func (p *YARN) scanJob(v cluster.View, a *cluster.App, kind events.TaskKind, now int64, capacity *Capacity) (policy.Hint, bool) {
-	counts := a.Count[kind]
+// kindScan is DefaultSpeculator.maybeScheduleASpeculation's state for one
+// job and kind.
+type kindScan struct {
+	kind                  events.TaskKind
+	on                    bool
+	total                 int
+	stats                 Stats
+	threshold             float64
+	replacementEnd        int64
+	best                  int32
+	bestValue, bestEnd    int64
+	already, runningTasks int
+}
+
+// scanApp scans both kinds of one job in one pass over its records.
+func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, capacity **Capacity) {
+	ks := [2]kindScan{{kind: events.Map}, {kind: events.Reduce}}
+	j := p.job(a)
+	scan := false
+	for k := range ks {
+		scan = p.gate(a, j, k, &ks[k], now) || scan
+	}
+	if !scan {
+		return
+	}
+	for i := range j.tasks {
+		r := &j.tasks[i]
+		if r.kind > kindReduce || !ks[r.kind].on {
+			continue
+		}
+		p.value(&ks[r.kind], r, a.Tasks, int32(i), now)
+	}
+	for k := range ks {
+		p.propose(v, a, j, &ks[k], now, capacity)
+	}
+}
+
+// gate decides whether a job's tasks of a kind are scanned at all: no task
+// of the kind waits for a container, and (StartEndTimesBase.thresholdRuntime)
+// enough of them finished. speculationValue never proposes a copy before the
+// gate opens, so DefaultSpeculator's mayHaveSpeculated, which only matters
+// then, is not kept.
+func (p *YARN) gate(a *cluster.App, j *yarnJob, k int, ks *kindScan, now int64) bool {
+	counts := j.counts[k]
+	if counts == nil { // the app's counters live as long as the app
+		counts = a.Count[ks.kind]
+		j.counts[k] = counts
+	}
 	if counts.Pending > 0 {
-		return policy.Hint{}, false // the job still waits for containers of this kind
+		return false // the job still waits for containers of this kind
 	}
 	total := a.Maps
-	if kind == events.Reduce {
+	if ks.kind == events.Reduce {
 		total = a.Reduces
 	}
 	if n := counts.Pending + counts.Running + counts.Succeeded; total < n {
 		total = n
 	}
 	if total == 0 {
-		return policy.Hint{}, false
+		return false
 	}
-	stats := p.durations.Of(a.ID, kind)
-	// StartEndTimesBase.thresholdRuntime: no speculation until enough tasks
-	// of the kind have finished.
 	enough := counts.Succeeded >= p.cfg.MinimumCompleteNumber &&
 		float64(counts.Succeeded)/float64(total) >= p.cfg.MinimumCompleteProportion
 	if !enough {
-		// speculationValue never proposes a copy before the gate opens, so
-		// the per-task scan (the tick's main cost on a large job) is skipped.
-		return policy.Hint{}, false
+		return false
 	}
-	threshold := stats.Mean + p.cfg.SlowTaskThreshold*stats.Std()
-
-	var (
-		best                  *cluster.Attempt
-		bestValue             = int64(-1)
-		bestEnd               int64
-		already, runningTasks int
-	)
-	for _, t := range a.Tasks {
-		if t.Kind != kind {
-			continue
-		}
-		value, at, end := p.speculationValue(t, now, enough, threshold, stats)
-		if value == alreadySpeculating {
-			already++
-		}
-		if value != notRunning {
-			runningTasks++
-		}
-		if value > bestValue {
-			best, bestValue, bestEnd = at, value, end
-		}
+	ks.on, ks.total = true, total
+	if j.stats[k] == nil { // created with the first finished task, then kept
+		j.stats[k] = p.durations.stats(a.ID, ks.kind)
 	}
-	allowed := max(float64(p.cfg.MinimumAllowedSpeculativeTasks), p.cfg.ProportionTotalTasksSpeculatable*float64(total))
-	allowed = max(allowed, p.cfg.ProportionRunningTasksSpeculatable*float64(runningTasks))
-	if best == nil || int(allowed) <= already {
-		return policy.Hint{}, false
+	ks.stats = Stats{}
+	if j.stats[k] != nil {
+		ks.stats = *j.stats[k]
 	}
-	node := capacity.Pick(NeedOf(best), nil, best.Node)
-	if node == nil {
-		return policy.Hint{}, false
-	}
-	t := best.Task
-	p.proposals.Add(Key(t), now)
-	p.speculated[Key(t)] = true
-	return policy.Hint{
-		Kind: policy.KindSpeculate, App: a.ID, Task: t.ID, Attempt: best.ID, Node: node.ID,
-		EstRemainingMS: max(0, bestEnd-now),
-		EstBackupMS:    int64(stats.Mean),
-		Reason: fmt.Sprintf("yarn: estimated end %d ms from now, a new attempt %.0f ms; gain %d ms; %d of %d allowed copies run",
-			bestEnd-now, stats.Mean, bestValue, already, int(allowed)),
-	}, true
+	ks.threshold = ks.stats.Mean + p.cfg.SlowTaskThreshold*ks.stats.Std()
+	ks.replacementEnd = now + int64(ks.stats.Mean)
+	ks.best, ks.bestValue = -1, -1
+	return true
 }
 
-// speculationValue is DefaultSpeculator.speculationValue: how much earlier a
-// fresh attempt would end than the running one (>= 0), or a negative reason.
-func (p *YARN) speculationValue(t *cluster.Task, now int64, enough bool, threshold float64, stats Stats) (int64, *cluster.Attempt, int64) {
-	key := Key(t)
-	mayHave := p.speculated[key] || EverSpeculated(t)
-	if !mayHave && !enough {
-		return onSchedule, nil, 0
+// value is DefaultSpeculator.speculationValue for one task record (past the
+// gate): how much earlier a fresh attempt would end than the running one, or
+// a reason not to; it counts the job's running and already copied tasks and
+// keeps the best (first of equals, in task order).
+func (p *YARN) value(ks *kindScan, r *yarnTask, tasks []*cluster.Task, i int32, now int64) {
+	switch r.running {
+	case 0:
+		return // notRunning
+	case 1:
+	default:
+		ks.already++ // alreadySpeculating
+		ks.runningTasks++
+		return
 	}
-	var run *cluster.Attempt
-	for _, at := range t.Attempts {
-		if at.Running() {
-			if run != nil {
-				return alreadySpeculating, nil, 0
-			}
-			run = at
-		}
-	}
-	if run == nil {
-		return notRunning, nil, 0
-	}
+	ks.runningTasks++
 	// A copy we asked for is starting: the AM would hold it as STARTING.
-	if p.proposals.Recent(key, now, p.cfg.RetryAfterSpeculateMS) {
-		return alreadySpeculating, nil, 0
+	if r.proposal && now-r.proposed < p.cfg.RetryAfterSpeculateMS {
+		ks.already++
+		return
 	}
-	estimate := p.estimatedRuntime(run, now)
-	end := run.StartTS + estimate
+	end := r.end
+	if r.progTS > 0 && now-r.progTS > p.cfg.StagnationMS {
+		// A stale status (rare): re-estimate at now. The attempt's fields
+		// are what the record was read from.
+		run := runningAttempt(tasks[i])
+		end = run.StartTS + estimatedRuntime(run.StartTS, r.progTS, run.Progress, now, p.cfg.StagnationMS)
+	}
 	if end < now {
-		return progressIsGood, nil, 0
+		return // progressIsGood
 	}
-	replacementEnd := now + int64(stats.Mean)
-	if replacementEnd >= end {
-		return tooLateToSpeculate, nil, 0
+	if ks.replacementEnd >= end {
+		return // tooLateToSpeculate
 	}
-	if !enough {
-		return onSchedule, nil, 0
+	if p.cfg.CompareThreshold && float64(end-runningAttempt(tasks[i]).StartTS) <= ks.threshold { // the estimated runtime
+		return // onSchedule
 	}
-	if p.cfg.CompareThreshold && float64(estimate) <= threshold {
-		return onSchedule, nil, 0
+	if value := end - ks.replacementEnd; value > ks.bestValue {
+		ks.best, ks.bestValue, ks.bestEnd = i, value, end
 	}
-	return end - replacementEnd, run, end
+}
+
+// propose turns a kind's best task into a speculate hint (appended to
+// p.out) while the job's copies stay under the cap and a node has room for
+// one more.
+func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan, now int64, capacity **Capacity) {
+	if !ks.on {
+		return
+	}
+	allowed := max(float64(p.cfg.MinimumAllowedSpeculativeTasks), p.cfg.ProportionTotalTasksSpeculatable*float64(ks.total))
+	allowed = max(allowed, p.cfg.ProportionRunningTasksSpeculatable*float64(ks.runningTasks))
+	if ks.best < 0 || int(allowed) <= ks.already {
+		return
+	}
+	r := &j.tasks[ks.best]
+	best := runningAttempt(a.Tasks[ks.best])
+	if *capacity == nil {
+		*capacity = p.capacity.capacity(v)
+	}
+	node := (*capacity).Pick(NeedOf(best), nil, best.Node)
+	if node == nil {
+		return
+	}
+	r.proposal, r.proposed = true, now
+	// "yarn: estimated end %d ms from now, a new attempt %.0f ms; gain %d ms;
+	// %d of %d allowed copies run", without fmt (a scan may propose
+	// thousands).
+	b := append(p.reason[:0], "yarn: estimated end "...)
+	b = strconv.AppendInt(b, ks.bestEnd-now, 10)
+	b = append(b, " ms from now, a new attempt "...)
+	b = strconv.AppendFloat(b, ks.stats.Mean, 'f', 0, 64)
+	b = append(b, " ms; gain "...)
+	b = strconv.AppendInt(b, ks.bestValue, 10)
+	b = append(b, " ms; "...)
+	b = strconv.AppendInt(b, int64(ks.already), 10)
+	b = append(b, " of "...)
+	b = strconv.AppendInt(b, int64(int(allowed)), 10)
+	b = append(b, " allowed copies run"...)
+	p.reason = b
+	if len(p.out) == cap(p.out) {
+		// At most a copy or two per job: grow once to the job count, not
+		// by doubling (a Hint is large).
+		p.out = slices.Grow(p.out, max(len(p.out), len(p.jobs)))
+	}
+	p.out = append(p.out, policy.Hint{}) // filled in place
+	h := &p.out[len(p.out)-1]
+	h.Kind, h.App, h.Task, h.Attempt, h.Node = policy.KindSpeculate, a.ID, best.Task.ID, best.ID, node.ID
+	h.EstRemainingMS, h.EstBackupMS = max(0, ks.bestEnd-now), int64(ks.stats.Mean)
+	h.Reason = string(b)
 }
 
 // estimatedRuntime is LegacyTaskRuntimeEstimator's estimate: the time from
 // start to the attempt's last status over its progress then, or -1 before
-// any status. A status older than StagnationMS is treated as repeated now.
-func (p *YARN) estimatedRuntime(at *cluster.Attempt, now int64) int64 {
-	ts := at.ProgressTS
-	if ts > 0 && now-ts > p.cfg.StagnationMS {
+// any status. A status older than stagnationMS is treated as repeated now.
+func estimatedRuntime(start, progTS int64, progress float64, now, stagnationMS int64) int64 {
+	ts := progTS
+	if ts > 0 && now-ts > stagnationMS {
 		ts = now
 	}
-	if at.StartTS <= 0 || ts <= at.StartTS {
+	if start <= 0 || ts <= start {
 		return -1
 	}
-	return int64(float64(ts-at.StartTS) / math.Max(0.0001, at.Progress))
+	return int64(float64(ts-start) / math.Max(0.0001, progress))
 }

@@ -1,0 +1,182 @@
+package baseline
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+// yarnStream generates a random but valid-looking event stream: apps, tasks
+// of both kinds (and kind changes), attempts and speculative copies that
+// start, progress, stall, finish, fail and move, stale repeats, heartbeats
+// that change the free capacity, and apps that end.
+type yarnStream struct {
+	r        *rand.Rand
+	now      int64
+	seq      int
+	apps     []string
+	tasks    map[string][]string // app -> tasks
+	attempts [][3]string         // app, task, attempt
+	log      []events.Event
+}
+
+func (g *yarnStream) next() events.Event {
+	g.seq++
+	ev := events.Event{V: events.Version, ID: fmt.Sprintf("e%08d", g.seq), TS: g.now}
+	r := g.r
+	pickApp := func() string { return g.apps[r.IntN(len(g.apps))] }
+	switch k := r.IntN(100); {
+	case g.seq <= 6:
+		ev.Type, ev.Node, ev.Rack, ev.VCores, ev.MemoryMB = events.NodeRegistered, fmt.Sprintf("n%d", g.seq-1), "r", 8, 8192
+	case len(g.apps) == 0 || k < 3:
+		id := fmt.Sprintf("app%d", len(g.apps))
+		g.apps = append(g.apps, id)
+		ev.Type, ev.App, ev.Maps, ev.Reduces = events.AppSubmitted, id, 3+r.IntN(30), r.IntN(4)
+	case k < 10:
+		app := pickApp()
+		ts := g.tasks[app]
+		var task string
+		if len(ts) == 0 || r.IntN(3) > 0 {
+			task = fmt.Sprintf("t%d", len(ts))
+			g.tasks[app] = append(ts, task)
+		} else {
+			task = ts[r.IntN(len(ts))] // a repeat, sometimes of the other kind
+		}
+		kind := events.Map
+		if r.IntN(5) == 0 {
+			kind = events.Reduce
+		}
+		ev.Type, ev.App, ev.Task, ev.Kind = events.TaskPending, app, task, kind
+	case k < 25:
+		app := pickApp()
+		ts := g.tasks[app]
+		if len(ts) == 0 {
+			return g.next()
+		}
+		task := ts[len(ts)-1-r.IntN(min(len(ts), 3))] // mostly the newest tasks
+		at := fmt.Sprintf("%s_%s_%d", app, task, len(g.attempts))
+		g.attempts = append(g.attempts, [3]string{app, task, at})
+		ev.Type, ev.App, ev.Task, ev.Attempt = events.ContainerAllocated, app, task, at
+		ev.Container, ev.Node = "c"+at, fmt.Sprintf("n%d", r.IntN(6))
+		ev.Speculative = r.IntN(6) == 0
+		ev.VCores, ev.MemoryMB = r.IntN(3), 1024*r.IntN(3)
+		ev.TS -= 10_000 * int64(r.IntN(6)) // started a while ago (coarse: ties happen)
+	case k < 70:
+		if len(g.attempts) == 0 {
+			return g.next()
+		}
+		a := g.attempts[r.IntN(len(g.attempts))]
+		ev.Type, ev.App, ev.Task, ev.Attempt = events.TaskProgress, a[0], a[1], a[2]
+		ev.Progress, ev.Phase = []float64{0, 0.01, 0.2, 0.5, 0.9, 1}[r.IntN(6)], events.PhaseMap
+	case k < 82:
+		if len(g.attempts) == 0 {
+			return g.next()
+		}
+		a := g.attempts[r.IntN(len(g.attempts))]
+		ev.Type, ev.App, ev.Task, ev.Attempt = events.TaskFinished, a[0], a[1], a[2]
+		ev.State = []string{events.StateSucceeded, events.StateSucceeded, events.StateFailed, events.StateKilled}[r.IntN(4)]
+	case k < 84:
+		if len(g.attempts) == 0 {
+			return g.next()
+		}
+		a := g.attempts[r.IntN(len(g.attempts))]
+		ev.Type, ev.App, ev.Task, ev.Attempt, ev.Node = events.MapOutput, a[0], a[1], a[2], fmt.Sprintf("n%d", r.IntN(6))
+	case k < 85:
+		ev.Type, ev.App, ev.State = events.AppFinished, pickApp(), events.StateSucceeded
+	case k < 95:
+		n := r.IntN(6)
+		ev.Type, ev.Node, ev.UsedVCores, ev.UsedMemoryMB = events.NodeHeartbeat, fmt.Sprintf("n%d", n), r.IntN(9), 1024*r.IntN(9)
+	default:
+		if len(g.log) == 0 {
+			return g.next()
+		}
+		return g.log[r.IntN(len(g.log))] // a repeat: idempotent, or stale
+	}
+	g.log = append(g.log, ev)
+	return ev
+}
+
+// TestYARNMatchesFullScan holds the incremental scan to the full scan it
+// replaced (yarn_ref_test.go) on random streams: same hints, in the same
+// order, after every scan. A speculator that joins mid-stream (as after a
+// restart from a checkpoint) must match a reference that joins with it.
+func TestYARNMatchesFullScan(t *testing.T) {
+	configs := map[string]func(*YARNConfig){
+		"defaults":          func(*YARNConfig) {},
+		"compare threshold": func(c *YARNConfig) { c.CompareThreshold = true },
+		"cap of one": func(c *YARNConfig) {
+			c.MinimumAllowedSpeculativeTasks, c.ProportionTotalTasksSpeculatable, c.ProportionRunningTasksSpeculatable = 1, 0, 0
+		},
+		"no gate, short windows": func(c *YARNConfig) {
+			c.MinimumCompleteNumber, c.MinimumCompleteProportion = 0, 0
+			c.RetryAfterNoSpeculateMS, c.RetryAfterSpeculateMS, c.StagnationMS = 0, 3_000, 2_000
+		},
+	}
+	ctx := context.Background()
+	hints := 0
+	for name, tweak := range configs {
+		for seed := range uint64(30) {
+			t.Run(fmt.Sprintf("%s/seed%d", name, seed), func(t *testing.T) {
+				cfg := DefaultYARNConfig()
+				tweak(&cfg)
+				g := &yarnStream{r: rand.New(rand.NewPCG(seed, 7)), now: 1_000_000, tasks: map[string][]string{}}
+				st := cluster.New()
+				type pair struct {
+					inc *YARN
+					ref *refYARN
+				}
+				newPair := func() pair {
+					return pair{&YARN{cfg: cfg, durations: NewDurations(), jobs: map[*cluster.App]*yarnJob{}}, newRefYARN(cfg)}
+				}
+				pairs := []pair{newPair()}
+				for step := range 3000 {
+					if step == 1500 {
+						pairs = append(pairs, newPair()) // joins a populated state
+					}
+					ev := g.next()
+					if st.Apply(&ev) {
+						for _, p := range pairs {
+							p.inc.Observe(ctx, &ev, st)
+							p.ref.Observe(ctx, &ev, st)
+						}
+					}
+					if g.r.IntN(20) == 0 {
+						g.now += 500 * int64(g.r.IntN(8))
+						if g.r.IntN(10) == 0 {
+							g.now += 10_000 // long enough for attempts to stall
+						}
+					}
+					if step%7 != 0 {
+						continue
+					}
+					for i, p := range pairs {
+						got, st1 := p.inc.Speculate(ctx, st)
+						want, st2 := p.ref.Speculate(ctx, st)
+						if st1.Code() != st2.Code() {
+							t.Fatalf("step %d speculator %d: status %v, reference %v", step, i, st1.Code(), st2.Code())
+						}
+						if len(got) == 0 && len(want) == 0 {
+							continue
+						}
+						if !reflect.DeepEqual(got, want) {
+							t.Fatalf("step %d speculator %d at %d:\n got  %+v\n want %+v", step, i, st.Now(), got, want)
+						}
+						hints += len(got)
+					}
+				}
+			})
+		}
+	}
+	// The streams must exercise the proposing path, not only agree on silence.
+	t.Logf("%d hints", hints)
+	if hints < 200 {
+		t.Fatalf("only %d hints proposed over all streams", hints)
+	}
+	var _ policy.Speculator = (*YARN)(nil)
+}
