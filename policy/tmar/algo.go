@@ -116,6 +116,11 @@ type Partition struct {
 	Bytes int64
 	// At maps machine index -> bytes of this partition stored there.
 	At map[int]int64
+	// Run is how many reducer tasks will actually process the partition
+	// when the executor cannot spawn N_R of them (a MapReduce job's reducer
+	// count is fixed at submission: one reducer per partition); 0 means the
+	// paper's N_R = ceil(size / R_split) run.
+	Run int
 }
 
 // Network gives the bandwidth (bytes/s) and latency (s) between machines:
@@ -129,7 +134,8 @@ type Network interface {
 type Binding struct {
 	Partition int
 	Machine   int
-	Reducers  int
+	Reducers  int // N_R, the paper's reducer count for the partition
+	Bytes     int64
 	Start     float64
 	Finish    float64
 }
@@ -142,6 +148,12 @@ type Binding struct {
 // its core-available vector is updated (Algorithm 3 line 7). reduceExec
 // gives one reducer's execution time for a given input on a machine
 // (Reduce_Matrix). now is the earliest start.
+//
+// Ours: every sub-partition reaches a machine through its one network link,
+// so the transfer of eq. 5 is the sum over the remote pieces, and the link
+// is busy with the partitions already bound there (a link-available vector
+// kept like the core-available one); when a partition sets Run, that many
+// reducers execute it (N_R is still reported).
 func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, now float64,
 	reduceExec func(machine int, bytes int64) float64) []Binding {
 	sorted := append([]Partition(nil), parts...)
@@ -155,17 +167,29 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		rSplit = 1
 	}
 	out := make([]Binding, 0, len(sorted))
+	linkFree := make([]float64, len(ms))
+	for i := range linkFree {
+		linkFree[i] = now
+	}
 	for _, p := range sorted {
 		nr := int(math.Ceil(float64(p.Bytes) / float64(rSplit)))
 		nr = max(nr, 1)
-		per := p.Bytes / int64(nr)
-		best := Binding{Partition: p.ID, Machine: -1, Reducers: nr, Finish: math.Inf(1)}
+		run := nr
+		if p.Run > 0 {
+			run = p.Run
+		}
+		per := p.Bytes / int64(run)
+		best := Binding{Partition: p.ID, Machine: -1, Reducers: nr, Bytes: p.Bytes, Finish: math.Inf(1)}
 		var bestCores []float64
+		var bestArrive float64
 		for i := range ms {
 			if len(ms[i].CoreFree) == 0 {
 				continue
 			}
-			arrive := now + transferTime(i, p, net) // eq. 5, the slowest sub-partition
+			arrive := now // all of it local
+			if tt := transferTime(i, p, net); tt > 0 {
+				arrive = linkFree[i] + tt // eq. 5 through i's link
+			}
 			cores := append([]float64(nil), ms[i].CoreFree...)
 			sort.Float64s(cores)
 			exec := reduceExec(i, per)
@@ -173,7 +197,7 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 			// behind them; each reducer starts when a core frees and the
 			// data has arrived (eq. 4).
 			var start, finish float64
-			for r := range nr {
+			for r := range run {
 				c := 0
 				for k := 1; k < len(cores); k++ {
 					if cores[k] < cores[c] {
@@ -188,23 +212,25 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 				finish = math.Max(finish, cores[c])
 			}
 			if finish < best.Finish-tieEpsilon {
-				best = Binding{Partition: p.ID, Machine: i, Reducers: nr, Start: start, Finish: finish}
-				bestCores = cores
+				best = Binding{Partition: p.ID, Machine: i, Reducers: nr, Bytes: p.Bytes, Start: start, Finish: finish}
+				bestCores, bestArrive = cores, arrive
 			}
 		}
 		if best.Machine < 0 {
 			continue
 		}
 		ms[best.Machine].CoreFree = bestCores
+		linkFree[best.Machine] = bestArrive
 		out = append(out, best)
 	}
 	return out
 }
 
 // transferTime is eq. 5 over all sub-partitions: L_ab + size / BW_ab for
-// each remote piece; the partition is ready when the slowest has arrived.
+// each remote piece. The pieces share the receiving link, so their times
+// add up (ours; read per piece, the slowest alone would be the bound).
 func transferTime(to int, p Partition, net Network) float64 {
-	var worst float64
+	var total, lat float64
 	// Deterministic order over the map.
 	froms := make([]int, 0, len(p.At))
 	for from := range p.At {
@@ -219,9 +245,8 @@ func transferTime(to int, p Partition, net Network) float64 {
 		if bw <= 0 {
 			return math.Inf(1)
 		}
-		if t := net.Latency(from, to) + float64(p.At[from])/bw; t > worst {
-			worst = t
-		}
+		total += float64(p.At[from]) / bw
+		lat = math.Max(lat, net.Latency(from, to))
 	}
-	return worst
+	return lat + total
 }

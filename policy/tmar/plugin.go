@@ -40,6 +40,12 @@ type Config struct {
 	// only the chosen node and is strict, so the task waits for that node's
 	// core as Algorithm 1 planned instead of taking the first free one.
 	Strict bool `yaml:"strict"`
+	// SpawnReducers: the executor runs N_R = ceil(size / R_split) reducers
+	// per partition, as the paper's does. Stock MapReduce (and the
+	// simulator) runs one reducer per partition, the job's fixed count, so
+	// by default PRB's finish times are those of that one reducer (N_R is
+	// still reported in the hint).
+	SpawnReducers bool `yaml:"spawn_reducers"`
 	// Seeds from profiling runs: job type -> node -> seconds (map) or s/GB (reduce).
 	MapMatrix    map[string]map[string]float64 `yaml:"map_matrix"`
 	ReduceMatrix map[string]map[string]float64 `yaml:"reduce_matrix"`
@@ -94,7 +100,8 @@ type Plugin struct {
 	machines []Machine
 	index    map[string]int // node id -> machine
 	reserved map[string]reservation
-	bound    map[string]bool // apps whose partitions are bound
+	plans    map[string]map[int]Binding // app -> partition -> PRB outcome (node = Machine of the model then)
+	planNode map[string]map[int]string  // app -> partition -> bound node id
 }
 
 type reservation struct {
@@ -121,7 +128,7 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 	}
 	p := &Plugin{name: name, powerAware: power, cfg: cfg, store: h.Profiles, log: h.Log,
 		learned: map[string]*matrices{}, loaded: map[string]bool{}, dirty: map[string]bool{},
-		reserved: map[string]reservation{}, bound: map[string]bool{}, modelAt: -1}
+		reserved: map[string]reservation{}, plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, modelAt: -1}
 	return p, nil
 }
 
@@ -304,7 +311,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			}
 			est := p.mapExec(ctx, jobType(at.Task.App), n)
 			if at.Task.Kind == events.Reduce {
-				est = p.reduceSPerGB(ctx, jobType(at.Task.App), n)
+				est = p.reduceSPerGB(ctx, jobType(at.Task.App), n) * p.reducerGB(at.Task)
 			}
 			m.CoreFree[busy] = math.Max(now, float64(at.StartTS)/1000+est)
 			busy++
@@ -342,13 +349,36 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	return p.machines
 }
 
+// reducerGB is the input of one reducer of t's partition as PRB planned it,
+// else the job's mean partition (what the model can know before binding).
+func (p *Plugin) reducerGB(t *cluster.Task) float64 {
+	if b, ok := p.plans[t.App.ID][t.Partition]; ok {
+		return float64(b.Bytes) / 1e9 / float64(max(1, countReducers(t.App, t.Partition)))
+	}
+	if t.App.Reduces > 0 {
+		var out int64
+		for _, m := range t.App.Tasks {
+			if at := succeeded(m); m.Kind == events.Map && at != nil {
+				for _, o := range at.Output {
+					out += o.Bytes
+				}
+			}
+		}
+		return float64(out) / 1e9 / float64(t.App.Reduces)
+	}
+	return 0
+}
+
 // Place is Algorithm 1 (Algorithm 2 for tmar-power) for one pending map:
 // the next task of the job goes to the core that finishes it first, and the
 // core-available vector is updated (line 6), so successive calls continue
 // the same schedule.
 func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]policy.NodeScore, *policy.Status) {
+	if t.Kind == events.Reduce {
+		return p.placeReducer(ctx, v, t)
+	}
 	if t.Kind != events.Map {
-		return nil, policy.NewStatus(policy.Skip, "TMaR binds reducers to partitions instead")
+		return nil, policy.NewStatus(policy.Skip, "not a map or a reduce")
 	}
 	ms := p.model(ctx, v)
 	if len(ms) == 0 {
@@ -380,6 +410,8 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	}
 	best := chosen[0]
 	p.reserved[t.ID] = reservation{task: t, node: ms[best.Machine].Name, finish: best.Finish}
+	p.log.Debug().Str("task", t.ID).Str("node", ms[best.Machine].Name).Float64("now", now).
+		Float64("start", best.Start).Float64("finish", best.Finish).Msg("tmar plan")
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
 	hosts := splitHosts(t)
 	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: locality(byName[ms[best.Machine].Name], hosts, v)}}
@@ -447,37 +479,98 @@ func (n rackNet) Bandwidth(a, b int) float64 {
 
 func (n rackNet) Latency(int, int) float64 { return n.latS }
 
+// plan runs Algorithms 3 and 4 (PRB) for an app once every map has
+// finished and reported its output: each partition, largest first, is bound
+// to the node where its reducers finish first. It returns false while an
+// output is missing. The plan is made once per app.
+func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool {
+	if _, ok := p.plans[a.ID]; ok {
+		return true
+	}
+	if a.Finished() || a.Maps == 0 || a.Reduces == 0 || a.Count[events.Map].Succeeded < a.Maps {
+		return false
+	}
+	ms := p.model(ctx, v) // also indexes nodes for partitions
+	parts, ok := p.partitions(a)
+	if !ok {
+		return false
+	}
+	racks := make([]string, len(ms))
+	nodes := make([]*cluster.Node, len(ms))
+	for i := range ms {
+		nodes[i] = v.Node(ms[i].Name)
+		racks[i] = nodes[i].Rack
+	}
+	net := rackNet{racks: racks, in: p.cfg.BandwidthBps, cross: p.cfg.CrossRackBandwidthBps, latS: p.cfg.LatencyMS / 1000}
+	jt := jobType(a)
+	exec := func(i int, bytes int64) float64 { return p.reduceSPerGB(ctx, jt, nodes[i]) * float64(bytes) / 1e9 }
+	plan, where := map[int]Binding{}, map[int]string{}
+	for _, b := range BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec) {
+		p.log.Debug().Str("app", a.ID).Int("partition", b.Partition).Str("node", ms[b.Machine].Name).
+			Int("reducers", b.Reducers).Int64("bytes", b.Bytes).Float64("now", float64(v.Now())/1000).
+			Float64("start", b.Start).Float64("finish", b.Finish).Msg("tmar bind")
+		plan[b.Partition], where[b.Partition] = b, ms[b.Machine].Name
+	}
+	p.plans[a.ID], p.planNode[a.ID] = plan, where
+	return true
+}
+
+// placeReducer names the node PRB bound the reducer's partition to, as soon
+// as the reducer is requested: a binding that arrived with the next tick
+// would come after the ResourceManager had already placed it. The place is
+// a reservation (strict) like a map's, and the reducer's core is reserved
+// until its planned finish.
+func (p *Plugin) placeReducer(ctx context.Context, v cluster.View, t *cluster.Task) ([]policy.NodeScore, *policy.Status) {
+	if t.Partition < 0 || !p.plan(ctx, v, t.App) {
+		return nil, policy.NewStatus(policy.Skip, "partitions not bound yet (map outputs missing)")
+	}
+	b, ok := p.plans[t.App.ID][t.Partition]
+	if !ok {
+		return nil, policy.NewStatus(policy.Skip, "partition not in the PRB plan")
+	}
+	node := p.planNode[t.App.ID][t.Partition]
+	p.reserved[t.ID] = reservation{task: t, node: node, finish: b.Finish}
+	return []policy.NodeScore{{Node: node, Score: 1}}, nil
+}
+
 // Bind is Algorithms 3 and 4 (PRB): once every map of an app has finished
 // and reported its output, bind each partition, largest first, to the node
-// where its reducers finish first, with ceil(size / R_split) reducers.
+// where its reducers finish first, with ceil(size / R_split) reducers. The
+// binding of a partition whose reducer has not started is renewed each
+// tick (the engine drops the repeats while one is in force), so it holds
+// however long the reducer waits for its node.
 func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
 	out := p.holds(v)
+	now := float64(v.Now()) / 1000
+	for id := range p.plans {
+		if a := v.App(id); a == nil || a.Finished() {
+			delete(p.plans, id)
+			delete(p.planNode, id)
+		}
+	}
 	for _, a := range v.Apps() {
-		if p.bound[a.ID] || a.Finished() || a.Maps == 0 || a.Reduces == 0 {
+		if a.Finished() || !p.plan(ctx, v, a) {
 			continue
 		}
-		if a.Count[events.Map].Succeeded < a.Maps {
-			continue
+		started := map[int]bool{}
+		for _, t := range a.Tasks {
+			if t.Kind == events.Reduce && t.State != cluster.TaskPending {
+				started[t.Partition] = true
+			}
 		}
-		ms := p.model(ctx, v) // also indexes nodes for partitions
-		parts, ok := p.partitions(a)
-		if !ok {
-			continue
+		plan := p.plans[a.ID]
+		ids := make([]int, 0, len(plan))
+		for id := range plan {
+			if !started[id] {
+				ids = append(ids, id)
+			}
 		}
-		p.bound[a.ID] = true
-		racks := make([]string, len(ms))
-		nodes := make([]*cluster.Node, len(ms))
-		for i := range ms {
-			nodes[i] = v.Node(ms[i].Name)
-			racks[i] = nodes[i].Rack
-		}
-		net := rackNet{racks: racks, in: p.cfg.BandwidthBps, cross: p.cfg.CrossRackBandwidthBps, latS: p.cfg.LatencyMS / 1000}
-		jt := jobType(a)
-		exec := func(i int, bytes int64) float64 { return p.reduceSPerGB(ctx, jt, nodes[i]) * float64(bytes) / 1e9 }
-		for _, b := range BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec) {
-			out = append(out, policy.Hint{Kind: policy.KindReduceBinding, App: a.ID, Partition: b.Partition,
-				Node: ms[b.Machine].Name, Reducers: b.Reducers,
-				Reason: fmt.Sprintf("PRB: reducers finish at +%.1fs there (eq. 3-5)", b.Finish-float64(v.Now())/1000)})
+		sort.Ints(ids)
+		for _, id := range ids {
+			b := plan[id]
+			out = append(out, policy.Hint{Kind: policy.KindReduceBinding, App: a.ID, Partition: id,
+				Node: p.planNode[a.ID][id], Reducers: b.Reducers,
+				Reason: fmt.Sprintf("PRB: reducers finish at +%.1fs there (eq. 3-5)", b.Finish-now)})
 		}
 	}
 	return out, nil
@@ -503,7 +596,7 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 		r := p.reserved[id]
 		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
 			Nodes:  []policy.NodeScore{{Node: r.node, Score: 1, Locality: locality(v.Node(r.node), splitHosts(r.task), v)}},
-			Reason: fmt.Sprintf("TMaR plan: finishes at +%.1fs there (Algorithm 1)", r.finish-now)})
+			Reason: fmt.Sprintf("TMaR plan: finishes at +%.1fs there (Algorithms 1, 3)", r.finish-now)})
 	}
 	return out
 }
@@ -531,6 +624,9 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 			}
 			part.Bytes += o.Bytes
 			part.At[i] += o.Bytes
+			if !p.cfg.SpawnReducers {
+				part.Run = 1
+			}
 		}
 	}
 	ids := make([]int, 0, len(byID))

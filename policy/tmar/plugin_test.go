@@ -123,33 +123,52 @@ func TestBindAfterAllMapOutputs(t *testing.T) {
 			Partitions: []events.PartitionSize{{ID: 0, Bytes: big}, {ID: 1, Bytes: 10e6}}})
 	}
 	e.add(events.Event{Type: events.NodeHeartbeat, TS: 12000, Node: "n1:8041"})
-	eng, _ := build(t, Name, nil)
-	hints := applyAll(eng, e.list)
-	var binds []policy.Hint
-	for _, h := range hints {
-		if h.Kind == policy.KindReduceBinding {
-			binds = append(binds, h)
-		}
-	}
-	if len(binds) != 2 {
-		t.Fatalf("reduce-binding hints = %+v", binds)
-	}
-	// 2.2 GB with R_split 1 GiB -> 3 reducers of 0.73 GB. On n2, where 2 GB
-	// lie, data is ready at +0.8 s but each reducer takes 44 s (60 s/GB):
-	// done at +88.8 s. On n1 (twice the clock) the 2 GB arrive at +16 s and
-	// reducers take 22 s: done at +60 s, so PRB picks n1 (eq. 3-5).
-	if b := binds[0]; b.Partition != 0 || b.Reducers != 3 || b.Node != "n1:8041" || b.Reason != "PRB: reducers finish at +60.0s there (eq. 3-5)" {
-		t.Fatalf("partition 0 binding = %+v", b)
-	}
-	if b := binds[1]; b.Partition != 1 || b.Reducers != 1 {
-		t.Fatalf("partition 1 binding = %+v", b)
-	}
-	// Bound once: a later tick adds nothing.
-	more := eng.Tick(context.Background(), 20000)
-	for _, h := range more {
-		if h.Kind == policy.KindReduceBinding {
-			t.Fatalf("rebound: %+v", h)
-		}
+	// Partition 0: 2.2 GB, R_split 1 GiB -> N_R = 3. On n1 (twice the
+	// clock, 30 s/GB) the 2.1 GB remote arrive through its link at +16.8 s;
+	// on n2, where 2 GB lie, at +0.8 s, but it reduces at 60 s/GB.
+	for _, c := range []struct {
+		name   string
+		spawn  bool
+		reason string
+	}{
+		// One reducer per partition (stock MapReduce): n1 16.8 + 66 = 82.8 s,
+		// n2 0.8 + 132 s.
+		{"one reducer", false, "PRB: reducers finish at +82.8s there (eq. 3-5)"},
+		// The paper's N_R = 3 reducers of 0.73 GB on 2 cores, the third
+		// queued: n1 16.8 + 22 + 22 = 60.8 s, n2 0.8 + 44 + 44 = 88.8 s.
+		{"spawn N_R", true, "PRB: reducers finish at +60.8s there (eq. 3-5)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+				into.(*Config).SpawnReducers = c.spawn
+				return nil
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := engine.New(policy.NewStack(p), engine.Options{})
+			var binds []policy.Hint
+			for _, h := range applyAll(eng, e.list) {
+				if h.Kind == policy.KindReduceBinding {
+					binds = append(binds, h)
+				}
+			}
+			if len(binds) != 2 {
+				t.Fatalf("reduce-binding hints = %+v", binds)
+			}
+			if b := binds[0]; b.Partition != 0 || b.Reducers != 3 || b.Node != "n1:8041" || b.Reason != c.reason {
+				t.Fatalf("partition 0 binding = %+v, want n1, N_R 3, %q", b, c.reason)
+			}
+			if b := binds[1]; b.Partition != 1 || b.Reducers != 1 {
+				t.Fatalf("partition 1 binding = %+v", b)
+			}
+			// Renewed each tick, but the engine drops repeats while in force.
+			for _, h := range eng.Tick(context.Background(), 20000) {
+				if h.Kind == policy.KindReduceBinding {
+					t.Fatalf("rebound: %+v", h)
+				}
+			}
+		})
 	}
 }
 

@@ -20,7 +20,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/rs/zerolog"
 
 	"go.yaml.in/yaml/v3"
 
@@ -76,12 +80,21 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 	base := fs.String("scenario", "scenarios/tmar-hetero-10.yaml", "base scenario (10 hosts)")
 	seeds := fs.Int("seeds", 3, "seeds 1..N per configuration; figures are means")
 	jsonOut := fs.String("json", "", "also write every cell as JSON to this file")
+	only := fs.String("kinds", "", "comma list of jobs to run (default: all)")
+	hostsOnly := fs.Int("hosts", 0, "run only this cluster size (10, 20 or 30; default: all)")
+	traceDir := fs.String("trace", "", "write each run's events (JSONL) and debug-level policy log here")
 	if err := fs.Parse(argv); err != nil {
 		return err
 	}
 	var cells []cell
 	for _, k := range kinds {
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), k.name) {
+			continue
+		}
 		for _, sz := range sizes {
+			if *hostsOnly != 0 && sz.hosts != *hostsOnly {
+				continue
+			}
 			for _, st := range stacks {
 				c := cell{Kind: k.name, Hosts: sz.hosts, Stack: st}
 				for seed := 1; seed <= *seeds; seed++ {
@@ -89,7 +102,15 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 					if err != nil {
 						return err
 					}
-					r, err := sim.Run(ctx, sc, st, sim.Options{})
+					opts := sim.Options{}
+					if *traceDir != "" {
+						closeTrace, err := traceTo(&opts, *traceDir, fmt.Sprintf("%s-%d-%s-seed%d", k.name, sz.hosts, st, seed))
+						if err != nil {
+							return err
+						}
+						defer closeTrace()
+					}
+					r, err := sim.Run(ctx, sc, st, opts)
 					if err != nil {
 						return fmt.Errorf("%s %d hosts %s: %w", k.name, sz.hosts, st, err)
 					}
@@ -103,6 +124,9 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 		}
 	}
 	printTable(w, cells)
+	if *only != "" || *hostsOnly != 0 {
+		return nil // the claims average over every job and size
+	}
 	printClaims(w, cells)
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(cells, "", "  ")
@@ -111,6 +135,26 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// traceTo points the run's event log and debug-level policy log at
+// DIR/NAME.events.jsonl and DIR/NAME.log.jsonl (TMaR logs its plan there).
+func traceTo(opts *sim.Options, dir, name string) (func(), error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("trace dir: %w", err)
+	}
+	ev, err := os.Create(filepath.Join(dir, name+".events.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	lg, err := os.Create(filepath.Join(dir, name+".log.jsonl"))
+	if err != nil {
+		ev.Close()
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	opts.Events = ev
+	opts.Log = zerolog.New(lg).Level(zerolog.DebugLevel)
+	return func() { ev.Close(); lg.Close() }, nil
 }
 
 // scenario scales the base to hosts and swaps in one job of kind k, with
@@ -140,7 +184,7 @@ func scenario(path string, k jobKind, hosts int, inputGB float64, seed uint64) (
 	maps := int((input + int64(blockMB)*(1<<20) - 1) / (int64(blockMB) * (1 << 20)))
 	shuffle := float64(input) * k.selectivity
 	reduces := max(1, int(shuffle/(1<<30)))
-	sc.Jobs = []trace.Job{{Name: k.name, Type: k.name, Queue: "default", InputBytes: input, Maps: maps, Reduces: reduces,
+	sc.Jobs = []trace.Job{{Name: k.name, Type: k.name, Queue: "default", User: "bench", InputBytes: input, Maps: maps, Reduces: reduces,
 		MapSPerBlock: k.mapSPerBlock, ReduceSPerGB: k.reduceSPerGB, ShuffleRatio: k.selectivity, Skew: 0.3}}
 
 	// Preprocessing (the paper's profiling stage): per node, a map's time is
