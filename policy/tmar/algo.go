@@ -63,6 +63,7 @@ func (m *Machine) addedEnergy(start, exec float64) float64 {
 // Placement is where one task goes and when it finishes.
 type Placement struct {
 	Machine int
+	Task    int // PlanMaps: index of the task placed
 	Start   float64
 	Finish  float64
 }
@@ -249,4 +250,97 @@ func transferTime(to int, p Partition, net Network) float64 {
 		lat = math.Max(lat, net.Latency(from, to))
 	}
 	return lat + total
+}
+
+// MapTask is one unscheduled map for PlanMaps.
+type MapTask struct {
+	// Local lists the machines that hold the task's input (its replicas).
+	Local []int
+	// Read is the time to read the input node-local, rack-local and
+	// off-rack (added to the machine's Map_Matrix entry).
+	Read [3]float64
+}
+
+// PlanMaps is Algorithm 1 over a batch of maps (with powerAware, Algorithm
+// 2): repeatedly the core that finishes a map first gets one (line 5) and
+// the core-available vector is updated (line 6). Line 5 leaves open which of
+// the unscheduled maps the core takes; ours takes one whose input is on the
+// machine, else in its rack, else the first left, so the plan keeps maps
+// data-local whenever that costs no finish time. rack gives each machine's
+// rack index. The returned placements are in planning order; Task is the
+// index into tasks. ms's CoreFree vectors are updated in place.
+func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, powerAware bool) []Placement {
+	nodeQ := make([][]int, len(ms))
+	rackQ := map[int][]int{}
+	for ti, t := range tasks {
+		seen := map[int]bool{}
+		for _, m := range t.Local {
+			if m < 0 || m >= len(ms) {
+				continue
+			}
+			nodeQ[m] = append(nodeQ[m], ti)
+			if r := rack[m]; !seen[r] {
+				seen[r] = true
+				rackQ[r] = append(rackQ[r], ti)
+			}
+		}
+	}
+	done := make([]bool, len(tasks))
+	anyHead := 0
+	// first returns the first task of q not yet planned, dropping the
+	// planned ones before it.
+	first := func(q *[]int) int {
+		for len(*q) > 0 && done[(*q)[0]] {
+			*q = (*q)[1:]
+		}
+		if len(*q) == 0 {
+			return -1
+		}
+		return (*q)[0]
+	}
+	out := make([]Placement, 0, len(tasks))
+	for range tasks {
+		best, bestTask := -1, -1
+		var bestCore int
+		var bestStart, bestFinish, bestEnergy float64
+		for i := range ms {
+			core, free := ms[i].earliest()
+			if core < 0 {
+				continue
+			}
+			ti, level := first(&nodeQ[i]), 0
+			if ti < 0 {
+				q := rackQ[rack[i]]
+				ti, level = first(&q), 1
+				rackQ[rack[i]] = q
+			}
+			if ti < 0 {
+				for anyHead < len(tasks) && done[anyHead] {
+					anyHead++
+				}
+				ti, level = anyHead, 2
+			}
+			exe := exec(i) + tasks[ti].Read[level]
+			start := math.Max(free, ready)
+			finish := start + exe
+			switch {
+			case best < 0 || finish < bestFinish-tieEpsilon:
+				best, bestTask, bestCore, bestStart, bestFinish = i, ti, core, start, finish
+				if powerAware {
+					bestEnergy = ms[i].addedEnergy(start, exe)
+				}
+			case powerAware && finish <= bestFinish+tieEpsilon:
+				if e := ms[i].addedEnergy(start, exe); e < bestEnergy {
+					best, bestTask, bestCore, bestStart, bestFinish, bestEnergy = i, ti, core, start, finish, e
+				}
+			}
+		}
+		if best < 0 {
+			break
+		}
+		done[bestTask] = true
+		ms[best].CoreFree[bestCore] = bestFinish
+		out = append(out, Placement{Machine: best, Task: bestTask, Start: bestStart, Finish: bestFinish})
+	}
+	return out
 }

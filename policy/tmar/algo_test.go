@@ -139,3 +139,47 @@ func TestPRBHandWorked(t *testing.T) {
 		t.Fatalf("m0 cores not updated: %v", ms[0].CoreFree)
 	}
 }
+
+// PlanMaps follows Algorithm 1 for which core goes next and, of the maps
+// left, gives that core one stored on it: two 1-core machines in one rack,
+// machine 0 twice as fast; reading a split from the other machine costs 1 s.
+func TestPlanMapsKeepsMapsLocal(t *testing.T) {
+	rd := [3]float64{0, 1, 2}
+	cases := []struct {
+		name     string
+		tasks    []MapTask
+		machines []int     // machine of each task, by task index
+		finish   []float64 // finish of each task, by task index
+	}{
+		{
+			// Machine 0 (2 s) takes both of its own maps before machine 1
+			// (4 s) takes its: finishes 2, 4 on m0 and 4 on m1.
+			name:     "each core its own maps",
+			tasks:    []MapTask{{Local: []int{1}, Read: rd}, {Local: []int{0}, Read: rd}, {Local: []int{0}, Read: rd}},
+			machines: []int{1, 0, 0},
+			finish:   []float64{4, 2, 4},
+		},
+		{
+			// All three maps are on m1: m0 reads remotely (3 s a map) and
+			// still finishes first twice (3, 6), m1 takes one (4).
+			name:     "remote when that finishes first",
+			tasks:    []MapTask{{Local: []int{1}, Read: rd}, {Local: []int{1}, Read: rd}, {Local: []int{1}, Read: rd}},
+			machines: []int{0, 1, 0},
+			finish:   []float64{3, 4, 6},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ms := []Machine{{CoreFree: []float64{0}}, {CoreFree: []float64{0}}}
+			ps := PlanMaps(ms, []int{0, 0}, c.tasks, 0, func(m int) float64 { return []float64{2, 4}[m] }, false)
+			if len(ps) != len(c.tasks) {
+				t.Fatalf("placements = %+v", ps)
+			}
+			for _, p := range ps {
+				if p.Machine != c.machines[p.Task] || p.Finish != c.finish[p.Task] {
+					t.Errorf("task %d on m%d finishing %v, want m%d at %v", p.Task, p.Machine, p.Finish, c.machines[p.Task], c.finish[p.Task])
+				}
+			}
+		})
+	}
+}

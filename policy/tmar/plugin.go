@@ -46,6 +46,9 @@ type Config struct {
 	// by default PRB's finish times are those of that one reducer (N_R is
 	// still reported in the hint).
 	SpawnReducers bool `yaml:"spawn_reducers"`
+	// Replan runs Algorithm 1 again on every tick over the planned maps
+	// that have not started, with the cores and Map_Matrix of that moment.
+	Replan bool `yaml:"replan"`
 	// Seeds from profiling runs: job type -> node -> seconds (map) or s/GB (reduce).
 	MapMatrix    map[string]map[string]float64 `yaml:"map_matrix"`
 	ReduceMatrix map[string]map[string]float64 `yaml:"reduce_matrix"`
@@ -56,7 +59,7 @@ func DefaultConfig() Config {
 	return Config{
 		RSplitBytes: 1 << 30, BandwidthBps: 125e6, CrossRackBandwidthBps: 125e6, LatencyMS: 0.2,
 		DefaultMapS: 20, DefaultReduceSPerGB: 60, ReferenceMHz: 2400, Alpha: 0.3, ContainerVCores: 1, TopNodes: 5,
-		Strict: true,
+		Strict: true, Replan: true,
 	}
 }
 
@@ -184,7 +187,15 @@ func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) 
 	dur := float64(at.FinishTS-at.StartTS) / 1000
 	switch t.Kind {
 	case events.Map:
-		m.Map[at.Node] = p.ewma(m.Map[at.Node], dur)
+		// The matrix holds the node's own time; the input read the
+		// attempt's locality cost is added back per task when placing.
+		loc := at.Locality
+		if loc == "" {
+			loc = locality(v.Node(at.Node), splitHosts(t), v)
+		}
+		if d := dur - p.readCost(t, loc); d > 0 {
+			m.Map[at.Node] = p.ewma(m.Map[at.Node], d)
+		}
 	case events.Reduce:
 		bytes := partitionBytes(t.App, t.Partition)
 		if bytes <= 0 {
@@ -268,6 +279,29 @@ func (p *Plugin) mapExec(ctx context.Context, jt string, n *cluster.Node) float6
 		return s
 	}
 	return p.cfg.DefaultMapS * p.nodeSpeedScale(n)
+}
+
+// readCost is the time a map spends reading its split at a locality level
+// (ours; the paper's maps read from a shared store at one cost): nothing
+// node-local, L + bytes / C_B from a node of the rack, and through the
+// core, one more hop at the cross-rack bandwidth, off-rack.
+func (p *Plugin) readCost(t *cluster.Task, loc events.Locality) float64 {
+	var bytes int64
+	for _, s := range t.Splits {
+		bytes += s.Length
+	}
+	if bytes <= 0 {
+		return 0
+	}
+	lat := p.cfg.LatencyMS / 1000
+	rack := lat + float64(bytes)/p.cfg.BandwidthBps
+	switch loc {
+	case events.RackLocal:
+		return rack
+	case events.OffRack:
+		return rack + lat + float64(bytes)/p.cfg.CrossRackBandwidthBps
+	}
+	return 0
 }
 
 // reduceSPerGB is the Reduce_Matrix entry for a node.
@@ -391,7 +425,13 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	for _, n := range nodes {
 		byName[n.ID] = n
 	}
-	exec := func(i int) float64 { return p.mapExec(ctx, jt, byName[ms[i].Name]) }
+	hosts := splitHosts(t)
+	// Map_Matrix plus reading the split there: the plan keeps maps
+	// data-local when that costs no finish time.
+	exec := func(i int) float64 {
+		n := byName[ms[i].Name]
+		return p.mapExec(ctx, jt, n) + p.readCost(t, locality(n, hosts, v))
+	}
 
 	// Rank every machine by the finish time this task would have there,
 	// before committing the Algorithm 1 choice.
@@ -413,7 +453,6 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	p.log.Debug().Str("task", t.ID).Str("node", ms[best.Machine].Name).Float64("now", now).
 		Float64("start", best.Start).Float64("finish", best.Finish).Msg("tmar plan")
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
-	hosts := splitHosts(t)
 	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: locality(byName[ms[best.Machine].Name], hosts, v)}}
 	for _, c := range cands {
 		if len(scores) >= p.cfg.TopNodes || p.cfg.Strict {
@@ -540,6 +579,9 @@ func (p *Plugin) placeReducer(ctx context.Context, v cluster.View, t *cluster.Ta
 // tick (the engine drops the repeats while one is in force), so it holds
 // however long the reducer waits for its node.
 func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
+	if p.cfg.Replan {
+		p.replan(ctx, v)
+	}
 	out := p.holds(v)
 	now := float64(v.Now()) / 1000
 	for id := range p.plans {
@@ -574,6 +616,82 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 		}
 	}
 	return out, nil
+}
+
+// replan runs Algorithm 1 again, as one batch (PlanMaps), over every map
+// TMaR planned that has not started: from the cores as they are now and the
+// Map_Matrix as learned so far, apps in submission order, each map taking
+// the core that finishes it first and each core a map local to it when one
+// is left. The new plan replaces the old reservations; holds then renews or
+// moves the strict place hints.
+func (p *Plugin) replan(ctx context.Context, v cluster.View) {
+	var tasks []*cluster.Task
+	for _, r := range p.reserved {
+		if r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
+			tasks = append(tasks, r.task)
+		}
+	}
+	if len(tasks) == 0 {
+		return
+	}
+	sort.Slice(tasks, func(a, b int) bool {
+		ta, tb := tasks[a], tasks[b]
+		if ta.App != tb.App {
+			if ta.App.SubmitTS != tb.App.SubmitTS {
+				return ta.App.SubmitTS < tb.App.SubmitTS
+			}
+			return ta.App.ID < tb.App.ID
+		}
+		return ta.ID < tb.ID
+	})
+	for _, t := range tasks {
+		delete(p.reserved, t.ID)
+	}
+	p.modelAt = -1 // rebuild without them
+	ms := p.model(ctx, v)
+	now := float64(v.Now()) / 1000
+	racks := map[string]int{}
+	rack := make([]int, len(ms))
+	nodes := make([]*cluster.Node, len(ms))
+	byHost := make(map[string]int, 2*len(ms))
+	for i := range ms {
+		nodes[i] = v.Node(ms[i].Name)
+		r, ok := racks[nodes[i].Rack]
+		if !ok {
+			r = len(racks)
+			racks[nodes[i].Rack] = r
+		}
+		rack[i] = r
+		byHost[ms[i].Name], byHost[hostOf(ms[i].Name)] = i, i
+	}
+	for lo := 0; lo < len(tasks); {
+		hi := lo
+		for hi < len(tasks) && tasks[hi].App == tasks[lo].App {
+			hi++
+		}
+		batch := tasks[lo:hi]
+		jt := jobType(batch[0].App)
+		mts := make([]MapTask, len(batch))
+		for k, t := range batch {
+			seen := map[int]bool{}
+			for _, sp := range t.Splits {
+				for _, h := range sp.Hosts {
+					if i, ok := byHost[h]; ok && !seen[i] {
+						seen[i] = true
+						mts[k].Local = append(mts[k].Local, i)
+					}
+				}
+			}
+			sort.Ints(mts[k].Local)
+			mts[k].Read = [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}
+		}
+		exec := func(i int) float64 { return p.mapExec(ctx, jt, nodes[i]) }
+		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.powerAware) {
+			t := batch[pl.Task]
+			p.reserved[t.ID] = reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish}
+		}
+		lo = hi
+	}
 }
 
 // holds renews the strict place hints of planned maps that have not started:

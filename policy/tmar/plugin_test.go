@@ -172,6 +172,49 @@ func TestBindAfterAllMapOutputs(t *testing.T) {
 	}
 }
 
+// A reducer requested once every map output exists gets its partition's
+// PRB node at once, as a strict place hint (before the next tick), and that
+// node agrees with the reduce-binding hint of the tick.
+func TestReducerPlacedOnBoundNodeWhenRequested(t *testing.T) {
+	var e evs
+	cluster3(&e)
+	nodes := []string{"n1:8041", "n2:8041", "n3:8041"}
+	for i := range 3 {
+		task, att := mapTask(i), fmt.Sprintf("m%d_0", i)
+		e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: task, Kind: events.Map})
+		e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: task, Attempt: att, Container: "c" + att, Node: nodes[i]})
+		e.add(events.Event{Type: events.TaskFinished, TS: 9000, App: "a1", Task: task, Attempt: att, State: events.StateSucceeded})
+		e.add(events.Event{Type: events.MapOutput, TS: 9000, App: "a1", Task: task, Attempt: att, Node: nodes[i],
+			Partitions: []events.PartitionSize{{ID: 0, Bytes: 2e9}}})
+	}
+	part := 0
+	e.add(events.Event{Type: events.TaskPending, TS: 9000, App: "a1", Task: "task_1_0001_r_000000", Kind: events.Reduce, Partition: &part})
+	eng, _ := build(t, Name, nil)
+	var place *policy.Hint
+	for _, h := range applyAll(eng, e.list) {
+		if h.Kind == policy.KindPlace && h.Task == "task_1_0001_r_000000" {
+			place = &h
+		}
+	}
+	if place == nil || !place.Strict || len(place.Nodes) != 1 {
+		t.Fatalf("reducer place hint = %+v, want one strict node", place)
+	}
+	// 6 GB, 2 GB on each node: n1 (30 s/GB) gets 4 GB in 32 s and reduces
+	// in 180 s; n2, n3 need 360 s. PRB picks n1.
+	if place.Nodes[0].Node != "n1:8041" {
+		t.Fatalf("reducer placed on %s, want n1:8041", place.Nodes[0].Node)
+	}
+	var bound string
+	for _, h := range eng.Tick(context.Background(), 10000) {
+		if h.Kind == policy.KindReduceBinding && h.Partition == 0 {
+			bound = h.Node
+		}
+	}
+	if bound != place.Nodes[0].Node {
+		t.Fatalf("reduce-binding on %q, place hint on %q", bound, place.Nodes[0].Node)
+	}
+}
+
 func TestConfigValidation(t *testing.T) {
 	_, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
 		into.(*Config).Alpha = 2
