@@ -68,44 +68,100 @@ type Placement struct {
 	Finish  float64
 }
 
-// MapSchedule is Algorithm 1 (and, with powerAware, Algorithm 2 / TMaR*):
+// PowerTie is Algorithm 2's tie-break. With Power off the plan is
+// Algorithm 1: the earliest finish wins, the first machine among equals.
+// With Power on, of the candidates that finish within Within seconds of the
+// earliest the one that adds the least cluster power wins (eq. 2). Within
+// is ours: the paper ties only equal times, which real per-node times seldom
+// are; the ResourceManager starts nothing more precisely than a heartbeat,
+// so finishes one heartbeat apart are the same to it. The chosen finish is
+// never later than the earliest plus Within.
+//
+// WithinMakespan (ours, the "same makespan" of Table 5 taken literally):
+// a candidate also ties when it finishes no later than the plan's current
+// makespan (the latest busy core), so the tail of a schedule may go to
+// slower, lower-power cores without making the plan longer.
+type PowerTie struct {
+	Power          bool
+	Within         float64
+	WithinMakespan bool
+}
+
+// horizon is the latest core-available time of the machines: the plan's
+// makespan so far.
+func horizon(ms []Machine) float64 {
+	var h float64
+	for i := range ms {
+		for _, f := range ms[i].CoreFree {
+			h = math.Max(h, f)
+		}
+	}
+	return h
+}
+
+// cand is one machine's offer for the next task.
+type cand struct {
+	machine, core, task int
+	start, finish, exec float64
+}
+
+// choose returns the index in cs of the winner, -1 if cs is empty.
+func (pt PowerTie) choose(ms []Machine, cs []cand, span float64) int {
+	best := -1
+	for k, c := range cs {
+		if best < 0 || c.finish < cs[best].finish-tieEpsilon {
+			best = k
+		}
+	}
+	if best < 0 || !pt.Power {
+		return best
+	}
+	limit := cs[best].finish + math.Max(0, pt.Within) + tieEpsilon
+	if pt.WithinMakespan {
+		limit = math.Max(limit, span+tieEpsilon)
+	}
+	bestE := ms[cs[best].machine].addedEnergy(cs[best].start, cs[best].exec)
+	for k, c := range cs {
+		if c.finish > limit || k == best {
+			continue
+		}
+		e := ms[c.machine].addedEnergy(c.start, c.exec)
+		if e < bestE-1e-9 || (e <= bestE+1e-9 && c.finish < cs[best].finish-tieEpsilon) {
+			best, bestE = k, e
+		}
+	}
+	return best
+}
+
+// MapSchedule is Algorithm 1 (and, with tie.Power, Algorithm 2 / TMaR*):
 // repeatedly give the next unscheduled map to the core that minimises its
 // finish time (line 5) and update the core-available vector (line 6). exec
 // returns the job's map execution time on a machine (its Map_Matrix row);
 // ready is when the tasks may start. The machines' CoreFree vectors are
 // updated in place so successive calls continue the same schedule.
-func MapSchedule(ms []Machine, tasks int, ready float64, exec func(machine int) float64, powerAware bool) []Placement {
+func MapSchedule(ms []Machine, tasks int, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
 	out := make([]Placement, 0, tasks)
+	cs := make([]cand, 0, len(ms))
+	span := horizon(ms)
 	for range tasks {
-		best := -1
-		var bestCore int
-		var bestStart, bestFinish, bestEnergy float64
+		cs = cs[:0]
 		for i := range ms {
 			core, free := ms[i].earliest()
 			if core < 0 {
 				continue
 			}
 			start := math.Max(free, ready)
-			finish := start + exec(i)
-			switch {
-			case best < 0 || finish < bestFinish-tieEpsilon:
-				best, bestCore, bestStart, bestFinish = i, core, start, finish
-				if powerAware {
-					bestEnergy = ms[i].addedEnergy(start, exec(i))
-				}
-			case powerAware && finish <= bestFinish+tieEpsilon:
-				// Algorithm 2: candidates equal on time; keep the one that
-				// adds less cluster power (eq. 2).
-				if e := ms[i].addedEnergy(start, exec(i)); e < bestEnergy {
-					best, bestCore, bestStart, bestFinish, bestEnergy = i, core, start, finish, e
-				}
-			}
+			e := exec(i)
+			cs = append(cs, cand{machine: i, core: core, start: start, finish: start + e, exec: e})
 		}
-		if best < 0 {
+		k := tie.choose(ms, cs, span)
+		if k < 0 {
 			break
 		}
-		ms[best].CoreFree[bestCore] = bestFinish
-		out = append(out, Placement{Machine: best, Start: bestStart, Finish: bestFinish})
+		c := cs[k]
+		ms[c.machine].CoreFree[c.core] = c.finish
+		span = math.Max(span, c.finish)
+		out = append(out, Placement{Machine: c.machine, Start: c.start, Finish: c.finish})
 	}
 	return out
 }
@@ -261,7 +317,7 @@ type MapTask struct {
 	Read [3]float64
 }
 
-// PlanMaps is Algorithm 1 over a batch of maps (with powerAware, Algorithm
+// PlanMaps is Algorithm 1 over a batch of maps (with tie.Power, Algorithm
 // 2): repeatedly the core that finishes a map first gets one (line 5) and
 // the core-available vector is updated (line 6). Line 5 leaves open which of
 // the unscheduled maps the core takes; ours takes one whose input is on the
@@ -269,7 +325,7 @@ type MapTask struct {
 // data-local whenever that costs no finish time. rack gives each machine's
 // rack index. The returned placements are in planning order; Task is the
 // index into tasks. ms's CoreFree vectors are updated in place.
-func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, powerAware bool) []Placement {
+func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
 	nodeQ := make([][]int, len(ms))
 	rackQ := map[int][]int{}
 	for ti, t := range tasks {
@@ -289,58 +345,52 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 	anyHead := 0
 	// first returns the first task of q not yet planned, dropping the
 	// planned ones before it.
-	first := func(q *[]int) int {
-		for len(*q) > 0 && done[(*q)[0]] {
-			*q = (*q)[1:]
+	first := func(q []int) ([]int, int) {
+		for len(q) > 0 && done[q[0]] {
+			q = q[1:]
 		}
-		if len(*q) == 0 {
-			return -1
+		if len(q) == 0 {
+			return q, -1
 		}
-		return (*q)[0]
+		return q, q[0]
 	}
 	out := make([]Placement, 0, len(tasks))
+	cs := make([]cand, 0, len(ms))
+	span := horizon(ms)
 	for range tasks {
-		best, bestTask := -1, -1
-		var bestCore int
-		var bestStart, bestFinish, bestEnergy float64
+		cs = cs[:0]
 		for i := range ms {
 			core, free := ms[i].earliest()
 			if core < 0 {
 				continue
 			}
-			ti, level := first(&nodeQ[i]), 0
+			var ti int
+			level := 0
+			nodeQ[i], ti = first(nodeQ[i])
 			if ti < 0 {
-				q := rackQ[rack[i]]
-				ti, level = first(&q), 1
-				rackQ[rack[i]] = q
+				level = 1
+				rackQ[rack[i]], ti = first(rackQ[rack[i]])
 			}
 			if ti < 0 {
+				level = 2
 				for anyHead < len(tasks) && done[anyHead] {
 					anyHead++
 				}
-				ti, level = anyHead, 2
+				ti = anyHead
 			}
-			exe := exec(i) + tasks[ti].Read[level]
+			e := exec(i) + tasks[ti].Read[level]
 			start := math.Max(free, ready)
-			finish := start + exe
-			switch {
-			case best < 0 || finish < bestFinish-tieEpsilon:
-				best, bestTask, bestCore, bestStart, bestFinish = i, ti, core, start, finish
-				if powerAware {
-					bestEnergy = ms[i].addedEnergy(start, exe)
-				}
-			case powerAware && finish <= bestFinish+tieEpsilon:
-				if e := ms[i].addedEnergy(start, exe); e < bestEnergy {
-					best, bestTask, bestCore, bestStart, bestFinish, bestEnergy = i, ti, core, start, finish, e
-				}
-			}
+			cs = append(cs, cand{machine: i, core: core, task: ti, start: start, finish: start + e, exec: e})
 		}
-		if best < 0 {
+		k := tie.choose(ms, cs, span)
+		if k < 0 {
 			break
 		}
-		done[bestTask] = true
-		ms[best].CoreFree[bestCore] = bestFinish
-		out = append(out, Placement{Machine: best, Task: bestTask, Start: bestStart, Finish: bestFinish})
+		c := cs[k]
+		done[c.task] = true
+		ms[c.machine].CoreFree[c.core] = c.finish
+		span = math.Max(span, c.finish)
+		out = append(out, Placement{Machine: c.machine, Task: c.task, Start: c.start, Finish: c.finish})
 	}
 	return out
 }

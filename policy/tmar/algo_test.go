@@ -45,7 +45,7 @@ func energy(ps []Placement, ms []Machine, exec func(int) float64) float64 {
 // eight equal tasks finish by time 5, the fast 400 W resource doing most.
 func TestTable1Algorithm1(t *testing.T) {
 	ms, exec := table1()
-	ps := MapSchedule(ms, 8, 0, exec, false)
+	ps := MapSchedule(ms, 8, 0, exec, PowerTie{})
 	if got := makespan(ps); got != 5 {
 		t.Fatalf("makespan = %v, want 5 (paper Fig. 5)", got)
 	}
@@ -59,9 +59,9 @@ func TestTable1Algorithm1(t *testing.T) {
 // same makespan of 5, and the cluster uses less energy.
 func TestTable1TMaRStar(t *testing.T) {
 	msA, exec := table1()
-	plain := MapSchedule(msA, 8, 0, exec, false)
+	plain := MapSchedule(msA, 8, 0, exec, PowerTie{})
 	msB, _ := table1()
-	power := MapSchedule(msB, 8, 0, exec, true)
+	power := MapSchedule(msB, 8, 0, exec, PowerTie{Power: true})
 	if got := makespan(power); got != 5 {
 		t.Fatalf("TMaR* makespan = %v, want 5 (unchanged)", got)
 	}
@@ -93,7 +93,7 @@ func TestPAS(t *testing.T) {
 func TestMapScheduleContinuesFromBusyCores(t *testing.T) {
 	ms := []Machine{{CoreFree: []float64{8}}, {CoreFree: []float64{0}}}
 	// Machine 0 is 4x faster but busy until 8; machine 1 takes 10 s per task.
-	ps := MapSchedule(ms, 2, 0, func(m int) float64 { return []float64{2.5, 10}[m] }, false)
+	ps := MapSchedule(ms, 2, 0, func(m int) float64 { return []float64{2.5, 10}[m] }, PowerTie{})
 	if ps[0].Machine != 1 || ps[0].Finish != 10 {
 		t.Fatalf("first task: %+v, want machine 1 finishing at 10 (8+2.5=10.5 is later)", ps[0])
 	}
@@ -171,7 +171,7 @@ func TestPlanMapsKeepsMapsLocal(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ms := []Machine{{CoreFree: []float64{0}}, {CoreFree: []float64{0}}}
-			ps := PlanMaps(ms, []int{0, 0}, c.tasks, 0, func(m int) float64 { return []float64{2, 4}[m] }, false)
+			ps := PlanMaps(ms, []int{0, 0}, c.tasks, 0, func(m int) float64 { return []float64{2, 4}[m] }, PowerTie{})
 			if len(ps) != len(c.tasks) {
 				t.Fatalf("placements = %+v", ps)
 			}
@@ -179,6 +179,29 @@ func TestPlanMapsKeepsMapsLocal(t *testing.T) {
 				if p.Machine != c.machines[p.Task] || p.Finish != c.finish[p.Task] {
 					t.Errorf("task %d on m%d finishing %v, want m%d at %v", p.Task, p.Machine, p.Finish, c.machines[p.Task], c.finish[p.Task])
 				}
+			}
+		})
+	}
+}
+
+// Within widens Algorithm 2's tie: a 1-core 400 W machine finishing a task
+// at 5 and a 50 W one finishing it at 5.5.
+func TestPowerTieWithin(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tie  PowerTie
+		want int
+	}{
+		{"Algorithm 1", PowerTie{}, 0},
+		{"Algorithm 2, equal times only", PowerTie{Power: true}, 0},
+		{"Algorithm 2, within 1 s", PowerTie{Power: true, Within: 1}, 1},
+		{"Algorithm 2, within 0.4 s", PowerTie{Power: true, Within: 0.4}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ms := []Machine{{CoreFree: []float64{0}, PowerMaxW: 400}, {CoreFree: []float64{0}, PowerMaxW: 50}}
+			ps := MapSchedule(ms, 1, 0, func(m int) float64 { return []float64{5, 5.5}[m] }, c.tie)
+			if len(ps) != 1 || ps[0].Machine != c.want {
+				t.Fatalf("placed %+v, want machine %d", ps, c.want)
 			}
 		})
 	}

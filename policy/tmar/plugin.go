@@ -49,6 +49,12 @@ type Config struct {
 	// Replan runs Algorithm 1 again on every tick over the planned maps
 	// that have not started, with the cores and Map_Matrix of that moment.
 	Replan bool `yaml:"replan"`
+	// TieS: for tmar-power, finish times within this many seconds of the
+	// earliest count as tied (Algorithm 2; ours, see PowerTie).
+	TieS float64 `yaml:"tie_s"`
+	// TieMakespan: for tmar-power, a finish no later than the plan's current
+	// makespan also ties (ours, see PowerTie.WithinMakespan).
+	TieMakespan bool `yaml:"tie_makespan"`
 	// Seeds from profiling runs: job type -> node -> seconds (map) or s/GB (reduce).
 	MapMatrix    map[string]map[string]float64 `yaml:"map_matrix"`
 	ReduceMatrix map[string]map[string]float64 `yaml:"reduce_matrix"`
@@ -59,7 +65,7 @@ func DefaultConfig() Config {
 	return Config{
 		RSplitBytes: 1 << 30, BandwidthBps: 125e6, CrossRackBandwidthBps: 125e6, LatencyMS: 0.2,
 		DefaultMapS: 20, DefaultReduceSPerGB: 60, ReferenceMHz: 2400, Alpha: 0.3, ContainerVCores: 1, TopNodes: 5,
-		Strict: true, Replan: true,
+		Strict: true, Replan: true, TieS: 1,
 	}
 }
 
@@ -75,6 +81,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("container_vcores: must be > 0")
 	case c.DefaultMapS <= 0 || c.DefaultReduceSPerGB <= 0:
 		return fmt.Errorf("default_map_s, default_reduce_s_per_gb: must be > 0")
+	case c.TieS < 0:
+		return fmt.Errorf("tie_s: must be >= 0")
 	}
 	return nil
 }
@@ -133,6 +141,11 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 		learned: map[string]*matrices{}, loaded: map[string]bool{}, dirty: map[string]bool{},
 		reserved: map[string]reservation{}, plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, modelAt: -1}
 	return p, nil
+}
+
+// tie is the map stage's tie-break: Algorithm 2 for tmar-power.
+func (p *Plugin) tie() PowerTie {
+	return PowerTie{Power: p.powerAware, Within: p.cfg.TieS, WithinMakespan: p.cfg.TieMakespan}
 }
 
 // Name implements policy.Plugin.
@@ -444,7 +457,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		_, free := ms[i].earliest()
 		cands = append(cands, cand{i, math.Max(free, now) + exec(i)})
 	}
-	chosen := MapSchedule(ms, 1, now, exec, p.powerAware)
+	chosen := MapSchedule(ms, 1, now, exec, p.tie())
 	if len(chosen) == 0 {
 		return nil, policy.NewStatus(policy.Skip, "no free core")
 	}
@@ -686,7 +699,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 			mts[k].Read = [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}
 		}
 		exec := func(i int) float64 { return p.mapExec(ctx, jt, nodes[i]) }
-		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.powerAware) {
+		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
 			t := batch[pl.Task]
 			p.reserved[t.ID] = reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish}
 		}
