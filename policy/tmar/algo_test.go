@@ -196,10 +196,14 @@ func TestPowerTieWithin(t *testing.T) {
 		{"Algorithm 2, equal times only", PowerTie{Power: true}, 0},
 		{"Algorithm 2, within 1 s", PowerTie{Power: true, Within: 1}, 1},
 		{"Algorithm 2, within 0.4 s", PowerTie{Power: true, Within: 0.4}, 0},
+		// A third machine is busy until 6: the plan's makespan is already 6,
+		// so 5.5 is within it.
+		{"Algorithm 2, within the makespan", PowerTie{Power: true, WithinMakespan: true}, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ms := []Machine{{CoreFree: []float64{0}, PowerMaxW: 400}, {CoreFree: []float64{0}, PowerMaxW: 50}}
-			ps := MapSchedule(ms, 1, 0, func(m int) float64 { return []float64{5, 5.5}[m] }, c.tie)
+			ms := []Machine{{CoreFree: []float64{0}, PowerMaxW: 400}, {CoreFree: []float64{0}, PowerMaxW: 50},
+				{CoreFree: []float64{6}, PowerMaxW: 400}}
+			ps := MapSchedule(ms, 1, 0, func(m int) float64 { return []float64{5, 5.5, 5}[m] }, c.tie)
 			if len(ps) != 1 || ps[0].Machine != c.want {
 				t.Fatalf("placed %+v, want machine %d", ps, c.want)
 			}
