@@ -110,6 +110,8 @@ type Plugin struct {
 	modelAt  int64
 	machines []Machine
 	index    map[string]int // node id -> machine
+	hostIdx  map[string]int // node id and host name -> machine
+	rackIx   []int          // machine -> rack number
 	reserved map[string]reservation
 	plans    map[string]map[int]Binding // app -> partition -> PRB outcome (node = Machine of the model then)
 	planNode map[string]map[int]string  // app -> partition -> bound node id
@@ -328,6 +330,10 @@ func (p *Plugin) reduceSPerGB(ctx context.Context, jt string, n *cluster.Node) f
 	return p.cfg.DefaultReduceSPerGB * p.nodeSpeedScale(n)
 }
 
+// minProgress is the progress from which an overdue running attempt's end
+// is extrapolated from its progress rate.
+const minProgress = 0.05
+
 // model returns the machine model at the view's instant: each running
 // node's cores, busy until its running attempts are expected to end or until
 // the maps this policy placed and that have not started yet are done.
@@ -339,6 +345,10 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.modelAt = v.Now()
 	p.machines = p.machines[:0]
 	p.index = make(map[string]int, len(v.Nodes()))
+	p.hostIdx = make(map[string]int, 2*len(v.Nodes()))
+	p.rackIx = p.rackIx[:0]
+	rackNo := map[string]int{}
+	meanGB := map[*cluster.App]float64{}
 	for _, n := range v.Nodes() {
 		if n.State != cluster.NodeRunning {
 			continue
@@ -358,12 +368,32 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			}
 			est := p.mapExec(ctx, jobType(at.Task.App), n)
 			if at.Task.Kind == events.Reduce {
-				est = p.reduceSPerGB(ctx, jobType(at.Task.App), n) * p.reducerGB(at.Task)
+				gb, ok := meanGB[at.Task.App]
+				if _, planned := p.plans[at.Task.App.ID]; planned || !ok {
+					gb = p.reducerGB(at.Task)
+					meanGB[at.Task.App] = gb
+				}
+				est = p.reduceSPerGB(ctx, jobType(at.Task.App), n) * gb
 			}
-			m.CoreFree[busy] = math.Max(now, float64(at.StartTS)/1000+est)
+			end := float64(at.StartTS)/1000 + est
+			if end <= now && at.Progress >= minProgress && at.ProgressTS > at.StartTS {
+				// Overdue by the matrix (a reducer waiting for maps, a slow
+				// node, a straggler): its progress rate tells the rest,
+				// remaining = elapsed x (1 - progress) / progress.
+				el := float64(at.ProgressTS-at.StartTS) / 1000
+				end = float64(at.ProgressTS)/1000 + el*(1-at.Progress)/at.Progress
+			}
+			m.CoreFree[busy] = math.Max(now, end)
 			busy++
 		}
 		p.index[n.ID] = len(p.machines)
+		p.hostIdx[n.ID], p.hostIdx[hostOf(n.ID)] = len(p.machines), len(p.machines)
+		r, ok := rackNo[n.Rack]
+		if !ok {
+			r = len(rackNo)
+			rackNo[n.Rack] = r
+		}
+		p.rackIx = append(p.rackIx, r)
 		p.machines = append(p.machines, m)
 	}
 	// Placements of ours still pending keep their cores, taken in order of
@@ -416,6 +446,66 @@ func (p *Plugin) reducerGB(t *cluster.Task) float64 {
 	return 0
 }
 
+// levels returns, for each machine of the current model, the locality of
+// t's input there, and the machines that hold it (sorted).
+func (p *Plugin) levels(t *cluster.Task) ([]events.Locality, []int) {
+	out := make([]events.Locality, len(p.machines))
+	var local []int
+	racks := map[int]bool{}
+	hosts := 0
+	for _, sp := range t.Splits {
+		for _, h := range sp.Hosts {
+			hosts++
+			if i, ok := p.hostIdx[h]; ok && out[i] != events.NodeLocal {
+				out[i] = events.NodeLocal
+				local = append(local, i)
+				racks[p.rackIx[i]] = true
+			}
+		}
+	}
+	sort.Ints(local)
+	if hosts == 0 {
+		return out, local // "": no known input, no read cost
+	}
+	for i := range out {
+		switch {
+		case out[i] == events.NodeLocal:
+		case racks[p.rackIx[i]]:
+			out[i] = events.RackLocal
+		default:
+			out[i] = events.OffRack
+		}
+	}
+	return out, local
+}
+
+// localityOn is t's locality on one node, from the model's host and rack
+// index (O(replicas)); a node outside the model is looked up in the view.
+func (p *Plugin) localityOn(t *cluster.Task, node string, v cluster.View) events.Locality {
+	if t.Kind != events.Map {
+		return ""
+	}
+	i, ok := p.index[node]
+	if !ok || i >= len(p.rackIx) {
+		return locality(v.Node(node), splitHosts(t), v)
+	}
+	loc := events.Locality("")
+	for _, sp := range t.Splits {
+		for _, h := range sp.Hosts {
+			j, ok := p.hostIdx[h]
+			switch {
+			case ok && j == i:
+				return events.NodeLocal
+			case ok && p.rackIx[j] == p.rackIx[i]:
+				loc = events.RackLocal
+			case loc == "":
+				loc = events.OffRack
+			}
+		}
+	}
+	return loc
+}
+
 // Place is Algorithm 1 (Algorithm 2 for tmar-power) for one pending map:
 // the next task of the job goes to the core that finishes it first, and the
 // core-available vector is updated (line 6), so successive calls continue
@@ -438,13 +528,11 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	for _, n := range nodes {
 		byName[n.ID] = n
 	}
-	hosts := splitHosts(t)
 	// Map_Matrix plus reading the split there: the plan keeps maps
 	// data-local when that costs no finish time.
-	exec := func(i int) float64 {
-		n := byName[ms[i].Name]
-		return p.mapExec(ctx, jt, n) + p.readCost(t, locality(n, hosts, v))
-	}
+	lv, _ := p.levels(t)
+	read := map[events.Locality]float64{events.RackLocal: p.readCost(t, events.RackLocal), events.OffRack: p.readCost(t, events.OffRack)}
+	exec := func(i int) float64 { return p.mapExec(ctx, jt, byName[ms[i].Name]) + read[lv[i]] }
 
 	// Rank every machine by the finish time this task would have there,
 	// before committing the Algorithm 1 choice.
@@ -452,10 +540,13 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		i      int
 		finish float64
 	}
-	cands := make([]cand, 0, len(ms))
-	for i := range ms {
-		_, free := ms[i].earliest()
-		cands = append(cands, cand{i, math.Max(free, now) + exec(i)})
+	var cands []cand
+	if !p.cfg.Strict { // a strict hint names the chosen node only
+		cands = make([]cand, 0, len(ms))
+		for i := range ms {
+			_, free := ms[i].earliest()
+			cands = append(cands, cand{i, math.Max(free, now) + exec(i)})
+		}
 	}
 	chosen := MapSchedule(ms, 1, now, exec, p.tie())
 	if len(chosen) == 0 {
@@ -465,8 +556,10 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	p.reserved[t.ID] = reservation{task: t, node: ms[best.Machine].Name, finish: best.Finish}
 	p.log.Debug().Str("task", t.ID).Str("node", ms[best.Machine].Name).Float64("now", now).
 		Float64("start", best.Start).Float64("finish", best.Finish).Msg("tmar plan")
-	sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
-	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: locality(byName[ms[best.Machine].Name], hosts, v)}}
+	if len(cands) > 0 {
+		sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
+	}
+	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: lv[best.Machine]}}
 	for _, c := range cands {
 		if len(scores) >= p.cfg.TopNodes || p.cfg.Strict {
 			break
@@ -476,7 +569,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		}
 		// Score decays with the extra finish time over the best choice.
 		s := 1 / (1 + c.finish - best.Finish)
-		scores = append(scores, policy.NodeScore{Node: ms[c.i].Name, Score: s, Locality: locality(byName[ms[c.i].Name], hosts, v)})
+		scores = append(scores, policy.NodeScore{Node: ms[c.i].Name, Score: s, Locality: lv[c.i]})
 	}
 	return scores, nil
 }
@@ -518,6 +611,7 @@ func locality(n *cluster.Node, hosts map[string]bool, v cluster.View) events.Loc
 // within a rack, another across racks, one latency.
 type rackNet struct {
 	racks           []string
+	rackIdx         []int
 	in, cross, latS float64
 }
 
@@ -530,6 +624,30 @@ func (n rackNet) Bandwidth(a, b int) float64 {
 }
 
 func (n rackNet) Latency(int, int) float64 { return n.latS }
+
+// RackOf, InRack and CrossRack make rackNet a RackNetwork. Racks are
+// compared by name; the index of a machine's rack name is its first
+// machine with that name.
+func (n rackNet) RackOf(m int) int {
+	if m < 0 || m >= len(n.rackIdx) {
+		return -1
+	}
+	return n.rackIdx[m]
+}
+func (n rackNet) InRack() float64    { return n.in }
+func (n rackNet) CrossRack() float64 { return n.cross }
+
+func newRackNet(racks []string, in, cross, latS float64) rackNet {
+	first := map[string]int{}
+	idx := make([]int, len(racks))
+	for i, r := range racks {
+		if _, ok := first[r]; !ok {
+			first[r] = i
+		}
+		idx[i] = first[r]
+	}
+	return rackNet{racks: racks, rackIdx: idx, in: in, cross: cross, latS: latS}
+}
 
 // plan runs Algorithms 3 and 4 (PRB) for an app once every map has
 // finished and reported its output: each partition, largest first, is bound
@@ -553,7 +671,7 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 		nodes[i] = v.Node(ms[i].Name)
 		racks[i] = nodes[i].Rack
 	}
-	net := rackNet{racks: racks, in: p.cfg.BandwidthBps, cross: p.cfg.CrossRackBandwidthBps, latS: p.cfg.LatencyMS / 1000}
+	net := newRackNet(racks, p.cfg.BandwidthBps, p.cfg.CrossRackBandwidthBps, p.cfg.LatencyMS/1000)
 	jt := jobType(a)
 	exec := func(i int, bytes int64) float64 { return p.reduceSPerGB(ctx, jt, nodes[i]) * float64(bytes) / 1e9 }
 	plan, where := map[int]Binding{}, map[int]string{}
@@ -726,7 +844,7 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 	for _, id := range ids {
 		r := p.reserved[id]
 		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
-			Nodes:  []policy.NodeScore{{Node: r.node, Score: 1, Locality: locality(v.Node(r.node), splitHosts(r.task), v)}},
+			Nodes:  []policy.NodeScore{{Node: r.node, Score: 1, Locality: p.localityOn(r.task, r.node, v)}},
 			Reason: fmt.Sprintf("TMaR plan: finishes at +%.1fs there (Algorithms 1, 3)", r.finish-now)})
 	}
 	return out

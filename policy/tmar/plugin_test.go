@@ -3,6 +3,7 @@ package tmar
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -228,3 +229,40 @@ func TestConfigValidation(t *testing.T) {
 type argsFunc func(string, any) error
 
 func (f argsFunc) Decode(name string, into any) error { return f(name, into) }
+
+// plainNet hides rackNet's RackNetwork methods, so BindPartitions takes the
+// per-machine-pair path of eq. 5.
+type plainNet struct{ n rackNet }
+
+func (p plainNet) Bandwidth(a, b int) float64 { return p.n.Bandwidth(a, b) }
+func (p plainNet) Latency(a, b int) float64   { return p.n.Latency(a, b) }
+
+// The per-rack sums give the same bindings as the per-pair eq. 5, with
+// pieces on both racks, on the machine itself and on a departed node (-1).
+func TestRackSumsMatchPairwiseTransfer(t *testing.T) {
+	racks := []string{"/a", "/b", "/a", "/b", "/a"}
+	net := newRackNet(racks, 125e6, 40e6, 0.0002)
+	parts := []Partition{
+		{ID: 0, Bytes: 900e6, At: map[int]int64{0: 100e6, 1: 300e6, 2: 200e6, 3: 100e6, -1: 200e6}, Run: 1},
+		{ID: 1, Bytes: 600e6, At: map[int]int64{1: 400e6, 4: 200e6}, Run: 1},
+		{ID: 2, Bytes: 300e6, At: map[int]int64{2: 300e6}, Run: 1},
+	}
+	exec := func(m int, b int64) float64 { return float64(b) / 1e9 * []float64{60, 30, 40, 50, 20}[m] }
+	machines := func() []Machine {
+		ms := make([]Machine, len(racks))
+		for i := range ms {
+			ms[i] = Machine{CoreFree: []float64{0, 5}}
+		}
+		return ms
+	}
+	fast := BindPartitions(machines(), parts, net, 1<<30, 0, exec)
+	slow := BindPartitions(machines(), parts, plainNet{net}, 1<<30, 0, exec)
+	if len(fast) != len(parts) || len(slow) != len(parts) {
+		t.Fatalf("bindings: %+v vs %+v", fast, slow)
+	}
+	for i := range fast {
+		if fast[i].Machine != slow[i].Machine || math.Abs(fast[i].Finish-slow[i].Finish) > 1e-9 || math.Abs(fast[i].Start-slow[i].Start) > 1e-9 {
+			t.Errorf("partition %d: per-rack %+v, per-pair %+v", fast[i].Partition, fast[i], slow[i])
+		}
+	}
+}
