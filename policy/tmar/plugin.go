@@ -400,9 +400,12 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	// finish (then task id) so the model never depends on map order.
 	ids := make([]string, 0, len(p.reserved))
 	for id, r := range p.reserved {
-		if r.finish <= now || r.task.State != cluster.TaskPending {
-			delete(p.reserved, id) // done, or started: its attempt is counted above
+		if r.task.State != cluster.TaskPending || r.task.App.Finished() {
+			delete(p.reserved, id) // started (its attempt is counted above), or its app is over
 			continue
+		}
+		if r.finish <= now {
+			continue // overdue and not started: kept for the next re-plan
 		}
 		ids = append(ids, id)
 	}

@@ -266,3 +266,57 @@ func TestRackSumsMatchPairwiseTransfer(t *testing.T) {
 		}
 	}
 }
+
+// A planned map that has not started is planned again on the tick with the
+// Map_Matrix learned meanwhile: m0 goes to n1 (twice the clock, 10 s a
+// map); a map then takes 100 s on n1, so the next tick moves m0 to n2
+// (20 s). Without replan nothing renews m0's hold once its planned finish
+// has passed.
+func TestReplanUsesLearnedMatrix(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		replan bool
+		want   string // node of m0's renewed hold at the tick, "" when none
+	}{
+		{"replan", true, "n2:8041"},
+		{"no replan", false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var e evs
+			cluster3(&e)
+			e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(0), Kind: events.Map})
+			e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(1), Kind: events.Map})
+			e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: mapTask(1), Attempt: "m1_0", Container: "c1", Node: "n1:8041"})
+			e.add(events.Event{Type: events.TaskFinished, TS: 103000, App: "a1", Task: mapTask(1), Attempt: "m1_0", State: events.StateSucceeded})
+			// Another map placed after m0's planned finish passed must not
+			// make TMaR forget m0's plan.
+			e.add(events.Event{Type: events.TaskPending, TS: 103500, App: "a1", Task: mapTask(2), Kind: events.Map})
+			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+				into.(*Config).Replan = c.replan
+				return nil
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := engine.New(policy.NewStack(p), engine.Options{ManualTick: true})
+			var first string
+			for _, h := range applyAll(eng, e.list) {
+				if h.Kind == policy.KindPlace && h.Task == mapTask(0) && first == "" {
+					first = h.Nodes[0].Node
+				}
+			}
+			if first != "n1:8041" {
+				t.Fatalf("m0 first planned on %q, want n1:8041", first)
+			}
+			var got string
+			for _, h := range eng.Tick(context.Background(), 104000) {
+				if h.Kind == policy.KindPlace && h.Task == mapTask(0) {
+					got = h.Nodes[0].Node
+				}
+			}
+			if got != c.want {
+				t.Fatalf("m0's hold at the tick: %q, want %q", got, c.want)
+			}
+		})
+	}
+}
