@@ -320,3 +320,35 @@ func TestReplanUsesLearnedMatrix(t *testing.T) {
 		})
 	}
 }
+
+// A running attempt past its Map_Matrix time is expected to end by its
+// progress rate: both of n1's cores run maps started at 3 s (10 s each by
+// the matrix) that report half done at 53 s, so they end near 103 s; a map
+// pending at 53 s then finishes first on n2 (73 s), not on n1 (63 s by the
+// matrix alone, 113 s in fact).
+func TestOverdueAttemptsEndByProgress(t *testing.T) {
+	var e evs
+	cluster3(&e)
+	for i := range 2 {
+		e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(i), Kind: events.Map})
+	}
+	for i := range 2 {
+		e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: mapTask(i), Attempt: fmt.Sprintf("m%d_0", i),
+			Container: fmt.Sprintf("c%d", i), Node: "n1:8041"})
+	}
+	for i := range 2 {
+		e.add(events.Event{Type: events.TaskProgress, TS: 53000, App: "a1", Task: mapTask(i), Attempt: fmt.Sprintf("m%d_0", i),
+			Progress: 0.5, Phase: "map"})
+	}
+	e.add(events.Event{Type: events.TaskPending, TS: 53000, App: "a1", Task: mapTask(2), Kind: events.Map})
+	eng, _ := build(t, Name, nil)
+	var got string
+	for _, h := range applyAll(eng, e.list) {
+		if h.Kind == policy.KindPlace && h.Task == mapTask(2) {
+			got = h.Nodes[0].Node
+		}
+	}
+	if got != "n2:8041" {
+		t.Fatalf("map pending at 53 s placed on %q, want n2:8041", got)
+	}
+}
