@@ -289,7 +289,7 @@ func (s *sim) reduceAllowed(j *job, q *queueState) bool {
 }
 
 // pickReduce returns a pending reduce for n: one bound or placed on n
-// first, else the first one not bound to another node.
+// first, else the first one not bound or strictly placed to another node.
 func (s *sim) pickReduce(j *job, n *node) *task {
 	var fallback *task
 	for i := j.reduceQ.head; i < len(j.reduceQ.items); i++ {
@@ -308,6 +308,9 @@ func (s *sim) pickReduce(j *job, n *node) *task {
 		}
 		if slices.Contains(t.pref, n.idx) {
 			return t
+		}
+		if t.heldFrom(n.idx, s.now) {
+			continue // a strict place hint keeps this reducer for other nodes
 		}
 		if fallback == nil {
 			fallback = t

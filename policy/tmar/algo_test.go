@@ -45,7 +45,7 @@ func energy(ps []Placement, ms []Machine, exec func(int) float64) float64 {
 // eight equal tasks finish by time 5, the fast 400 W resource doing most.
 func TestTable1Algorithm1(t *testing.T) {
 	ms, exec := table1()
-	ps := MapSchedule(ms, 8, 0, exec, false)
+	ps := MapSchedule(ms, 8, 0, exec, PowerTie{})
 	if got := makespan(ps); got != 5 {
 		t.Fatalf("makespan = %v, want 5 (paper Fig. 5)", got)
 	}
@@ -59,9 +59,9 @@ func TestTable1Algorithm1(t *testing.T) {
 // same makespan of 5, and the cluster uses less energy.
 func TestTable1TMaRStar(t *testing.T) {
 	msA, exec := table1()
-	plain := MapSchedule(msA, 8, 0, exec, false)
+	plain := MapSchedule(msA, 8, 0, exec, PowerTie{})
 	msB, _ := table1()
-	power := MapSchedule(msB, 8, 0, exec, true)
+	power := MapSchedule(msB, 8, 0, exec, PowerTie{Power: true})
 	if got := makespan(power); got != 5 {
 		t.Fatalf("TMaR* makespan = %v, want 5 (unchanged)", got)
 	}
@@ -93,7 +93,7 @@ func TestPAS(t *testing.T) {
 func TestMapScheduleContinuesFromBusyCores(t *testing.T) {
 	ms := []Machine{{CoreFree: []float64{8}}, {CoreFree: []float64{0}}}
 	// Machine 0 is 4x faster but busy until 8; machine 1 takes 10 s per task.
-	ps := MapSchedule(ms, 2, 0, func(m int) float64 { return []float64{2.5, 10}[m] }, false)
+	ps := MapSchedule(ms, 2, 0, func(m int) float64 { return []float64{2.5, 10}[m] }, PowerTie{})
 	if ps[0].Machine != 1 || ps[0].Finish != 10 {
 		t.Fatalf("first task: %+v, want machine 1 finishing at 10 (8+2.5=10.5 is later)", ps[0])
 	}
@@ -137,5 +137,76 @@ func TestPRBHandWorked(t *testing.T) {
 	}
 	if !near(ms[0].CoreFree[0]+ms[0].CoreFree[1], 21.001+11.001) {
 		t.Fatalf("m0 cores not updated: %v", ms[0].CoreFree)
+	}
+}
+
+// PlanMaps follows Algorithm 1 for which core goes next and, of the maps
+// left, gives that core one stored on it: two 1-core machines in one rack,
+// machine 0 twice as fast; reading a split from the other machine costs 1 s.
+func TestPlanMapsKeepsMapsLocal(t *testing.T) {
+	rd := [3]float64{0, 1, 2}
+	cases := []struct {
+		name     string
+		tasks    []MapTask
+		machines []int     // machine of each task, by task index
+		finish   []float64 // finish of each task, by task index
+	}{
+		{
+			// Machine 0 (2 s) takes both of its own maps before machine 1
+			// (4 s) takes its: finishes 2, 4 on m0 and 4 on m1.
+			name:     "each core its own maps",
+			tasks:    []MapTask{{Local: []int{1}, Read: rd}, {Local: []int{0}, Read: rd}, {Local: []int{0}, Read: rd}},
+			machines: []int{1, 0, 0},
+			finish:   []float64{4, 2, 4},
+		},
+		{
+			// All three maps are on m1: m0 reads remotely (3 s a map) and
+			// still finishes first twice (3, 6), m1 takes one (4).
+			name:     "remote when that finishes first",
+			tasks:    []MapTask{{Local: []int{1}, Read: rd}, {Local: []int{1}, Read: rd}, {Local: []int{1}, Read: rd}},
+			machines: []int{0, 1, 0},
+			finish:   []float64{3, 4, 6},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ms := []Machine{{CoreFree: []float64{0}}, {CoreFree: []float64{0}}}
+			ps := PlanMaps(ms, []int{0, 0}, c.tasks, 0, func(m int) float64 { return []float64{2, 4}[m] }, PowerTie{})
+			if len(ps) != len(c.tasks) {
+				t.Fatalf("placements = %+v", ps)
+			}
+			for _, p := range ps {
+				if p.Machine != c.machines[p.Task] || p.Finish != c.finish[p.Task] {
+					t.Errorf("task %d on m%d finishing %v, want m%d at %v", p.Task, p.Machine, p.Finish, c.machines[p.Task], c.finish[p.Task])
+				}
+			}
+		})
+	}
+}
+
+// Within widens Algorithm 2's tie: a 1-core 400 W machine finishing a task
+// at 5 and a 50 W one finishing it at 5.5.
+func TestPowerTieWithin(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tie  PowerTie
+		want int
+	}{
+		{"Algorithm 1", PowerTie{}, 0},
+		{"Algorithm 2, equal times only", PowerTie{Power: true}, 0},
+		{"Algorithm 2, within 1 s", PowerTie{Power: true, Within: 1}, 1},
+		{"Algorithm 2, within 0.4 s", PowerTie{Power: true, Within: 0.4}, 0},
+		// A third machine is busy until 6: the plan's makespan is already 6,
+		// so 5.5 is within it.
+		{"Algorithm 2, within the makespan", PowerTie{Power: true, WithinMakespan: true}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ms := []Machine{{CoreFree: []float64{0}, PowerMaxW: 400}, {CoreFree: []float64{0}, PowerMaxW: 50},
+				{CoreFree: []float64{6}, PowerMaxW: 400}}
+			ps := MapSchedule(ms, 1, 0, func(m int) float64 { return []float64{5, 5.5, 5}[m] }, c.tie)
+			if len(ps) != 1 || ps[0].Machine != c.want {
+				t.Fatalf("placed %+v, want machine %d", ps, c.want)
+			}
+		})
 	}
 }

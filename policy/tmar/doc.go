@@ -3,11 +3,12 @@
 // (shared/papers/tmar-two-stage-map-reduce-scheduler.txt), as two policies:
 //
 //   - tmar: the map stage (Algorithm 1) places each map on the node whose
-//     core frees first plus the job's execution time on that node is
-//     smallest; the reduce stage (Algorithms 3 and 4, PRB) binds each reduce
+//     core frees first plus the map's time there (Map_Matrix and reading its
+//     split) is smallest, and re-plans the maps not yet started on every
+//     tick; the reduce stage (Algorithms 3 and 4, PRB) binds each reduce
 //     partition, once every map output exists, to the node where its
-//     reducers finish first, with the reducer count per partition
-//     N_R = ceil(size / R_split).
+//     reducers finish first (N_R = ceil(size / R_split) is reported), and
+//     places each reducer there as soon as it is requested.
 //   - tmar-power: TMaR* (Algorithm 2): among nodes tied on finish time, the
 //     one that adds the least cluster power under the linear model
 //     PAS = P_idle + (P_max − P_idle)·U (eq. 2).
@@ -17,6 +18,6 @@
 // and node, seeded from configuration, and kept in the profiles store.
 //
 // The core algorithms are pure functions over small models (MapSchedule,
-// BindPartitions) so the paper's worked examples test them directly; the
+// PlanMaps, BindPartitions) so the paper's worked examples test them directly; the
 // plugin adapts them to cluster.View and emits place and reduce-binding hints.
 package tmar

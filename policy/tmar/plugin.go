@@ -40,6 +40,21 @@ type Config struct {
 	// only the chosen node and is strict, so the task waits for that node's
 	// core as Algorithm 1 planned instead of taking the first free one.
 	Strict bool `yaml:"strict"`
+	// SpawnReducers: the executor runs N_R = ceil(size / R_split) reducers
+	// per partition, as the paper's does. Stock MapReduce (and the
+	// simulator) runs one reducer per partition, the job's fixed count, so
+	// by default PRB's finish times are those of that one reducer (N_R is
+	// still reported in the hint).
+	SpawnReducers bool `yaml:"spawn_reducers"`
+	// Replan runs Algorithm 1 again on every tick over the planned maps
+	// that have not started, with the cores and Map_Matrix of that moment.
+	Replan bool `yaml:"replan"`
+	// TieS: for tmar-power, finish times within this many seconds of the
+	// earliest count as tied (Algorithm 2; ours, see PowerTie).
+	TieS float64 `yaml:"tie_s"`
+	// TieMakespan: for tmar-power, a finish no later than the plan's current
+	// makespan also ties (ours, see PowerTie.WithinMakespan).
+	TieMakespan bool `yaml:"tie_makespan"`
 	// Seeds from profiling runs: job type -> node -> seconds (map) or s/GB (reduce).
 	MapMatrix    map[string]map[string]float64 `yaml:"map_matrix"`
 	ReduceMatrix map[string]map[string]float64 `yaml:"reduce_matrix"`
@@ -50,7 +65,7 @@ func DefaultConfig() Config {
 	return Config{
 		RSplitBytes: 1 << 30, BandwidthBps: 125e6, CrossRackBandwidthBps: 125e6, LatencyMS: 0.2,
 		DefaultMapS: 20, DefaultReduceSPerGB: 60, ReferenceMHz: 2400, Alpha: 0.3, ContainerVCores: 1, TopNodes: 5,
-		Strict: true,
+		Strict: true, Replan: true, TieS: 1,
 	}
 }
 
@@ -66,6 +81,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("container_vcores: must be > 0")
 	case c.DefaultMapS <= 0 || c.DefaultReduceSPerGB <= 0:
 		return fmt.Errorf("default_map_s, default_reduce_s_per_gb: must be > 0")
+	case c.TieS < 0:
+		return fmt.Errorf("tie_s: must be >= 0")
 	}
 	return nil
 }
@@ -93,8 +110,11 @@ type Plugin struct {
 	modelAt  int64
 	machines []Machine
 	index    map[string]int // node id -> machine
+	hostIdx  map[string]int // node id and host name -> machine
+	rackIx   []int          // machine -> rack number
 	reserved map[string]reservation
-	bound    map[string]bool // apps whose partitions are bound
+	plans    map[string]map[int]Binding // app -> partition -> PRB outcome (node = Machine of the model then)
+	planNode map[string]map[int]string  // app -> partition -> bound node id
 }
 
 type reservation struct {
@@ -121,8 +141,13 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 	}
 	p := &Plugin{name: name, powerAware: power, cfg: cfg, store: h.Profiles, log: h.Log,
 		learned: map[string]*matrices{}, loaded: map[string]bool{}, dirty: map[string]bool{},
-		reserved: map[string]reservation{}, bound: map[string]bool{}, modelAt: -1}
+		reserved: map[string]reservation{}, plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, modelAt: -1}
 	return p, nil
+}
+
+// tie is the map stage's tie-break: Algorithm 2 for tmar-power.
+func (p *Plugin) tie() PowerTie {
+	return PowerTie{Power: p.powerAware, Within: p.cfg.TieS, WithinMakespan: p.cfg.TieMakespan}
 }
 
 // Name implements policy.Plugin.
@@ -177,7 +202,15 @@ func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) 
 	dur := float64(at.FinishTS-at.StartTS) / 1000
 	switch t.Kind {
 	case events.Map:
-		m.Map[at.Node] = p.ewma(m.Map[at.Node], dur)
+		// The matrix holds the node's own time; the input read the
+		// attempt's locality cost is added back per task when placing.
+		loc := at.Locality
+		if loc == "" {
+			loc = locality(v.Node(at.Node), splitHosts(t), v)
+		}
+		if d := dur - p.readCost(t, loc); d > 0 {
+			m.Map[at.Node] = p.ewma(m.Map[at.Node], d)
+		}
 	case events.Reduce:
 		bytes := partitionBytes(t.App, t.Partition)
 		if bytes <= 0 {
@@ -263,6 +296,29 @@ func (p *Plugin) mapExec(ctx context.Context, jt string, n *cluster.Node) float6
 	return p.cfg.DefaultMapS * p.nodeSpeedScale(n)
 }
 
+// readCost is the time a map spends reading its split at a locality level
+// (ours; the paper's maps read from a shared store at one cost): nothing
+// node-local, L + bytes / C_B from a node of the rack, and through the
+// core, one more hop at the cross-rack bandwidth, off-rack.
+func (p *Plugin) readCost(t *cluster.Task, loc events.Locality) float64 {
+	var bytes int64
+	for _, s := range t.Splits {
+		bytes += s.Length
+	}
+	if bytes <= 0 {
+		return 0
+	}
+	lat := p.cfg.LatencyMS / 1000
+	rack := lat + float64(bytes)/p.cfg.BandwidthBps
+	switch loc {
+	case events.RackLocal:
+		return rack
+	case events.OffRack:
+		return rack + lat + float64(bytes)/p.cfg.CrossRackBandwidthBps
+	}
+	return 0
+}
+
 // reduceSPerGB is the Reduce_Matrix entry for a node.
 func (p *Plugin) reduceSPerGB(ctx context.Context, jt string, n *cluster.Node) float64 {
 	if s := p.rows(ctx, jt).ReduceSGB[n.ID]; s > 0 {
@@ -273,6 +329,10 @@ func (p *Plugin) reduceSPerGB(ctx context.Context, jt string, n *cluster.Node) f
 	}
 	return p.cfg.DefaultReduceSPerGB * p.nodeSpeedScale(n)
 }
+
+// minProgress is the progress from which an overdue running attempt's end
+// is extrapolated from its progress rate.
+const minProgress = 0.05
 
 // model returns the machine model at the view's instant: each running
 // node's cores, busy until its running attempts are expected to end or until
@@ -285,6 +345,10 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.modelAt = v.Now()
 	p.machines = p.machines[:0]
 	p.index = make(map[string]int, len(v.Nodes()))
+	p.hostIdx = make(map[string]int, 2*len(v.Nodes()))
+	p.rackIx = p.rackIx[:0]
+	rackNo := map[string]int{}
+	meanGB := map[*cluster.App]float64{}
 	for _, n := range v.Nodes() {
 		if n.State != cluster.NodeRunning {
 			continue
@@ -304,21 +368,44 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			}
 			est := p.mapExec(ctx, jobType(at.Task.App), n)
 			if at.Task.Kind == events.Reduce {
-				est = p.reduceSPerGB(ctx, jobType(at.Task.App), n)
+				gb, ok := meanGB[at.Task.App]
+				if _, planned := p.plans[at.Task.App.ID]; planned || !ok {
+					gb = p.reducerGB(at.Task)
+					meanGB[at.Task.App] = gb
+				}
+				est = p.reduceSPerGB(ctx, jobType(at.Task.App), n) * gb
 			}
-			m.CoreFree[busy] = math.Max(now, float64(at.StartTS)/1000+est)
+			end := float64(at.StartTS)/1000 + est
+			if end <= now && at.Progress >= minProgress && at.ProgressTS > at.StartTS {
+				// Overdue by the matrix (a reducer waiting for maps, a slow
+				// node, a straggler): its progress rate tells the rest,
+				// remaining = elapsed x (1 - progress) / progress.
+				el := float64(at.ProgressTS-at.StartTS) / 1000
+				end = float64(at.ProgressTS)/1000 + el*(1-at.Progress)/at.Progress
+			}
+			m.CoreFree[busy] = math.Max(now, end)
 			busy++
 		}
 		p.index[n.ID] = len(p.machines)
+		p.hostIdx[n.ID], p.hostIdx[hostOf(n.ID)] = len(p.machines), len(p.machines)
+		r, ok := rackNo[n.Rack]
+		if !ok {
+			r = len(rackNo)
+			rackNo[n.Rack] = r
+		}
+		p.rackIx = append(p.rackIx, r)
 		p.machines = append(p.machines, m)
 	}
 	// Placements of ours still pending keep their cores, taken in order of
 	// finish (then task id) so the model never depends on map order.
 	ids := make([]string, 0, len(p.reserved))
 	for id, r := range p.reserved {
-		if r.finish <= now || r.task.State != cluster.TaskPending {
-			delete(p.reserved, id) // done, or started: its attempt is counted above
+		if r.task.State != cluster.TaskPending || r.task.App.Finished() {
+			delete(p.reserved, id) // started (its attempt is counted above), or its app is over
 			continue
+		}
+		if r.finish <= now {
+			continue // overdue and not started: kept for the next re-plan
 		}
 		ids = append(ids, id)
 	}
@@ -342,13 +429,96 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	return p.machines
 }
 
+// reducerGB is the input of one reducer of t's partition as PRB planned it,
+// else the job's mean partition (what the model can know before binding).
+func (p *Plugin) reducerGB(t *cluster.Task) float64 {
+	if b, ok := p.plans[t.App.ID][t.Partition]; ok {
+		return float64(b.Bytes) / 1e9 / float64(max(1, countReducers(t.App, t.Partition)))
+	}
+	if t.App.Reduces > 0 {
+		var out int64
+		for _, m := range t.App.Tasks {
+			if at := succeeded(m); m.Kind == events.Map && at != nil {
+				for _, o := range at.Output {
+					out += o.Bytes
+				}
+			}
+		}
+		return float64(out) / 1e9 / float64(t.App.Reduces)
+	}
+	return 0
+}
+
+// levels returns, for each machine of the current model, the locality of
+// t's input there, and the machines that hold it (sorted).
+func (p *Plugin) levels(t *cluster.Task) ([]events.Locality, []int) {
+	out := make([]events.Locality, len(p.machines))
+	var local []int
+	racks := map[int]bool{}
+	hosts := 0
+	for _, sp := range t.Splits {
+		for _, h := range sp.Hosts {
+			hosts++
+			if i, ok := p.hostIdx[h]; ok && out[i] != events.NodeLocal {
+				out[i] = events.NodeLocal
+				local = append(local, i)
+				racks[p.rackIx[i]] = true
+			}
+		}
+	}
+	sort.Ints(local)
+	if hosts == 0 {
+		return out, local // "": no known input, no read cost
+	}
+	for i := range out {
+		switch {
+		case out[i] == events.NodeLocal:
+		case racks[p.rackIx[i]]:
+			out[i] = events.RackLocal
+		default:
+			out[i] = events.OffRack
+		}
+	}
+	return out, local
+}
+
+// localityOn is t's locality on one node, from the model's host and rack
+// index (O(replicas)); a node outside the model is looked up in the view.
+func (p *Plugin) localityOn(t *cluster.Task, node string, v cluster.View) events.Locality {
+	if t.Kind != events.Map {
+		return ""
+	}
+	i, ok := p.index[node]
+	if !ok || i >= len(p.rackIx) {
+		return locality(v.Node(node), splitHosts(t), v)
+	}
+	loc := events.Locality("")
+	for _, sp := range t.Splits {
+		for _, h := range sp.Hosts {
+			j, ok := p.hostIdx[h]
+			switch {
+			case ok && j == i:
+				return events.NodeLocal
+			case ok && p.rackIx[j] == p.rackIx[i]:
+				loc = events.RackLocal
+			case loc == "":
+				loc = events.OffRack
+			}
+		}
+	}
+	return loc
+}
+
 // Place is Algorithm 1 (Algorithm 2 for tmar-power) for one pending map:
 // the next task of the job goes to the core that finishes it first, and the
 // core-available vector is updated (line 6), so successive calls continue
 // the same schedule.
 func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]policy.NodeScore, *policy.Status) {
+	if t.Kind == events.Reduce {
+		return p.placeReducer(ctx, v, t)
+	}
 	if t.Kind != events.Map {
-		return nil, policy.NewStatus(policy.Skip, "TMaR binds reducers to partitions instead")
+		return nil, policy.NewStatus(policy.Skip, "not a map or a reduce")
 	}
 	ms := p.model(ctx, v)
 	if len(ms) == 0 {
@@ -361,7 +531,11 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	for _, n := range nodes {
 		byName[n.ID] = n
 	}
-	exec := func(i int) float64 { return p.mapExec(ctx, jt, byName[ms[i].Name]) }
+	// Map_Matrix plus reading the split there: the plan keeps maps
+	// data-local when that costs no finish time.
+	lv, _ := p.levels(t)
+	read := map[events.Locality]float64{events.RackLocal: p.readCost(t, events.RackLocal), events.OffRack: p.readCost(t, events.OffRack)}
+	exec := func(i int) float64 { return p.mapExec(ctx, jt, byName[ms[i].Name]) + read[lv[i]] }
 
 	// Rank every machine by the finish time this task would have there,
 	// before committing the Algorithm 1 choice.
@@ -369,20 +543,26 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		i      int
 		finish float64
 	}
-	cands := make([]cand, 0, len(ms))
-	for i := range ms {
-		_, free := ms[i].earliest()
-		cands = append(cands, cand{i, math.Max(free, now) + exec(i)})
+	var cands []cand
+	if !p.cfg.Strict { // a strict hint names the chosen node only
+		cands = make([]cand, 0, len(ms))
+		for i := range ms {
+			_, free := ms[i].earliest()
+			cands = append(cands, cand{i, math.Max(free, now) + exec(i)})
+		}
 	}
-	chosen := MapSchedule(ms, 1, now, exec, p.powerAware)
+	chosen := MapSchedule(ms, 1, now, exec, p.tie())
 	if len(chosen) == 0 {
 		return nil, policy.NewStatus(policy.Skip, "no free core")
 	}
 	best := chosen[0]
 	p.reserved[t.ID] = reservation{task: t, node: ms[best.Machine].Name, finish: best.Finish}
-	sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
-	hosts := splitHosts(t)
-	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: locality(byName[ms[best.Machine].Name], hosts, v)}}
+	p.log.Debug().Str("task", t.ID).Str("node", ms[best.Machine].Name).Float64("now", now).
+		Float64("start", best.Start).Float64("finish", best.Finish).Msg("tmar plan")
+	if len(cands) > 0 {
+		sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
+	}
+	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: lv[best.Machine]}}
 	for _, c := range cands {
 		if len(scores) >= p.cfg.TopNodes || p.cfg.Strict {
 			break
@@ -392,7 +572,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		}
 		// Score decays with the extra finish time over the best choice.
 		s := 1 / (1 + c.finish - best.Finish)
-		scores = append(scores, policy.NodeScore{Node: ms[c.i].Name, Score: s, Locality: locality(byName[ms[c.i].Name], hosts, v)})
+		scores = append(scores, policy.NodeScore{Node: ms[c.i].Name, Score: s, Locality: lv[c.i]})
 	}
 	return scores, nil
 }
@@ -434,6 +614,7 @@ func locality(n *cluster.Node, hosts map[string]bool, v cluster.View) events.Loc
 // within a rack, another across racks, one latency.
 type rackNet struct {
 	racks           []string
+	rackIdx         []int
 	in, cross, latS float64
 }
 
@@ -447,40 +628,204 @@ func (n rackNet) Bandwidth(a, b int) float64 {
 
 func (n rackNet) Latency(int, int) float64 { return n.latS }
 
+// RackOf, InRack and CrossRack make rackNet a RackNetwork. Racks are
+// compared by name; the index of a machine's rack name is its first
+// machine with that name.
+func (n rackNet) RackOf(m int) int {
+	if m < 0 || m >= len(n.rackIdx) {
+		return -1
+	}
+	return n.rackIdx[m]
+}
+func (n rackNet) InRack() float64    { return n.in }
+func (n rackNet) CrossRack() float64 { return n.cross }
+
+func newRackNet(racks []string, in, cross, latS float64) rackNet {
+	first := map[string]int{}
+	idx := make([]int, len(racks))
+	for i, r := range racks {
+		if _, ok := first[r]; !ok {
+			first[r] = i
+		}
+		idx[i] = first[r]
+	}
+	return rackNet{racks: racks, rackIdx: idx, in: in, cross: cross, latS: latS}
+}
+
+// plan runs Algorithms 3 and 4 (PRB) for an app once every map has
+// finished and reported its output: each partition, largest first, is bound
+// to the node where its reducers finish first. It returns false while an
+// output is missing. The plan is made once per app.
+func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool {
+	if _, ok := p.plans[a.ID]; ok {
+		return true
+	}
+	if a.Finished() || a.Maps == 0 || a.Reduces == 0 || a.Count[events.Map].Succeeded < a.Maps {
+		return false
+	}
+	ms := p.model(ctx, v) // also indexes nodes for partitions
+	parts, ok := p.partitions(a)
+	if !ok {
+		return false
+	}
+	racks := make([]string, len(ms))
+	nodes := make([]*cluster.Node, len(ms))
+	for i := range ms {
+		nodes[i] = v.Node(ms[i].Name)
+		racks[i] = nodes[i].Rack
+	}
+	net := newRackNet(racks, p.cfg.BandwidthBps, p.cfg.CrossRackBandwidthBps, p.cfg.LatencyMS/1000)
+	jt := jobType(a)
+	exec := func(i int, bytes int64) float64 { return p.reduceSPerGB(ctx, jt, nodes[i]) * float64(bytes) / 1e9 }
+	plan, where := map[int]Binding{}, map[int]string{}
+	for _, b := range BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec) {
+		p.log.Debug().Str("app", a.ID).Int("partition", b.Partition).Str("node", ms[b.Machine].Name).
+			Int("reducers", b.Reducers).Int64("bytes", b.Bytes).Float64("now", float64(v.Now())/1000).
+			Float64("start", b.Start).Float64("finish", b.Finish).Msg("tmar bind")
+		plan[b.Partition], where[b.Partition] = b, ms[b.Machine].Name
+	}
+	p.plans[a.ID], p.planNode[a.ID] = plan, where
+	return true
+}
+
+// placeReducer names the node PRB bound the reducer's partition to, as soon
+// as the reducer is requested: a binding that arrived with the next tick
+// would come after the ResourceManager had already placed it. The place is
+// a reservation (strict) like a map's, and the reducer's core is reserved
+// until its planned finish.
+func (p *Plugin) placeReducer(ctx context.Context, v cluster.View, t *cluster.Task) ([]policy.NodeScore, *policy.Status) {
+	if t.Partition < 0 || !p.plan(ctx, v, t.App) {
+		return nil, policy.NewStatus(policy.Skip, "partitions not bound yet (map outputs missing)")
+	}
+	b, ok := p.plans[t.App.ID][t.Partition]
+	if !ok {
+		return nil, policy.NewStatus(policy.Skip, "partition not in the PRB plan")
+	}
+	node := p.planNode[t.App.ID][t.Partition]
+	p.reserved[t.ID] = reservation{task: t, node: node, finish: b.Finish}
+	return []policy.NodeScore{{Node: node, Score: 1}}, nil
+}
+
 // Bind is Algorithms 3 and 4 (PRB): once every map of an app has finished
 // and reported its output, bind each partition, largest first, to the node
-// where its reducers finish first, with ceil(size / R_split) reducers.
+// where its reducers finish first, with ceil(size / R_split) reducers. The
+// binding of a partition whose reducer has not started is renewed each
+// tick (the engine drops the repeats while one is in force), so it holds
+// however long the reducer waits for its node.
 func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
+	if p.cfg.Replan {
+		p.replan(ctx, v)
+	}
 	out := p.holds(v)
+	now := float64(v.Now()) / 1000
+	for id := range p.plans {
+		if a := v.App(id); a == nil || a.Finished() {
+			delete(p.plans, id)
+			delete(p.planNode, id)
+		}
+	}
 	for _, a := range v.Apps() {
-		if p.bound[a.ID] || a.Finished() || a.Maps == 0 || a.Reduces == 0 {
+		if a.Finished() || !p.plan(ctx, v, a) {
 			continue
 		}
-		if a.Count[events.Map].Succeeded < a.Maps {
-			continue
+		started := map[int]bool{}
+		for _, t := range a.Tasks {
+			if t.Kind == events.Reduce && t.State != cluster.TaskPending {
+				started[t.Partition] = true
+			}
 		}
-		ms := p.model(ctx, v) // also indexes nodes for partitions
-		parts, ok := p.partitions(a)
-		if !ok {
-			continue
+		plan := p.plans[a.ID]
+		ids := make([]int, 0, len(plan))
+		for id := range plan {
+			if !started[id] {
+				ids = append(ids, id)
+			}
 		}
-		p.bound[a.ID] = true
-		racks := make([]string, len(ms))
-		nodes := make([]*cluster.Node, len(ms))
-		for i := range ms {
-			nodes[i] = v.Node(ms[i].Name)
-			racks[i] = nodes[i].Rack
-		}
-		net := rackNet{racks: racks, in: p.cfg.BandwidthBps, cross: p.cfg.CrossRackBandwidthBps, latS: p.cfg.LatencyMS / 1000}
-		jt := jobType(a)
-		exec := func(i int, bytes int64) float64 { return p.reduceSPerGB(ctx, jt, nodes[i]) * float64(bytes) / 1e9 }
-		for _, b := range BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec) {
-			out = append(out, policy.Hint{Kind: policy.KindReduceBinding, App: a.ID, Partition: b.Partition,
-				Node: ms[b.Machine].Name, Reducers: b.Reducers,
-				Reason: fmt.Sprintf("PRB: reducers finish at +%.1fs there (eq. 3-5)", b.Finish-float64(v.Now())/1000)})
+		sort.Ints(ids)
+		for _, id := range ids {
+			b := plan[id]
+			out = append(out, policy.Hint{Kind: policy.KindReduceBinding, App: a.ID, Partition: id,
+				Node: p.planNode[a.ID][id], Reducers: b.Reducers,
+				Reason: fmt.Sprintf("PRB: reducers finish at +%.1fs there (eq. 3-5)", b.Finish-now)})
 		}
 	}
 	return out, nil
+}
+
+// replan runs Algorithm 1 again, as one batch (PlanMaps), over every map
+// TMaR planned that has not started: from the cores as they are now and the
+// Map_Matrix as learned so far, apps in submission order, each map taking
+// the core that finishes it first and each core a map local to it when one
+// is left. The new plan replaces the old reservations; holds then renews or
+// moves the strict place hints.
+func (p *Plugin) replan(ctx context.Context, v cluster.View) {
+	var tasks []*cluster.Task
+	for _, r := range p.reserved {
+		if r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
+			tasks = append(tasks, r.task)
+		}
+	}
+	if len(tasks) == 0 {
+		return
+	}
+	sort.Slice(tasks, func(a, b int) bool {
+		ta, tb := tasks[a], tasks[b]
+		if ta.App != tb.App {
+			if ta.App.SubmitTS != tb.App.SubmitTS {
+				return ta.App.SubmitTS < tb.App.SubmitTS
+			}
+			return ta.App.ID < tb.App.ID
+		}
+		return ta.ID < tb.ID
+	})
+	for _, t := range tasks {
+		delete(p.reserved, t.ID)
+	}
+	p.modelAt = -1 // rebuild without them
+	ms := p.model(ctx, v)
+	now := float64(v.Now()) / 1000
+	racks := map[string]int{}
+	rack := make([]int, len(ms))
+	nodes := make([]*cluster.Node, len(ms))
+	byHost := make(map[string]int, 2*len(ms))
+	for i := range ms {
+		nodes[i] = v.Node(ms[i].Name)
+		r, ok := racks[nodes[i].Rack]
+		if !ok {
+			r = len(racks)
+			racks[nodes[i].Rack] = r
+		}
+		rack[i] = r
+		byHost[ms[i].Name], byHost[hostOf(ms[i].Name)] = i, i
+	}
+	for lo := 0; lo < len(tasks); {
+		hi := lo
+		for hi < len(tasks) && tasks[hi].App == tasks[lo].App {
+			hi++
+		}
+		batch := tasks[lo:hi]
+		jt := jobType(batch[0].App)
+		mts := make([]MapTask, len(batch))
+		for k, t := range batch {
+			seen := map[int]bool{}
+			for _, sp := range t.Splits {
+				for _, h := range sp.Hosts {
+					if i, ok := byHost[h]; ok && !seen[i] {
+						seen[i] = true
+						mts[k].Local = append(mts[k].Local, i)
+					}
+				}
+			}
+			sort.Ints(mts[k].Local)
+			mts[k].Read = [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}
+		}
+		exec := func(i int) float64 { return p.mapExec(ctx, jt, nodes[i]) }
+		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
+			t := batch[pl.Task]
+			p.reserved[t.ID] = reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish}
+		}
+		lo = hi
+	}
 }
 
 // holds renews the strict place hints of planned maps that have not started:
@@ -502,8 +847,8 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 	for _, id := range ids {
 		r := p.reserved[id]
 		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
-			Nodes:  []policy.NodeScore{{Node: r.node, Score: 1, Locality: locality(v.Node(r.node), splitHosts(r.task), v)}},
-			Reason: fmt.Sprintf("TMaR plan: finishes at +%.1fs there (Algorithm 1)", r.finish-now)})
+			Nodes:  []policy.NodeScore{{Node: r.node, Score: 1, Locality: p.localityOn(r.task, r.node, v)}},
+			Reason: fmt.Sprintf("TMaR plan: finishes at +%.1fs there (Algorithms 1, 3)", r.finish-now)})
 	}
 	return out
 }
@@ -531,6 +876,9 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 			}
 			part.Bytes += o.Bytes
 			part.At[i] += o.Bytes
+			if !p.cfg.SpawnReducers {
+				part.Run = 1
+			}
 		}
 	}
 	ids := make([]int, 0, len(byID))

@@ -3,6 +3,7 @@ package tmar
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -123,33 +124,95 @@ func TestBindAfterAllMapOutputs(t *testing.T) {
 			Partitions: []events.PartitionSize{{ID: 0, Bytes: big}, {ID: 1, Bytes: 10e6}}})
 	}
 	e.add(events.Event{Type: events.NodeHeartbeat, TS: 12000, Node: "n1:8041"})
+	// Partition 0: 2.2 GB, R_split 1 GiB -> N_R = 3. On n1 (twice the
+	// clock, 30 s/GB) the 2.1 GB remote arrive through its link at +16.8 s;
+	// on n2, where 2 GB lie, at +0.8 s, but it reduces at 60 s/GB.
+	for _, c := range []struct {
+		name   string
+		spawn  bool
+		reason string
+	}{
+		// One reducer per partition (stock MapReduce): n1 16.8 + 66 = 82.8 s,
+		// n2 0.8 + 132 s.
+		{"one reducer", false, "PRB: reducers finish at +82.8s there (eq. 3-5)"},
+		// The paper's N_R = 3 reducers of 0.73 GB on 2 cores, the third
+		// queued: n1 16.8 + 22 + 22 = 60.8 s, n2 0.8 + 44 + 44 = 88.8 s.
+		{"spawn N_R", true, "PRB: reducers finish at +60.8s there (eq. 3-5)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+				into.(*Config).SpawnReducers = c.spawn
+				return nil
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := engine.New(policy.NewStack(p), engine.Options{})
+			var binds []policy.Hint
+			for _, h := range applyAll(eng, e.list) {
+				if h.Kind == policy.KindReduceBinding {
+					binds = append(binds, h)
+				}
+			}
+			if len(binds) != 2 {
+				t.Fatalf("reduce-binding hints = %+v", binds)
+			}
+			if b := binds[0]; b.Partition != 0 || b.Reducers != 3 || b.Node != "n1:8041" || b.Reason != c.reason {
+				t.Fatalf("partition 0 binding = %+v, want n1, N_R 3, %q", b, c.reason)
+			}
+			if b := binds[1]; b.Partition != 1 || b.Reducers != 1 {
+				t.Fatalf("partition 1 binding = %+v", b)
+			}
+			// Renewed each tick, but the engine drops repeats while in force.
+			for _, h := range eng.Tick(context.Background(), 20000) {
+				if h.Kind == policy.KindReduceBinding {
+					t.Fatalf("rebound: %+v", h)
+				}
+			}
+		})
+	}
+}
+
+// A reducer requested once every map output exists gets its partition's
+// PRB node at once, as a strict place hint (before the next tick), and that
+// node agrees with the reduce-binding hint of the tick.
+func TestReducerPlacedOnBoundNodeWhenRequested(t *testing.T) {
+	var e evs
+	cluster3(&e)
+	nodes := []string{"n1:8041", "n2:8041", "n3:8041"}
+	for i := range 3 {
+		task, att := mapTask(i), fmt.Sprintf("m%d_0", i)
+		e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: task, Kind: events.Map})
+		e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: task, Attempt: att, Container: "c" + att, Node: nodes[i]})
+		e.add(events.Event{Type: events.TaskFinished, TS: 9000, App: "a1", Task: task, Attempt: att, State: events.StateSucceeded})
+		e.add(events.Event{Type: events.MapOutput, TS: 9000, App: "a1", Task: task, Attempt: att, Node: nodes[i],
+			Partitions: []events.PartitionSize{{ID: 0, Bytes: 2e9}}})
+	}
+	part := 0
+	e.add(events.Event{Type: events.TaskPending, TS: 9000, App: "a1", Task: "task_1_0001_r_000000", Kind: events.Reduce, Partition: &part})
 	eng, _ := build(t, Name, nil)
-	hints := applyAll(eng, e.list)
-	var binds []policy.Hint
-	for _, h := range hints {
-		if h.Kind == policy.KindReduceBinding {
-			binds = append(binds, h)
+	var place *policy.Hint
+	for _, h := range applyAll(eng, e.list) {
+		if h.Kind == policy.KindPlace && h.Task == "task_1_0001_r_000000" {
+			place = &h
 		}
 	}
-	if len(binds) != 2 {
-		t.Fatalf("reduce-binding hints = %+v", binds)
+	if place == nil || !place.Strict || len(place.Nodes) != 1 {
+		t.Fatalf("reducer place hint = %+v, want one strict node", place)
 	}
-	// 2.2 GB with R_split 1 GiB -> 3 reducers of 0.73 GB. On n2, where 2 GB
-	// lie, data is ready at +0.8 s but each reducer takes 44 s (60 s/GB):
-	// done at +88.8 s. On n1 (twice the clock) the 2 GB arrive at +16 s and
-	// reducers take 22 s: done at +60 s, so PRB picks n1 (eq. 3-5).
-	if b := binds[0]; b.Partition != 0 || b.Reducers != 3 || b.Node != "n1:8041" || b.Reason != "PRB: reducers finish at +60.0s there (eq. 3-5)" {
-		t.Fatalf("partition 0 binding = %+v", b)
+	// 6 GB, 2 GB on each node: n1 (30 s/GB) gets 4 GB in 32 s and reduces
+	// in 180 s; n2, n3 need 360 s. PRB picks n1.
+	if place.Nodes[0].Node != "n1:8041" {
+		t.Fatalf("reducer placed on %s, want n1:8041", place.Nodes[0].Node)
 	}
-	if b := binds[1]; b.Partition != 1 || b.Reducers != 1 {
-		t.Fatalf("partition 1 binding = %+v", b)
-	}
-	// Bound once: a later tick adds nothing.
-	more := eng.Tick(context.Background(), 20000)
-	for _, h := range more {
-		if h.Kind == policy.KindReduceBinding {
-			t.Fatalf("rebound: %+v", h)
+	var bound string
+	for _, h := range eng.Tick(context.Background(), 10000) {
+		if h.Kind == policy.KindReduceBinding && h.Partition == 0 {
+			bound = h.Node
 		}
+	}
+	if bound != place.Nodes[0].Node {
+		t.Fatalf("reduce-binding on %q, place hint on %q", bound, place.Nodes[0].Node)
 	}
 }
 
@@ -166,3 +229,126 @@ func TestConfigValidation(t *testing.T) {
 type argsFunc func(string, any) error
 
 func (f argsFunc) Decode(name string, into any) error { return f(name, into) }
+
+// plainNet hides rackNet's RackNetwork methods, so BindPartitions takes the
+// per-machine-pair path of eq. 5.
+type plainNet struct{ n rackNet }
+
+func (p plainNet) Bandwidth(a, b int) float64 { return p.n.Bandwidth(a, b) }
+func (p plainNet) Latency(a, b int) float64   { return p.n.Latency(a, b) }
+
+// The per-rack sums give the same bindings as the per-pair eq. 5, with
+// pieces on both racks, on the machine itself and on a departed node (-1).
+func TestRackSumsMatchPairwiseTransfer(t *testing.T) {
+	racks := []string{"/a", "/b", "/a", "/b", "/a"}
+	net := newRackNet(racks, 125e6, 40e6, 0.0002)
+	parts := []Partition{
+		{ID: 0, Bytes: 900e6, At: map[int]int64{0: 100e6, 1: 300e6, 2: 200e6, 3: 100e6, -1: 200e6}, Run: 1},
+		{ID: 1, Bytes: 600e6, At: map[int]int64{1: 400e6, 4: 200e6}, Run: 1},
+		{ID: 2, Bytes: 300e6, At: map[int]int64{2: 300e6}, Run: 1},
+	}
+	exec := func(m int, b int64) float64 { return float64(b) / 1e9 * []float64{60, 30, 40, 50, 20}[m] }
+	machines := func() []Machine {
+		ms := make([]Machine, len(racks))
+		for i := range ms {
+			ms[i] = Machine{CoreFree: []float64{0, 5}}
+		}
+		return ms
+	}
+	fast := BindPartitions(machines(), parts, net, 1<<30, 0, exec)
+	slow := BindPartitions(machines(), parts, plainNet{net}, 1<<30, 0, exec)
+	if len(fast) != len(parts) || len(slow) != len(parts) {
+		t.Fatalf("bindings: %+v vs %+v", fast, slow)
+	}
+	for i := range fast {
+		if fast[i].Machine != slow[i].Machine || math.Abs(fast[i].Finish-slow[i].Finish) > 1e-9 || math.Abs(fast[i].Start-slow[i].Start) > 1e-9 {
+			t.Errorf("partition %d: per-rack %+v, per-pair %+v", fast[i].Partition, fast[i], slow[i])
+		}
+	}
+}
+
+// A planned map that has not started is planned again on the tick with the
+// Map_Matrix learned meanwhile: m0 goes to n1 (twice the clock, 10 s a
+// map); a map then takes 100 s on n1, so the next tick moves m0 to n2
+// (20 s). Without replan nothing renews m0's hold once its planned finish
+// has passed.
+func TestReplanUsesLearnedMatrix(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		replan bool
+		want   string // node of m0's renewed hold at the tick, "" when none
+	}{
+		{"replan", true, "n2:8041"},
+		{"no replan", false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var e evs
+			cluster3(&e)
+			e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(0), Kind: events.Map})
+			e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(1), Kind: events.Map})
+			e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: mapTask(1), Attempt: "m1_0", Container: "c1", Node: "n1:8041"})
+			e.add(events.Event{Type: events.TaskFinished, TS: 103000, App: "a1", Task: mapTask(1), Attempt: "m1_0", State: events.StateSucceeded})
+			// Another map placed after m0's planned finish passed must not
+			// make TMaR forget m0's plan.
+			e.add(events.Event{Type: events.TaskPending, TS: 103500, App: "a1", Task: mapTask(2), Kind: events.Map})
+			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+				into.(*Config).Replan = c.replan
+				return nil
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := engine.New(policy.NewStack(p), engine.Options{ManualTick: true})
+			var first string
+			for _, h := range applyAll(eng, e.list) {
+				if h.Kind == policy.KindPlace && h.Task == mapTask(0) && first == "" {
+					first = h.Nodes[0].Node
+				}
+			}
+			if first != "n1:8041" {
+				t.Fatalf("m0 first planned on %q, want n1:8041", first)
+			}
+			var got string
+			for _, h := range eng.Tick(context.Background(), 104000) {
+				if h.Kind == policy.KindPlace && h.Task == mapTask(0) {
+					got = h.Nodes[0].Node
+				}
+			}
+			if got != c.want {
+				t.Fatalf("m0's hold at the tick: %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// A running attempt past its Map_Matrix time is expected to end by its
+// progress rate: both of n1's cores run maps started at 3 s (10 s each by
+// the matrix) that report half done at 53 s, so they end near 103 s; a map
+// pending at 53 s then finishes first on n2 (73 s), not on n1 (63 s by the
+// matrix alone, 113 s in fact).
+func TestOverdueAttemptsEndByProgress(t *testing.T) {
+	var e evs
+	cluster3(&e)
+	for i := range 2 {
+		e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(i), Kind: events.Map})
+	}
+	for i := range 2 {
+		e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: mapTask(i), Attempt: fmt.Sprintf("m%d_0", i),
+			Container: fmt.Sprintf("c%d", i), Node: "n1:8041"})
+	}
+	for i := range 2 {
+		e.add(events.Event{Type: events.TaskProgress, TS: 53000, App: "a1", Task: mapTask(i), Attempt: fmt.Sprintf("m%d_0", i),
+			Progress: 0.5, Phase: "map"})
+	}
+	e.add(events.Event{Type: events.TaskPending, TS: 53000, App: "a1", Task: mapTask(2), Kind: events.Map})
+	eng, _ := build(t, Name, nil)
+	var got string
+	for _, h := range applyAll(eng, e.list) {
+		if h.Kind == policy.KindPlace && h.Task == mapTask(2) {
+			got = h.Nodes[0].Node
+		}
+	}
+	if got != "n2:8041" {
+		t.Fatalf("map pending at 53 s placed on %q, want n2:8041", got)
+	}
+}
