@@ -107,6 +107,7 @@ type Loop struct {
 	eventNow  atomic.Int64 // newest event time applied (epoch ms)
 	applied   atomic.Uint64
 	rejected  atomic.Uint64
+	saved     atomic.Uint64 // checkpoints saved
 	aborted   atomic.Bool
 	abortCh   chan struct{}
 	abortOnce sync.Once
@@ -146,6 +147,23 @@ func (l *Loop) Resume(ps []Position) {
 		l.positions[kafka.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.Next
 	}
 	l.ckPositions = l.clonePositions(l.positions)
+}
+
+// Restored tells the loop that restoring its checkpoint (loading and
+// decoding it) took d. Periodic checkpoints are spaced after it as after a
+// save of that duration: the state on disk is the one just restored, so the
+// first periodic barrier after a restart answers from the resumed positions
+// instead of writing the same state again at once. A final barrier
+// (rebalance, shutdown) still checkpoints whatever was applied.
+func (l *Loop) Restored(d time.Duration) {
+	l.spaceCheckpoints(time.Now(), d)
+}
+
+// spaceCheckpoints lets the next periodic checkpoint start only once the
+// work that took d, ending at end, is checkpointShare of the time since
+// it began.
+func (l *Loop) spaceCheckpoints(end time.Time, d time.Duration) {
+	l.nextCheckpoint.Store(end.Add(time.Duration(float64(d) * (1/checkpointShare - 1))).UnixNano())
 }
 
 // Enqueue implements kafka.Feed.
@@ -267,6 +285,9 @@ func (l *Loop) Leader() bool { return l.leader.Load() }
 // Applied counts valid messages applied; Rejected counts the others.
 func (l *Loop) Applied() uint64  { return l.applied.Load() }
 func (l *Loop) Rejected() uint64 { return l.rejected.Load() }
+
+// Checkpoints counts the checkpoints saved.
+func (l *Loop) Checkpoints() uint64 { return l.saved.Load() }
 
 // Abort makes Run return at once without a final checkpoint, as a killed
 // process would: for crash tests and drills.
@@ -618,10 +639,11 @@ func (l *Loop) startCheckpoint(ctx context.Context, reply chan barrierResult) {
 			return
 		}
 		l.o.Metrics.checkpoints.Inc()
+		l.saved.Add(1)
 		l.ckMu.Lock()
 		l.ckPositions = pos
 		l.ckMu.Unlock()
-		l.nextCheckpoint.Store(time.Now().Add(time.Since(start) * (1/checkpointShare - 1)).UnixNano())
+		l.spaceCheckpoints(time.Now(), time.Since(start))
 		answer(barrierResult{pos: l.clonePositions(pos)})
 	}()
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -22,6 +24,8 @@ type benchOptions struct {
 	engineN  int
 	kafkaN   int
 	latFor   time.Duration
+	cpuProf  string
+	memProf  string
 }
 
 func newBenchCmd(a *app) *cobra.Command {
@@ -57,6 +61,8 @@ measures, in one run:
 	f.IntVar(&o.engineN, "engine-events", 0, "events the engine measurement applies (0: the --quick or full default)")
 	f.IntVar(&o.kafkaN, "kafka-events", 0, "messages the Kafka measurements read (0: the --quick or full default)")
 	f.DurationVar(&o.latFor, "latency-for", 0, "how long to offer events for the latency measurement (0: the default)")
+	f.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	f.StringVar(&o.memProf, "memprofile", "", "write an allocation profile (every allocation of the run) to this file at the end")
 	return cmd
 }
 
@@ -79,9 +85,25 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 		bo.LatencyFor = o.latFor
 	}
 	bo.Log = zerolog.Nop()
+	if o.cpuProf != "" {
+		f, err := os.Create(o.cpuProf)
+		if err != nil {
+			return fmt.Errorf("bench --cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("bench --cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res, err := sidecar.RunBench(ctx, bo)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
+	}
+	if o.memProf != "" {
+		if err := writeAllocs(o.memProf); err != nil {
+			return fmt.Errorf("bench --memprofile: %w", err)
+		}
 	}
 	if o.json {
 		enc := json.NewEncoder(a.io.out)
@@ -89,6 +111,20 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 	}
 	printBench(a.io.out, res)
 	return nil
+}
+
+// writeAllocs writes the allocation profile (allocs: every allocation
+// sampled since the start, not only the live heap) to path.
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func printBench(w io.Writer, r sidecar.BenchResult) {
