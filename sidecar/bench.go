@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -350,11 +351,13 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	counter := &countingHandler{want: total, done: make(chan struct{}), first: make(chan time.Time, 1)}
 	rctx, cancel := context.WithCancel(ctx)
 	rawCPU0 := cpuTime()
-	go func() {
-		for rctx.Err() == nil {
-			_ = g.Consume(rctx, []string{topic}, counter)
-		}
-	}()
+	pprof.Do(rctx, pprof.Labels("bench", "raw"), func(rctx context.Context) {
+		go func() {
+			for rctx.Err() == nil {
+				_ = g.Consume(rctx, []string{topic}, counter)
+			}
+		}()
+	})
 	select {
 	case <-counter.done:
 	case <-time.After(2 * time.Minute):
@@ -397,7 +400,11 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	}
 	sctx, stop := context.WithCancel(ctx)
 	errc := make(chan error, 1)
-	go func() { errc <- sc.Run(sctx) }()
+	// Profile label bench=e2e (go tool pprof -tagfocus): every goroutine
+	// the sidecar starts inherits it.
+	pprof.Do(sctx, pprof.Labels("bench", "e2e"), func(sctx context.Context) {
+		go func() { errc <- sc.Run(sctx) }()
+	})
 	deadline := time.Now().Add(2 * time.Minute)
 	for sc.Loop().Applied() == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(100 * time.Microsecond)

@@ -348,6 +348,7 @@ func (l *Loop) handle(ctx context.Context, it item) {
 	}
 	if it.batch != nil {
 		l.handleBatch(ctx, it.batch)
+		kafka.Release(it.batch) // nothing keeps the messages or their events
 		<-l.room
 		return
 	}
