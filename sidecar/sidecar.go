@@ -136,13 +136,13 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 			return nil, fmt.Errorf("checkpoint in %s: %w", cfg.Profiles.Path, err)
 		}
 		eopts.State, eopts.Resume = st, &ck.Engine
-		sum := st.Summarize()
-		o.Log.Info().Int("nodes", sum.Nodes).Int("apps", sum.Apps).Int("partitions", len(ck.Positions)).
-			Msg("resuming from checkpoint")
 	}
 	eng := engine.New(stack, eopts)
 	if ck != nil {
 		restoreTook = time.Since(restoreStart)
+		sum := eopts.State.Summarize()
+		o.Log.Info().Int("nodes", sum.Nodes).Int("apps", sum.Apps).Int("partitions", len(ck.Positions)).
+			Dur("took", restoreTook).Msg("resuming from checkpoint")
 	}
 
 	var acts []actuate.Actuator
