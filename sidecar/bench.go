@@ -66,7 +66,7 @@ type BenchResult struct {
 	EngineEventsPerCPUS float64 `json:"engine_events_per_cpu_s"`
 	E2EEventsPerCPUS    float64 `json:"e2e_events_per_cpu_s"`
 	RawConsumePerCPUS   float64 `json:"raw_consume_per_cpu_s"`
-	// E2ECheckpoints is how many checkpoints the sidecar saved while the
+	// E2ECheckpoints is how many checkpoints the sidecar began while the
 	// end-to-end rate was timed (each costs a full-state copy and encode).
 	E2ECheckpoints int `json:"e2e_checkpoints"`
 }
@@ -409,14 +409,14 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	for sc.Loop().Applied() == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(100 * time.Microsecond)
 	}
-	start, c0, ck0 := time.Now(), cpuTime(), sc.Loop().Checkpoints()
+	start, c0, ck0 := time.Now(), cpuTime(), sc.Loop().CheckpointsBegun()
 	for sc.Loop().Applied()+sc.Loop().Rejected() < uint64(total) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(time.Millisecond)
 	}
 	n := int(sc.Loop().Applied() + sc.Loop().Rejected())
 	r.e2e = float64(n) / time.Since(start).Seconds()
 	r.e2eCPU = perCPU(n, cpuTime()-c0)
-	r.checkpoints = int(sc.Loop().Checkpoints() - ck0)
+	r.checkpoints = int(sc.Loop().CheckpointsBegun() - ck0)
 	stop()
 	if err := <-errc; err != nil {
 		return r, err

@@ -107,7 +107,7 @@ type Loop struct {
 	eventNow  atomic.Int64 // newest event time applied (epoch ms)
 	applied   atomic.Uint64
 	rejected  atomic.Uint64
-	saved     atomic.Uint64 // checkpoints saved
+	begun     atomic.Uint64 // checkpoints begun (state copied for a save)
 	aborted   atomic.Bool
 	abortCh   chan struct{}
 	abortOnce sync.Once
@@ -286,8 +286,9 @@ func (l *Loop) Leader() bool { return l.leader.Load() }
 func (l *Loop) Applied() uint64  { return l.applied.Load() }
 func (l *Loop) Rejected() uint64 { return l.rejected.Load() }
 
-// Checkpoints counts the checkpoints saved.
-func (l *Loop) Checkpoints() uint64 { return l.saved.Load() }
+// CheckpointsBegun counts the checkpoints begun: the state copied and its
+// save started (a save runs on after the call that began it).
+func (l *Loop) CheckpointsBegun() uint64 { return l.begun.Load() }
 
 // Abort makes Run return at once without a final checkpoint, as a killed
 // process would: for crash tests and drills.
@@ -620,6 +621,7 @@ func (l *Loop) startCheckpoint(ctx context.Context, reply chan barrierResult) {
 		answer(barrierResult{err: fmt.Errorf("checkpoint: %w", err)})
 		return
 	}
+	l.begun.Add(1)
 	c := &Checkpoint{V: 1, Cluster: l.eng.State().Checkpoint(), Engine: l.eng.Checkpoint(), Positions: positionsOf(pos)}
 	l.dirty = false
 	l.mu.Unlock()
@@ -640,7 +642,6 @@ func (l *Loop) startCheckpoint(ctx context.Context, reply chan barrierResult) {
 			return
 		}
 		l.o.Metrics.checkpoints.Inc()
-		l.saved.Add(1)
 		l.ckMu.Lock()
 		l.ckPositions = pos
 		l.ckMu.Unlock()

@@ -415,8 +415,8 @@ func TestRestoreSpacesTheFirstCheckpoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ck.count() != tc.wantSaves {
-				t.Errorf("%d checkpoints after the periodic barrier, want %d", ck.count(), tc.wantSaves)
+			if ck.count() != tc.wantSaves || l.CheckpointsBegun() != uint64(tc.wantSaves) {
+				t.Errorf("%d checkpoints (%d begun) after the periodic barrier, want %d", ck.count(), l.CheckpointsBegun(), tc.wantSaves)
 			}
 			if pos[tp] != tc.wantPos {
 				t.Errorf("periodic barrier answered ev/0 at %d, want %d (commits must not run ahead of a checkpoint)", pos[tp], tc.wantPos)
