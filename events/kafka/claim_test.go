@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/IBM/sarama"
-
-	"github.com/rmsidecar/rmsidecar/events"
 )
 
 type fakeSession struct{ ctx context.Context }
@@ -136,7 +134,6 @@ func TestConsumeClaimBatches(t *testing.T) {
 // batch, as the live loop does once it has applied one.
 type releaseFeed struct {
 	recFeed
-	evs    []*events.Event
 	bufs   map[*batchBuf]int // batches seen per buffer
 	reused int
 }

@@ -583,8 +583,7 @@ func (h *groupHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.Cons
 func (h *groupHandler) decode(ctx context.Context, c sarama.ConsumerGroupClaim, dec *events.MessageDecoder, msg *sarama.ConsumerMessage, ev *events.Event, received time.Time) (Message, bool) {
 	m := Message{Topic: msg.Topic, Partition: msg.Partition, Offset: msg.Offset,
 		HighWater: c.HighWaterMarkOffset(), Key: msg.Key, Received: received}
-	var err error
-	*ev, err = dec.Decode(msg.Value)
+	err := dec.DecodeInto(msg.Value, ev)
 	if err == nil {
 		m.Event = ev
 		return m, true
