@@ -43,6 +43,7 @@ measures, in one run:
                        bare sarama consumer group that does nothing else
   e2e_events_per_s     the same messages through the sidecar: consume, decode,
                        apply, policies, commit
+  e2e_checkpoints      checkpoints the sidecar began while e2e was timed
   hint_p50_ms/p99_ms   event received -> hint emitted, at 100,000 events/s offered
   rss_mb               peak resident memory at that size
 
