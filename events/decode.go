@@ -217,9 +217,17 @@ func (c *checker) oneOf(field string, p *string, required bool, allowed ...strin
 	return *p
 }
 
+// event validates w and returns the event it describes.
 func (w *wire) event() (Event, error) {
-	var c checker
 	var e Event
+	err := w.eventInto(&e)
+	return e, err
+}
+
+// eventInto is event writing into *e (all of it: zero on error).
+func (w *wire) eventInto(e *Event) error {
+	var c checker
+	*e = Event{}
 	switch {
 	case w.V == nil:
 		c.fail("v", "required field missing")
@@ -245,7 +253,8 @@ func (w *wire) event() (Event, error) {
 		e.TS = *w.TS
 	}
 	if c.err != nil {
-		return Event{}, c.err
+		*e = Event{}
+		return c.err
 	}
 
 	switch e.Type {
@@ -373,9 +382,10 @@ func (w *wire) event() (Event, error) {
 		e.Partitions = w.Partitions
 	}
 	if c.err != nil {
-		return Event{}, c.err
+		*e = Event{}
+		return c.err
 	}
-	return e, nil
+	return nil
 }
 
 func knownType(t Type) bool {

@@ -19,31 +19,38 @@ func decodeFast(data []byte) (ev Event, err error, ok bool) {
 // decodeFastWith is decodeFast with the scalar values held in v (which the
 // returned Event never points into, so v can be reused).
 func decodeFastWith(data []byte, v *flatValues) (ev Event, err error, ok bool) {
+	err, ok = decodeFastInto(data, v, &ev)
+	return ev, err, ok
+}
+
+// decodeFastInto is decodeFastWith writing the event into *ev, which it
+// leaves untouched when ok is false: no copies of the (large) Event.
+func decodeFastInto(data []byte, v *flatValues, ev *Event) (err error, ok bool) {
 	var (
 		w wire
 		s = scanner{b: data}
 	)
 	s.space()
 	if !s.consume('{') {
-		return Event{}, nil, false
+		return nil, false
 	}
 	s.space()
 	if s.consume('}') {
-		return Event{}, nil, false // empty object: let Decode name the missing field
+		return nil, false // empty object: let Decode name the missing field
 	}
 	for {
 		s.space()
 		key, kok := s.raw()
 		if !kok {
-			return Event{}, nil, false
+			return nil, false
 		}
 		s.space()
 		if !s.consume(':') {
-			return Event{}, nil, false
+			return nil, false
 		}
 		s.space()
 		if !v.set(&w, key, &s) {
-			return Event{}, nil, false
+			return nil, false
 		}
 		s.space()
 		if s.consume(',') {
@@ -52,14 +59,13 @@ func decodeFastWith(data []byte, v *flatValues) (ev Event, err error, ok bool) {
 		if s.consume('}') {
 			break
 		}
-		return Event{}, nil, false
+		return nil, false
 	}
 	s.space()
 	if s.i != len(s.b) {
-		return Event{}, nil, false
+		return nil, false
 	}
-	ev, err = w.event()
-	return ev, err, true
+	return w.eventInto(ev), true
 }
 
 // flatValues holds the scalar values a wire points to: one allocation per
@@ -389,4 +395,16 @@ func (d *MessageDecoder) Decode(data []byte) (Event, error) {
 		return ev, err
 	}
 	return Decode(data)
+}
+
+// DecodeInto is Decode writing the event into *ev (all of it; the zero
+// Event on error), so a consumer decoding into a reused batch copies no
+// Event around.
+func (d *MessageDecoder) DecodeInto(data []byte, ev *Event) error {
+	if err, ok := decodeFastInto(data, &d.v, ev); ok {
+		return err
+	}
+	var err error
+	*ev, err = Decode(data)
+	return err
 }

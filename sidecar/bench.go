@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +66,9 @@ type BenchResult struct {
 	EngineEventsPerCPUS float64 `json:"engine_events_per_cpu_s"`
 	E2EEventsPerCPUS    float64 `json:"e2e_events_per_cpu_s"`
 	RawConsumePerCPUS   float64 `json:"raw_consume_per_cpu_s"`
+	// E2ECheckpoints is how many checkpoints the sidecar began while the
+	// end-to-end rate was timed (each costs a full-state copy and encode).
+	E2ECheckpoints int `json:"e2e_checkpoints"`
 }
 
 // cpuTime is the process's user+system CPU time so far.
@@ -229,6 +233,7 @@ func RunBench(ctx context.Context, o BenchOptions) (BenchResult, error) {
 	}
 	res.RawConsumePerS, res.E2EEventsPerS = k.raw, k.e2e
 	res.RawConsumePerCPUS, res.E2EEventsPerCPUS = k.rawCPU, k.e2eCPU
+	res.E2ECheckpoints = k.checkpoints
 
 	// 3. Hint latency at the offered rate.
 	lat, offered, hints, err := benchLatency(ctx, o)
@@ -288,7 +293,10 @@ func steadyLog(w *workload, n int) ([]byte, int) {
 	return b.Bytes(), count
 }
 
-type kafkaRates struct{ raw, e2e, rawCPU, e2eCPU float64 }
+type kafkaRates struct {
+	raw, e2e, rawCPU, e2eCPU float64
+	checkpoints              int
+}
 
 func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	const topic = "bench.events"
@@ -343,11 +351,13 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	counter := &countingHandler{want: total, done: make(chan struct{}), first: make(chan time.Time, 1)}
 	rctx, cancel := context.WithCancel(ctx)
 	rawCPU0 := cpuTime()
-	go func() {
-		for rctx.Err() == nil {
-			_ = g.Consume(rctx, []string{topic}, counter)
-		}
-	}()
+	pprof.Do(rctx, pprof.Labels("bench", "raw"), func(rctx context.Context) {
+		go func() {
+			for rctx.Err() == nil {
+				_ = g.Consume(rctx, []string{topic}, counter)
+			}
+		}()
+	})
 	select {
 	case <-counter.done:
 	case <-time.After(2 * time.Minute):
@@ -390,18 +400,23 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	}
 	sctx, stop := context.WithCancel(ctx)
 	errc := make(chan error, 1)
-	go func() { errc <- sc.Run(sctx) }()
+	// Profile label bench=e2e (go tool pprof -tagfocus): every goroutine
+	// the sidecar starts inherits it.
+	pprof.Do(sctx, pprof.Labels("bench", "e2e"), func(sctx context.Context) {
+		go func() { errc <- sc.Run(sctx) }()
+	})
 	deadline := time.Now().Add(2 * time.Minute)
 	for sc.Loop().Applied() == 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(100 * time.Microsecond)
 	}
-	start, c0 := time.Now(), cpuTime()
+	start, c0, ck0 := time.Now(), cpuTime(), sc.Loop().CheckpointsBegun()
 	for sc.Loop().Applied()+sc.Loop().Rejected() < uint64(total) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(time.Millisecond)
 	}
 	n := int(sc.Loop().Applied() + sc.Loop().Rejected())
 	r.e2e = float64(n) / time.Since(start).Seconds()
 	r.e2eCPU = perCPU(n, cpuTime()-c0)
+	r.checkpoints = int(sc.Loop().CheckpointsBegun() - ck0)
 	stop()
 	if err := <-errc; err != nil {
 		return r, err

@@ -107,6 +107,7 @@ type Loop struct {
 	eventNow  atomic.Int64 // newest event time applied (epoch ms)
 	applied   atomic.Uint64
 	rejected  atomic.Uint64
+	begun     atomic.Uint64 // checkpoints begun (state copied for a save)
 	aborted   atomic.Bool
 	abortCh   chan struct{}
 	abortOnce sync.Once
@@ -146,6 +147,23 @@ func (l *Loop) Resume(ps []Position) {
 		l.positions[kafka.TopicPartition{Topic: p.Topic, Partition: p.Partition}] = p.Next
 	}
 	l.ckPositions = l.clonePositions(l.positions)
+}
+
+// Restored tells the loop that restoring its checkpoint (loading and
+// decoding it) took d. Periodic checkpoints are spaced after it as after a
+// save of that duration: the state on disk is the one just restored, so the
+// first periodic barrier after a restart answers from the resumed positions
+// instead of writing the same state again at once. A final barrier
+// (rebalance, shutdown) still checkpoints whatever was applied.
+func (l *Loop) Restored(d time.Duration) {
+	l.spaceCheckpoints(time.Now(), d)
+}
+
+// spaceCheckpoints lets the next periodic checkpoint start only once the
+// work that took d, ending at end, is checkpointShare of the time since
+// it began.
+func (l *Loop) spaceCheckpoints(end time.Time, d time.Duration) {
+	l.nextCheckpoint.Store(end.Add(time.Duration(float64(d) * (1/checkpointShare - 1))).UnixNano())
 }
 
 // Enqueue implements kafka.Feed.
@@ -268,6 +286,10 @@ func (l *Loop) Leader() bool { return l.leader.Load() }
 func (l *Loop) Applied() uint64  { return l.applied.Load() }
 func (l *Loop) Rejected() uint64 { return l.rejected.Load() }
 
+// CheckpointsBegun counts the checkpoints begun: the state copied and its
+// save started (a save runs on after the call that began it).
+func (l *Loop) CheckpointsBegun() uint64 { return l.begun.Load() }
+
 // Abort makes Run return at once without a final checkpoint, as a killed
 // process would: for crash tests and drills.
 func (l *Loop) Abort() {
@@ -327,6 +349,7 @@ func (l *Loop) handle(ctx context.Context, it item) {
 	}
 	if it.batch != nil {
 		l.handleBatch(ctx, it.batch)
+		kafka.Release(it.batch) // nothing keeps the messages or their events
 		<-l.room
 		return
 	}
@@ -598,6 +621,7 @@ func (l *Loop) startCheckpoint(ctx context.Context, reply chan barrierResult) {
 		answer(barrierResult{err: fmt.Errorf("checkpoint: %w", err)})
 		return
 	}
+	l.begun.Add(1)
 	c := &Checkpoint{V: 1, Cluster: l.eng.State().Checkpoint(), Engine: l.eng.Checkpoint(), Positions: positionsOf(pos)}
 	l.dirty = false
 	l.mu.Unlock()
@@ -621,7 +645,7 @@ func (l *Loop) startCheckpoint(ctx context.Context, reply chan barrierResult) {
 		l.ckMu.Lock()
 		l.ckPositions = pos
 		l.ckMu.Unlock()
-		l.nextCheckpoint.Store(time.Now().Add(time.Since(start) * (1/checkpointShare - 1)).UnixNano())
+		l.spaceCheckpoints(time.Now(), time.Since(start))
 		answer(barrierResult{pos: l.clonePositions(pos)})
 	}()
 }

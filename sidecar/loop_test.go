@@ -370,3 +370,67 @@ func TestLoopBatchesMatchSingleMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreSpacesTheFirstCheckpoint: after a restart the first periodic
+// barrier follows the checkpointShare rule with the restore's duration as
+// the last save's, and answers from the resumed positions meanwhile; a
+// final barrier checkpoints regardless.
+func TestRestoreSpacesTheFirstCheckpoint(t *testing.T) {
+	tp := kafka.TopicPartition{Topic: "ev", Partition: 0}
+	for _, tc := range []struct {
+		name      string
+		restored  time.Duration // 0: Restored not called (a fresh start)
+		wantSaves int           // after the periodic barrier
+		wantPos   int64         // the periodic barrier's answer for ev/0
+	}{
+		{name: "fresh start checkpoints at the first barrier", wantSaves: 1, wantPos: 13},
+		{name: "quick restore checkpoints at the first barrier", restored: time.Nanosecond, wantSaves: 1, wantPos: 13},
+		{name: "slow restore waits, answering from the checkpoint", restored: time.Hour, wantSaves: 0, wantPos: 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ck := &memCheckpoints{}
+			eng := engine.New(policy.NewStack(kinder{}), engine.Options{Log: zerolog.Nop()})
+			l := NewLoop(eng, LoopOptions{QueueSize: 8, Checkpoints: ck, Sink: &sink{}, EventsTopic: "ev", Log: zerolog.Nop()})
+			l.Resume([]Position{{Topic: "ev", Partition: 0, Next: 10}})
+			if tc.restored > 0 {
+				l.Restored(tc.restored)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- l.Run(ctx) }()
+			defer func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Error(err)
+				}
+			}()
+			for off := int64(10); off < 13; off++ {
+				ev := events.Event{V: 1, ID: "e" + strconv.FormatInt(off, 10), Type: events.NodeRegistered, TS: 1,
+					Node: "n" + strconv.FormatInt(off, 10), VCores: 8, MemoryMB: 8192}
+				if err := l.Enqueue(ctx, kafka.Message{Topic: "ev", Offset: off, Event: &ev, Received: time.Now()}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pos, err := l.Sync(ctx, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ck.count() != tc.wantSaves || l.CheckpointsBegun() != uint64(tc.wantSaves) {
+				t.Errorf("%d checkpoints (%d begun) after the periodic barrier, want %d", ck.count(), l.CheckpointsBegun(), tc.wantSaves)
+			}
+			if pos[tp] != tc.wantPos {
+				t.Errorf("periodic barrier answered ev/0 at %d, want %d (commits must not run ahead of a checkpoint)", pos[tp], tc.wantPos)
+			}
+			pos, err = l.Sync(ctx, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pos[tp] != 13 {
+				t.Errorf("final barrier answered ev/0 at %d, want 13", pos[tp])
+			}
+			if ck.count() != 1 {
+				t.Errorf("%d checkpoints after the final barrier, want 1", ck.count())
+			}
+		})
+	}
+}

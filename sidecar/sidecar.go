@@ -123,10 +123,12 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 		return nil, &config.KeyError{Key: "policies.stack", Reason: err.Error()}
 	}
 	ckpts := ProfileCheckpoints{Store: s.store}
+	restoreStart := time.Now()
 	ck, err := ckpts.Load(ctx)
 	if err != nil {
 		return nil, err
 	}
+	var restoreTook time.Duration // loading, decoding and installing the checkpoint
 	eopts := engine.Options{TickMS: cfg.Engine.Tick.Milliseconds(), Log: o.Log, IDPrefix: s.instance + "-"}
 	if ck != nil {
 		st, err := cluster.Restore(ck.Cluster)
@@ -134,11 +136,14 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 			return nil, fmt.Errorf("checkpoint in %s: %w", cfg.Profiles.Path, err)
 		}
 		eopts.State, eopts.Resume = st, &ck.Engine
-		sum := st.Summarize()
-		o.Log.Info().Int("nodes", sum.Nodes).Int("apps", sum.Apps).Int("partitions", len(ck.Positions)).
-			Msg("resuming from checkpoint")
 	}
 	eng := engine.New(stack, eopts)
+	if ck != nil {
+		restoreTook = time.Since(restoreStart)
+		sum := eopts.State.Summarize()
+		o.Log.Info().Int("nodes", sum.Nodes).Int("apps", sum.Apps).Int("partitions", len(ck.Positions)).
+			Dur("took", restoreTook).Msg("resuming from checkpoint")
+	}
 
 	var acts []actuate.Actuator
 	for _, name := range cfg.Actuators.Enabled {
@@ -177,6 +182,7 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 		Metrics: s.metrics, Log: o.Log, EventsTopic: cfg.Kafka.EventsTopic})
 	if ck != nil {
 		s.loop.Resume(ck.Positions)
+		s.loop.Restored(restoreTook)
 	}
 	s.pendingActs = acts
 	ok = true

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -22,6 +24,8 @@ type benchOptions struct {
 	engineN  int
 	kafkaN   int
 	latFor   time.Duration
+	cpuProf  string
+	memProf  string
 }
 
 func newBenchCmd(a *app) *cobra.Command {
@@ -39,6 +43,7 @@ measures, in one run:
                        bare sarama consumer group that does nothing else
   e2e_events_per_s     the same messages through the sidecar: consume, decode,
                        apply, policies, commit
+  e2e_checkpoints      checkpoints the sidecar began while e2e was timed
   hint_p50_ms/p99_ms   event received -> hint emitted, at 100,000 events/s offered
   rss_mb               peak resident memory at that size
 
@@ -57,6 +62,8 @@ measures, in one run:
 	f.IntVar(&o.engineN, "engine-events", 0, "events the engine measurement applies (0: the --quick or full default)")
 	f.IntVar(&o.kafkaN, "kafka-events", 0, "messages the Kafka measurements read (0: the --quick or full default)")
 	f.DurationVar(&o.latFor, "latency-for", 0, "how long to offer events for the latency measurement (0: the default)")
+	f.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	f.StringVar(&o.memProf, "memprofile", "", "write an allocation profile (every allocation of the run) to this file at the end")
 	return cmd
 }
 
@@ -79,9 +86,25 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 		bo.LatencyFor = o.latFor
 	}
 	bo.Log = zerolog.Nop()
+	if o.cpuProf != "" {
+		f, err := os.Create(o.cpuProf)
+		if err != nil {
+			return fmt.Errorf("bench --cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("bench --cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res, err := sidecar.RunBench(ctx, bo)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
+	}
+	if o.memProf != "" {
+		if err := writeAllocs(o.memProf); err != nil {
+			return fmt.Errorf("bench --memprofile: %w", err)
+		}
 	}
 	if o.json {
 		enc := json.NewEncoder(a.io.out)
@@ -89,6 +112,20 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 	}
 	printBench(a.io.out, res)
 	return nil
+}
+
+// writeAllocs writes the allocation profile (allocs: every allocation
+// sampled since the start, not only the live heap) to path.
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func printBench(w io.Writer, r sidecar.BenchResult) {

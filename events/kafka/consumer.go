@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -207,6 +208,36 @@ type Message struct {
 	Err error
 	// Received is when the consumer got the message (hint latency starts here).
 	Received time.Time
+
+	// buf is the recycled buffer a GroupConsumer batch lives in (see Release).
+	buf *batchBuf
+}
+
+// batchBuf holds one claim batch: the messages and the events they point
+// to, in one reusable allocation of MaxBatch each.
+type batchBuf struct {
+	msgs []Message
+	evs  []events.Event
+	pool *sync.Pool
+}
+
+// Release gives a batch a BatchFeed got from a GroupConsumer back to it for
+// reuse, once nothing refers to the messages or their events any more (the
+// next batch overwrites them). Releasing is optional (an unreleased batch is
+// garbage collected); a slice that is not a whole batch of a GroupConsumer
+// is left alone.
+func Release(ms []Message) {
+	if len(ms) == 0 || ms[0].buf == nil {
+		return
+	}
+	b := ms[0].buf
+	if &b.msgs[0] != &ms[0] || len(ms) > cap(b.msgs) {
+		return
+	}
+	// Drop the keys (they point into sarama's fetch buffers) and errors; the
+	// events are overwritten whole by the next decode.
+	clear(b.msgs[:len(ms)])
+	b.pool.Put(b)
 }
 
 // TopicPartition names one partition.
@@ -244,7 +275,8 @@ type Feed interface {
 // every message already waiting in a claim's channel as one batch (up to
 // MaxBatch), so the feed's per-hand-over costs (a channel operation, a lock,
 // metric updates) are paid once per batch instead of once per message. The
-// feed owns the slice and the events it points to.
+// feed owns the slice and the events it points to until it passes the slice
+// to Release, which lets the consumer reuse them for a later batch.
 type BatchFeed interface {
 	Feed
 	EnqueueBatch(ctx context.Context, ms []Message) error
@@ -305,6 +337,7 @@ type GroupConsumer struct {
 	dead           DeadLetters
 	commitInterval time.Duration
 	onError        func(error)
+	bufs           sync.Pool // of *batchBuf, for BatchFeed hand-overs
 }
 
 // GroupOptions configure a GroupConsumer.
@@ -355,8 +388,12 @@ func NewGroupConsumer(group sarama.ConsumerGroup, o GroupOptions) *GroupConsumer
 	if o.OnError == nil {
 		o.OnError = func(error) {}
 	}
-	return &GroupConsumer{group: group, topics: o.Topics, feed: o.Feed, dead: o.DeadLetters,
+	g := &GroupConsumer{group: group, topics: o.Topics, feed: o.Feed, dead: o.DeadLetters,
 		commitInterval: o.CommitInterval, onError: o.OnError, offsets: o.Offsets}
+	g.bufs.New = func() any {
+		return &batchBuf{msgs: make([]Message, MaxBatch), evs: make([]events.Event, MaxBatch), pool: &g.bufs}
+	}
+	return g
 }
 
 // Run consumes until ctx is done. Consume returns at every rebalance, so it
@@ -517,13 +554,16 @@ func (h *groupHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.Cons
 				}
 			}
 			now := time.Now()
-			batch := make([]Message, len(waiting))
-			evs := make([]events.Event, len(waiting)) // one allocation for the batch's events
+			// A recycled buffer (the feed Releases it after applying), so
+			// the per-message structs and events are not garbage.
+			buf := h.g.bufs.Get().(*batchBuf)
+			batch := buf.msgs[:len(waiting)]
 			for i, msg := range waiting {
-				m, ok := h.decode(ctx, c, dec, msg, &evs[i], now)
+				m, ok := h.decode(ctx, c, dec, msg, &buf.evs[i], now)
 				if !ok {
 					return nil
 				}
+				m.buf = buf
 				batch[i] = m
 				waiting[i] = nil
 			}
@@ -543,8 +583,7 @@ func (h *groupHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.Cons
 func (h *groupHandler) decode(ctx context.Context, c sarama.ConsumerGroupClaim, dec *events.MessageDecoder, msg *sarama.ConsumerMessage, ev *events.Event, received time.Time) (Message, bool) {
 	m := Message{Topic: msg.Topic, Partition: msg.Partition, Offset: msg.Offset,
 		HighWater: c.HighWaterMarkOffset(), Key: msg.Key, Received: received}
-	var err error
-	*ev, err = dec.Decode(msg.Value)
+	err := dec.DecodeInto(msg.Value, ev)
 	if err == nil {
 		m.Event = ev
 		return m, true
