@@ -1,6 +1,8 @@
 package events
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 )
 
@@ -227,6 +229,9 @@ type scanner struct {
 }
 
 func (s *scanner) space() {
+	if s.i < len(s.b) && s.b[s.i] > ' ' { // the usual case: no white space
+		return
+	}
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -252,6 +257,25 @@ func (s *scanner) raw() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i
+	// Eight bytes at a time while eight remain: the first byte that is a
+	// quote, a backslash, a control character or not ASCII decides, as in
+	// the loop below (the masks may also flag bytes after it, never before).
+	for s.i+8 <= len(s.b) {
+		x := binary.LittleEndian.Uint64(s.b[s.i:])
+		m := zeroBytes(x^(lsb*'"')) | zeroBytes(x^(lsb*'\\')) | ((x - lsb*0x20) &^ x) | x
+		m &= msb
+		if m == 0 {
+			s.i += 8
+			continue
+		}
+		s.i += bits.TrailingZeros64(m) / 8
+		if s.b[s.i] != '"' {
+			return nil, false
+		}
+		out := s.b[start:s.i]
+		s.i++
+		return out, true
+	}
 	for s.i < len(s.b) {
 		c := s.b[s.i]
 		switch {
@@ -266,6 +290,16 @@ func (s *scanner) raw() ([]byte, bool) {
 	}
 	return nil, false
 }
+
+const (
+	lsb = 0x0101010101010101 // the low bit of every byte
+	msb = 0x8080808080808080 // the high bit of every byte
+)
+
+// zeroBytes has the high bit set in the lowest zero byte of x (and maybe
+// in higher bytes, where a borrow ran; never in a lower byte), and in no
+// byte when x has no zero byte. Only the high bits count.
+func zeroBytes(x uint64) uint64 { return (x - lsb) &^ x }
 
 // intern returns the shared copy of the values that repeat in every event
 // (types, phases, kinds, states, localities) and a new string otherwise.
