@@ -384,6 +384,20 @@ func (s *scanner) integer() (int64, bool) {
 	if !ok || !isInt {
 		return 0, false
 	}
+	if len(text) <= 18 { // at most 18 digits: cannot overflow
+		digits, neg := text, text[0] == '-'
+		if neg {
+			digits = text[1:]
+		}
+		var n int64
+		for _, c := range digits { // number checked they are digits
+			n = n*10 + int64(c-'0')
+		}
+		if neg {
+			n = -n
+		}
+		return n, true
+	}
 	n, err := strconv.ParseInt(string(text), 10, 64)
 	return n, err == nil
 }

@@ -50,3 +50,39 @@ func TestScannerRaw(t *testing.T) {
 		}
 	}
 }
+
+// TestScannerInteger: integer agrees with strconv.ParseInt on every number
+// text it accepts, around the 18-digit boundary of its own loop too, and
+// refuses fractions, exponents and values beyond int64.
+func TestScannerInteger(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true},
+		{"-0", 0, true},
+		{"7", 7, true},
+		{"-7", -7, true},
+		{"1763719205000", 1763719205000, true},
+		{"999999999999999999", 999999999999999999, true},     // 18 digits
+		{"-99999999999999999", -99999999999999999, true},     // 18 characters
+		{"-999999999999999999", -999999999999999999, true},   // 19 characters
+		{"1000000000000000000", 1000000000000000000, true},   // 19 digits
+		{"9223372036854775807", 9223372036854775807, true},   // max int64
+		{"-9223372036854775808", -9223372036854775808, true}, // min int64
+		{"9223372036854775808", 0, false},
+		{"-9223372036854775809", 0, false},
+		{"12345678901234567890123", 0, false},
+		{"1.5", 0, false},
+		{"1e3", 0, false},
+		{"01", 0, true}, // number reads "0" and stops (the caller then rejects the "1")
+		{"-", 0, false},
+	} {
+		s := scanner{b: []byte(tc.in)}
+		got, ok := s.integer()
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("integer(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
