@@ -230,3 +230,38 @@ func TestHistoryBound(t *testing.T) {
 		t.Fatalf("history = %+v, want ts 3,4,5", h)
 	}
 }
+
+// TestLookupsAfterEachEvent: Node and Attempt (which answer the entity the
+// last event named without a map lookup) return the right entity for every
+// id after every event, named by that event or not, and nil for unknown ids.
+func TestLookupsAfterEachEvent(t *testing.T) {
+	evs := []events.Event{
+		{V: 1, ID: "1", Type: events.NodeRegistered, TS: 1, Node: "n1", Rack: "/r", VCores: 8, MemoryMB: 8192},
+		{V: 1, ID: "2", Type: events.NodeRegistered, TS: 2, Node: "n2", Rack: "/r", VCores: 4, MemoryMB: 4096},
+		{V: 1, ID: "3", Type: events.NodeHeartbeat, TS: 3, Node: "n1", UsedVCores: 1},
+		{V: 1, ID: "4", Type: events.ContainerAllocated, TS: 4, App: "a", Task: "t_m_1", Attempt: "x1", Container: "c1", Node: "n2"},
+		{V: 1, ID: "5", Type: events.NodeHeartbeat, TS: 5, Node: "n3", UsedVCores: 2},
+		{V: 1, ID: "6", Type: events.ContainerAllocated, TS: 6, App: "a", Task: "t_m_2", Attempt: "x2", Container: "c2", Node: "n1"},
+		{V: 1, ID: "7", Type: events.TaskProgress, TS: 7, App: "a", Task: "t_m_1", Attempt: "x1", Progress: 0.5, Phase: events.PhaseMap},
+		{V: 1, ID: "8", Type: events.NodeHeartbeat, TS: 8, Node: "n2", UsedVCores: 3},
+	}
+	s := New()
+	for i := range evs {
+		s.Apply(&evs[i])
+		for _, id := range []string{"n1", "n2", "n3", "n4", ""} {
+			want := s.nodes[id]
+			if got := s.Node(id); got != want || (got != nil && got.ID != id) {
+				t.Fatalf("after event %s: Node(%q) = %p, want %p", evs[i].ID, id, got, want)
+			}
+		}
+		for _, id := range []string{"x1", "x2", "x3", ""} {
+			want := s.attempts[id]
+			if got := s.Attempt(id); got != want || (got != nil && got.ID != id) {
+				t.Fatalf("after event %s: Attempt(%q) = %p, want %p", evs[i].ID, id, got, want)
+			}
+		}
+	}
+	if n := s.Node("n2"); n == nil || n.UsedVCores != 3 || n.VCores != 4 {
+		t.Fatalf("Node(n2) = %+v", n)
+	}
+}
