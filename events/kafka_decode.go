@@ -407,8 +407,58 @@ func (s *scanner) float() (float64, bool) {
 	if !ok {
 		return 0, false
 	}
+	if f, ok := smallDecimal(text); ok {
+		return f, true
+	}
 	f, err := strconv.ParseFloat(string(text), 64)
 	return f, err == nil
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// smallDecimal converts a JSON number of at most 15 digits and no exponent
+// (0.42, 12.5, 3): its digits as an integer and the power of ten to divide
+// by are both exact in a float64, so the quotient is the correctly rounded
+// value, the one strconv.ParseFloat returns. Anything else reports false.
+func smallDecimal(text []byte) (float64, bool) {
+	neg := len(text) > 0 && text[0] == '-'
+	if neg {
+		text = text[1:]
+	}
+	if len(text) > 16 { // 15 digits and a point
+		return 0, false
+	}
+	var mant int64
+	frac, point := 0, false
+	for _, c := range text {
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + int64(c-'0')
+			if point {
+				frac++
+			}
+		case c == '.' && !point:
+			point = true
+		default: // an exponent
+			return 0, false
+		}
+	}
+	if len(text)-btoi(point) > 15 {
+		return 0, false
+	}
+	f := float64(mant) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (s *scanner) boolean() (bool, bool) {

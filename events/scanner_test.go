@@ -2,6 +2,9 @@ package events
 
 import (
 	"bytes"
+	"math"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -84,5 +87,58 @@ func TestScannerInteger(t *testing.T) {
 		if ok != tc.ok || (ok && got != tc.want) {
 			t.Errorf("integer(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestSmallDecimal: the fast float path gives exactly strconv.ParseFloat's
+// value (bit for bit, sign of zero included) wherever it answers, and
+// answers for the plain decimals events carry.
+func TestSmallDecimal(t *testing.T) {
+	ins := []string{"0", "-0", "0.0", "-0.0", "1", "0.42", "0.1", "0.3", "0.99", "4.5", "12.25", "123456789012345",
+		"0.123456789012345", "9.99999999999999", "-1.5", "100000000000000.5", "1234567890123456", "0.1234567890123456",
+		"1e3", "1.5E-2", "12345678901234567890"}
+	r := rand.New(rand.NewPCG(7, 7))
+	for range 20000 {
+		digits := 1 + r.IntN(17)
+		b := make([]byte, 0, 20)
+		if r.IntN(4) == 0 {
+			b = append(b, '-')
+		}
+		point := r.IntN(digits + 1)
+		for i := range digits {
+			if i == point && i > 0 {
+				b = append(b, '.')
+			}
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		ins = append(ins, string(b))
+	}
+	answered := 0
+	for _, in := range ins {
+		want, err := strconv.ParseFloat(in, 64)
+		if err != nil {
+			t.Fatalf("bad test input %q: %v", in, err)
+		}
+		got, ok := smallDecimal([]byte(in))
+		if !ok {
+			continue
+		}
+		answered++
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("smallDecimal(%q) = %v, ParseFloat %v", in, got, want)
+		}
+	}
+	for _, in := range []string{"0.42", "4", "0.3", "-0", "12.25"} {
+		if _, ok := smallDecimal([]byte(in)); !ok {
+			t.Errorf("smallDecimal(%q) did not answer", in)
+		}
+	}
+	for _, in := range []string{"1e3", "1.5E-2", "1234567890123456", "0.1234567890123456"} {
+		if _, ok := smallDecimal([]byte(in)); ok {
+			t.Errorf("smallDecimal(%q) answered beyond 15 digits or with an exponent", in)
+		}
+	}
+	if answered < len(ins)/2 {
+		t.Fatalf("answered only %d of %d", answered, len(ins))
 	}
 }
