@@ -42,11 +42,9 @@ type State struct {
 	apps     map[string]*App
 	appList  []*App
 	attempts map[string]*Attempt
-	// lastAttempt and lastNode are the attempt and node the newest event
-	// named (written only by Apply, so concurrent readers holding the
-	// engine still may read them).
+	// lastAttempt is the attempt the newest event named (written only by
+	// Apply, so concurrent readers holding the engine still may read it).
 	lastAttempt *Attempt
-	lastNode    *Node
 }
 
 var _ View = (*State)(nil)
@@ -81,15 +79,8 @@ func New(opts ...Option) *State {
 // Now implements View.
 func (s *State) Now() int64 { return s.now }
 
-// Node implements View. The node the last event applied named is answered
-// without a map lookup: the engine looks a heartbeat's node up again right
-// after applying it.
-func (s *State) Node(id string) *Node {
-	if n := s.lastNode; n != nil && n.ID == id {
-		return n
-	}
-	return s.nodes[id]
-}
+// Node implements View.
+func (s *State) Node(id string) *Node { return s.nodes[id] }
 
 // Nodes implements View.
 func (s *State) Nodes() []*Node { return s.nodeList }
@@ -154,7 +145,6 @@ func (s *State) node(id string) *Node {
 		s.nodes[id] = n
 		s.nodeList = append(s.nodeList, n)
 	}
-	s.lastNode = n
 	return n
 }
 

@@ -231,9 +231,10 @@ func TestHistoryBound(t *testing.T) {
 	}
 }
 
-// TestLookupsAfterEachEvent: Node and Attempt (which answer the entity the
-// last event named without a map lookup) return the right entity for every
-// id after every event, named by that event or not, and nil for unknown ids.
+// TestLookupsAfterEachEvent: Node and Attempt (Attempt answers the attempt
+// the last event named without a map lookup) return the right entity for
+// every id after every event, named by that event or not, and nil for
+// unknown ids.
 func TestLookupsAfterEachEvent(t *testing.T) {
 	evs := []events.Event{
 		{V: 1, ID: "1", Type: events.NodeRegistered, TS: 1, Node: "n1", Rack: "/r", VCores: 8, MemoryMB: 8192},
