@@ -2,7 +2,6 @@ package sim
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"math"
@@ -29,13 +28,7 @@ workload:
        features: {cpu: 3, memory: 4, disk: 6, network: 7}, task_load: 0.5}
 `
 	var log bytes.Buffer
-	s, err := newSim(mustParse(t, yml), "learning-nb", Options{Events: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s := runSim(t, mustParse(t, yml), "learning-nb", Options{Events: &log})
 	rd := events.NewReader(&log)
 	feats := map[string]events.Features{}
 	perTask := map[bool]float64{} // light job running? -> load1 per running container
@@ -85,13 +78,7 @@ workload:
   jobs: [{name: one, maps: 1, input_mb: 64, reduces: 0, shuffle_ratio: 0, map_s_per_block: 400, task_load: 2}]
 `
 	var log bytes.Buffer
-	s, err := newSim(mustParse(t, yml), "none", Options{Events: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s := runSim(t, mustParse(t, yml), "none", Options{Events: &log})
 	start := s.attempts[0].startMS
 	rd := events.NewReader(&log)
 	checked := 0
