@@ -157,7 +157,7 @@ func (s *sim) startMap(a *attempt) {
 // startReduce begins the copy phase: the reducer takes the outputs of the
 // maps finished so far and fetches them, ParallelCopies sources at a time.
 func (s *sim) startReduce(a *attempt) {
-	a.partition = int(a.task.idx)
+	a.partition = int(a.task.part)
 	a.pend = s.getPend()
 	a.copyEndMS = -1
 	// The first poll comes after the container launch overhead.
@@ -170,7 +170,7 @@ func (s *sim) poll(a *attempt) {
 	j := a.task.job
 	for ; a.cursor < len(j.outputs); a.cursor++ {
 		o := j.outputs[a.cursor]
-		b := j.partBytes(o.bytes, a.partition)
+		b := a.task.share(j.partBytes(o.bytes, a.partition))
 		if o.node == a.node.idx {
 			a.fetched += b // local output: read from disk in the merge
 			continue
@@ -346,7 +346,7 @@ func (s *sim) progress(a *attempt) (p float64, phase string, phaseP float64) {
 		return 2.0/3 + g/3, events.PhaseSort, g
 	}
 	if a.copyEndMS < 0 {
-		total := a.task.job.partTotal[a.partition]
+		total := a.task.share(a.task.job.partTotal[a.partition])
 		f := 1.0
 		if total > 0 {
 			f = min(1, float64(a.fetched)/float64(total))
@@ -464,7 +464,7 @@ func (s *sim) attemptEnd(a *attempt) {
 		if len(j.reduces) > 0 {
 			ev := s.event(events.MapOutput)
 			ev.App, ev.Task, ev.Attempt, ev.Node = j.id, t.id, a.id, a.node.id
-			np := min(len(j.reduces), maxOutputPartitions)
+			np := min(j.nparts, maxOutputPartitions)
 			ev.Partitions = make([]events.PartitionSize, np)
 			for p := range np {
 				ev.Partitions[p] = events.PartitionSize{ID: p, Bytes: j.partBytes(t.outBytes, p)}

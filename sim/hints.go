@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
 )
 
@@ -98,7 +100,7 @@ func (s *sim) applyHint(h policy.Hint) {
 	case policy.KindReduceBinding:
 		j := s.jobByApp(h.App)
 		n := s.nodeBy[h.Node]
-		if j == nil || n == nil || h.Partition < 0 || h.Partition >= len(j.reduces) {
+		if j == nil || n == nil || h.Partition < 0 || h.Partition >= j.nparts {
 			return
 		}
 		exp := h.ExpiresTS - epochMS
@@ -108,6 +110,9 @@ func (s *sim) applyHint(h policy.Hint) {
 		j.bind[h.Partition] = binding{node: n.idx, expires: exp}
 		s.horizon = max(s.horizon, exp)
 		s.m.bindReducers += h.Reducers
+		if s.sc.YARN.SpawnReducers && h.Reducers > 1 {
+			s.spawnReducers(j, h.Partition, h.Reducers)
+		}
 		if n.parked {
 			s.scheduleHB(n)
 		}
@@ -178,6 +183,35 @@ func (s *sim) jobAt(num, app string) *job {
 		return nil
 	}
 	return j
+}
+
+// MaxSpawnReducers bounds the reducers one partition is split among
+// (YARN.SpawnReducers).
+const MaxSpawnReducers = 64
+
+// spawnReducers splits partition p among n reducers (YARN.SpawnReducers):
+// the partition's own reducer keeps share 0 of n and n-1 new reduce tasks,
+// bound like it, take the others.
+func (s *sim) spawnReducers(j *job, p, n int) {
+	t := j.reduces[p] // a job's first nparts reducers are its partitions in order
+	if j.finished || t.splitN != 1 || len(t.attempts) > 0 || t.state != taskPending {
+		return
+	}
+	n = min(n, MaxSpawnReducers)
+	t.splitN = int32(n)
+	prefix := t.id[:len(t.id)-6] // ids end in a 6-digit index
+	for k := 1; k < n; k++ {
+		i := len(j.reduces)
+		nt := &task{job: j, idx: int32(i), kind: events.Reduce, id: fmt.Sprintf("%s%06d", prefix, i),
+			part: int32(p), splitK: int32(k), splitN: int32(n)}
+		j.reduces = append(j.reduces, nt)
+		if j.slowstart {
+			s.setPending(nt) // else reachSlowstart requests it with the others
+		}
+	}
+	if j.slowstart {
+		s.wake(n - 1)
+	}
 }
 
 func (s *sim) taskOf(f []string) *task {

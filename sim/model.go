@@ -113,6 +113,10 @@ type task struct {
 	wins        int   // successful attempts (must end at 1)
 	fixedMS     int64 // recorded duration (Rumen), 0 when derived
 	pendingAt   int64
+	// Reduce: the partition it processes and, when a reduce-binding split
+	// the partition among reducers (YARN.SpawnReducers), its share k of n
+	// (n = 1: the whole partition).
+	part, splitK, splitN int32
 }
 
 // plist is a lazily compacted list of task indices; entries whose task is
@@ -215,6 +219,7 @@ type job struct {
 	frac        []float64
 	floorSum    map[int64]int64
 	partTotal   []int64
+	nparts      int        // partitions: the job's submitted reducer count (spawned reducers share them)
 	waiting     []*attempt // reducers waiting for map outputs
 	finished    bool
 	capMaps     int // ratio caps; < 0: no cap, 0: none may run
@@ -278,7 +283,7 @@ type attempt struct {
 // p: out*frac[p] rounded down, the last partition taking the remainder, so
 // partitions sum exactly to out.
 func (j *job) partBytes(out int64, p int) int64 {
-	r := len(j.reduces)
+	r := j.nparts
 	if p < r-1 {
 		return int64(float64(out) * j.frac[p])
 	}
@@ -290,6 +295,17 @@ func (j *job) partBytes(out int64, p int) int64 {
 		j.floorSum[out] = s
 	}
 	return out - s
+}
+
+// share is the reducer's part of b bytes of its partition: b / splitN, the
+// first b mod splitN reducers one byte more, so the shares sum to b.
+func (t *task) share(b int64) int64 {
+	n := int64(max(t.splitN, 1))
+	q := b / n
+	if int64(t.splitK) < b%n {
+		q++
+	}
+	return q
 }
 
 // skewFractions returns partition shares proportional to (p+1)^-skew
@@ -385,9 +401,10 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 		j.produced += o
 	}
 	j.reduces = make([]*task, nr)
+	j.nparts = nr
 	for i := range nr {
 		t := &tasks[nm+i]
-		*t = task{job: j, idx: int32(i), kind: events.Reduce, id: fmt.Sprintf("%sr_%06d", prefix, i)}
+		*t = task{job: j, idx: int32(i), kind: events.Reduce, id: fmt.Sprintf("%sr_%06d", prefix, i), part: int32(i), splitN: 1}
 		if i < len(recReds) {
 			t.fixedMS = recReds[i].DurationMS
 		}

@@ -46,7 +46,7 @@ func TestSkewFractions(t *testing.T) {
 			t.Fatalf("skew 1: %v, want %v", f, want)
 		}
 	}
-	j := &job{reduces: make([]*task, 3), frac: f, floorSum: map[int64]int64{}}
+	j := &job{reduces: make([]*task, 3), nparts: 3, frac: f, floorSum: map[int64]int64{}}
 	var sum int64
 	for p := range 3 {
 		sum += j.partBytes(1_000_003, p)

@@ -483,7 +483,7 @@ func (s *sim) setPending(t *task) {
 	} else {
 		j.pendReds++
 		j.reduceQ.push(t.idx)
-		if b, ok := j.bind[int(t.idx)]; ok && b.expires > s.now {
+		if b, ok := j.bind[int(t.part)]; ok && b.expires > s.now {
 			s.wakeNode(s.nodes[b.node]) // only its node may take it
 		}
 	}
@@ -495,7 +495,7 @@ func (s *sim) setPending(t *task) {
 	if t.kind == events.Map {
 		ev.Splits = t.splits
 	} else {
-		p := int(t.idx)
+		p := int(t.part)
 		ev.Partition = &p
 	}
 	s.emit(ev)

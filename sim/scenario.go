@@ -146,6 +146,14 @@ type YARN struct {
 	// (node: rack after NodeLocalDelay, any after NodeLocalDelay +
 	// RackLocalDelay; rack: any after RackLocalDelay; off-rack: any).
 	Hadoop1Delay bool
+	// SpawnReducers lets a reduce-binding hint's reducers field split its
+	// partition among that many reduce tasks on the bound node, each taking
+	// an equal share of every map's piece: the executor of TMaR's PRB
+	// (Algorithm 4, N_R = ceil(size / R_split)), which spawns reducers at
+	// run time. Stock MapReduce fixes the reducer count at submission and
+	// cannot do this. Only a partition whose reducer has not started is
+	// split, once, into at most MaxSpawnReducers.
+	SpawnReducers bool
 }
 
 // Stragglers is the straggler model.
@@ -463,6 +471,7 @@ func readYARN(d *ydec, n *yaml.Node, y *YARN) {
 	m.float("sort_mbps", &y.SortMBps, positive)
 	m.bool("load_balance", &y.LoadBalance)
 	m.bool("hadoop1_delay", &y.Hadoop1Delay)
+	m.bool("spawn_reducers", &y.SpawnReducers)
 	for _, k := range []struct {
 		key string
 		dst *Container

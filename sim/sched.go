@@ -300,7 +300,7 @@ func (s *sim) pickReduce(j *job, n *node) *task {
 			}
 			continue
 		}
-		if b, ok := j.bind[int(t.idx)]; ok && b.expires > s.now {
+		if b, ok := j.bind[int(t.part)]; ok && b.expires > s.now {
 			if b.node == n.idx {
 				return t
 			}

@@ -19,9 +19,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,6 +64,9 @@ var stacks = []string{"yarn", "tmar", "tmar-power"}
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
 		fmt.Fprintln(os.Stderr, "paper-tmar:", err)
 		os.Exit(1)
 	}
@@ -85,9 +90,26 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 	jsonOut := fs.String("json", "", "also write every cell as JSON to this file")
 	only := fs.String("kinds", "", "comma list of jobs to run (default: all)")
 	hostsOnly := fs.Int("hosts", 0, "run only this cluster size (10, 20 or 30; default: all)")
+	powerOnly := fs.Bool("power-only", false, "run only the Table 5 energy comparison (tmar vs tmar-power)")
 	traceDir := fs.String("trace", "", "write each run's events (JSONL) and debug-level policy log here")
+	var opt setup
+	fs.BoolVar(&opt.spawn, "spawn", true, "run PRB's N_R = ceil(size / R_split) reducers per partition, as the paper's executor does\n(the simulator's yarn.spawn_reducers and tmar's spawn_reducers); false: one reducer per partition, as stock MapReduce")
+	fs.Float64Var(&opt.skew, "skew", 0.3, "partition skew of every job (Zipf exponent; 0: equal partitions)")
+	fs.StringVar(&opt.tmarArgs, "tmar-args", "", "YAML mapping merged into the policy_args of tmar and tmar-power (e.g. 'r_split_bytes: 536870912')")
+	fs.StringVar(&opt.powerArgs, "power-args", "", "YAML mapping merged into tmar-power's policy_args only (e.g. 'tie_s: 5')")
 	if err := fs.Parse(argv); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see -h)", fs.Arg(0))
+	}
+	if *powerOnly {
+		pcells, err := powerRuns(ctx, *base, *seeds, opt)
+		if err != nil {
+			return err
+		}
+		printPower(w, pcells)
+		return nil
 	}
 	var cells []cell
 	for _, k := range kinds {
@@ -101,7 +123,7 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 			for _, st := range stacks {
 				c := cell{Kind: k.name, Hosts: sz.hosts, Stack: st}
 				for seed := 1; seed <= *seeds; seed++ {
-					sc, err := scenario(*base, k, sz.hosts, sz.inputGB, uint64(seed))
+					sc, err := scenario(*base, k, sz.hosts, sz.inputGB, uint64(seed), opt)
 					if err != nil {
 						return err
 					}
@@ -131,7 +153,7 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 		return nil // the claims average over every job and size
 	}
 	printClaims(w, cells)
-	pcells, err := powerRuns(ctx, *base, *seeds)
+	pcells, err := powerRuns(ctx, *base, *seeds, opt)
 	if err != nil {
 		return err
 	}
@@ -165,9 +187,16 @@ func traceTo(opts *sim.Options, dir, name string) (func(), error) {
 	return func() { ev.Close(); lg.Close() }, nil
 }
 
+// setup holds the command's choices that shape every scenario.
+type setup struct {
+	spawn               bool    // PRB's executor: N_R reducers per partition
+	skew                float64 // partition skew of the jobs
+	tmarArgs, powerArgs string  // YAML merged into policy_args
+}
+
 // scenario scales the base to hosts and swaps in one job of kind k, with
 // Map_Matrix / Reduce_Matrix seeds derived from the task model.
-func scenario(path string, k jobKind, hosts int, inputGB float64, seed uint64) (*sim.Scenario, error) {
+func scenario(path string, k jobKind, hosts int, inputGB float64, seed uint64, opt setup) (*sim.Scenario, error) {
 	sc, err := sim.LoadScenario(path)
 	if err != nil {
 		return nil, err
@@ -189,11 +218,11 @@ func scenario(path string, k jobKind, hosts int, inputGB float64, seed uint64) (
 		blockMB = 128
 	}
 	input := int64(inputGB * (1 << 30))
-	maps := int((input + int64(blockMB)*(1<<20) - 1) / (int64(blockMB) * (1 << 20)))
+	nMaps := int((input + int64(blockMB)*(1<<20) - 1) / (int64(blockMB) * (1 << 20)))
 	shuffle := float64(input) * k.selectivity
 	reduces := max(1, int(shuffle/(1<<30)))
-	sc.Jobs = []trace.Job{{Name: k.name, Type: k.name, Queue: "default", User: "bench", InputBytes: input, Maps: maps, Reduces: reduces,
-		MapSPerBlock: k.mapSPerBlock, ReduceSPerGB: k.reduceSPerGB, ShuffleRatio: k.selectivity, Skew: 0.3}}
+	sc.Jobs = []trace.Job{{Name: k.name, Type: k.name, Queue: "default", User: "bench", InputBytes: input, Maps: nMaps, Reduces: reduces,
+		MapSPerBlock: k.mapSPerBlock, ReduceSPerGB: k.reduceSPerGB, ShuffleRatio: k.selectivity, Skew: opt.skew}}
 
 	// Preprocessing (the paper's profiling stage): per node, a map's time is
 	// its block's compute plus sorting its output; a reducer's time per GB
@@ -216,14 +245,30 @@ func scenario(path string, k jobKind, hosts int, inputGB float64, seed uint64) (
 		"map_matrix":    map[string]any{k.name: mapRow},
 		"reduce_matrix": map[string]any{k.name: redRow},
 	}
-	var n yaml.Node
+	if opt.spawn {
+		// The stock baseline sends no reduce-binding, so this changes
+		// nothing for yarn.
+		sc.YARN.SpawnReducers = true
+		args["spawn_reducers"] = true
+	}
+	if err := mergeYAML(args, opt.tmarArgs, "-tmar-args"); err != nil {
+		return nil, err
+	}
+	pargs := maps.Clone(args)
+	if err := mergeYAML(pargs, opt.powerArgs, "-power-args"); err != nil {
+		return nil, err
+	}
+	var n, pn yaml.Node
 	if err := n.Encode(args); err != nil {
+		return nil, err
+	}
+	if err := pn.Encode(pargs); err != nil {
 		return nil, err
 	}
 	if sc.PolicyArgs == nil {
 		sc.PolicyArgs = map[string]*yaml.Node{}
 	}
-	sc.PolicyArgs["tmar"], sc.PolicyArgs["tmar-power"] = &n, &n
+	sc.PolicyArgs["tmar"], sc.PolicyArgs["tmar-power"] = &n, &pn
 	return sc, nil
 }
 
@@ -245,14 +290,14 @@ type powerCell struct {
 }
 
 // powerRuns runs Table 5's WordCount jobs under tmar and tmar-power.
-func powerRuns(ctx context.Context, base string, seeds int) ([]powerCell, error) {
+func powerRuns(ctx context.Context, base string, seeds int, opt setup) ([]powerCell, error) {
 	wc := kinds[0]
 	var out []powerCell
 	for _, sz := range powerSizes {
 		for _, st := range []string{"tmar", "tmar-power"} {
 			c := powerCell{Hosts: sz.hosts, Stack: st}
 			for seed := 1; seed <= seeds; seed++ {
-				sc, err := scenario(base, wc, sz.hosts, sz.inputGB, uint64(seed))
+				sc, err := scenario(base, wc, sz.hosts, sz.inputGB, uint64(seed), opt)
 				if err != nil {
 					return nil, err
 				}
@@ -417,4 +462,17 @@ func printClaims(w io.Writer, cells []cell) {
 		}
 	}
 	fmt.Fprintf(w, "%-52s %-18s %+.1f %% (makespan %+.1f %%)\n", "energy tmar-power vs tmar, same makespan (Table 5)", "-5 to -12 %", de/float64(n), dm/float64(n))
+}
+
+// mergeYAML sets the keys of the YAML mapping src (a flag's value) in dst.
+func mergeYAML(dst map[string]any, src, flagName string) error {
+	if src == "" {
+		return nil
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(src), &m); err != nil {
+		return fmt.Errorf("%s: not a YAML mapping: %w", flagName, err)
+	}
+	maps.Copy(dst, m)
+	return nil
 }
