@@ -45,6 +45,10 @@ type Options struct {
 	// Parallel runs the stacks of Simulate concurrently (results do not
 	// depend on it).
 	Parallel int
+	// PolicyArgs holds settings for the policies the scenario's policy_args
+	// does not name (the sidecar config's policies.<name>, so a trace run,
+	// which has no scenario file, can be configured). nil: defaults.
+	PolicyArgs policy.Args
 }
 
 // Simulate runs every stack on the scenario and returns results.json.
@@ -99,12 +103,19 @@ func Run(ctx context.Context, sc *Scenario, stack string, opts Options) (report.
 	return s.results(), nil
 }
 
-// yamlArgs is policy.Args over the scenario's policy_args section.
-type yamlArgs map[string]*yaml.Node
+// scenarioArgs is policy.Args over the scenario's policy_args section; a
+// policy the section does not name reads fallback (Options.PolicyArgs).
+type scenarioArgs struct {
+	scenario map[string]*yaml.Node
+	fallback policy.Args
+}
 
-func (a yamlArgs) Decode(name string, into any) error {
-	n := a[name]
+func (a scenarioArgs) Decode(name string, into any) error {
+	n := a.scenario[name]
 	if n == nil {
+		if a.fallback != nil {
+			return a.fallback.Decode(name, into)
+		}
 		return nil
 	}
 	if err := n.Decode(into); err != nil {
@@ -178,7 +189,8 @@ func newSim(sc *Scenario, stack string, opts Options) (*sim, error) {
 	if store == nil {
 		store = profiles.NewMemory()
 	}
-	st, err := reg.Build(stack, policy.Handle{Args: yamlArgs(sc.PolicyArgs), Profiles: store, Log: opts.Log, Seed: sc.Seed})
+	args := scenarioArgs{scenario: sc.PolicyArgs, fallback: opts.PolicyArgs}
+	st, err := reg.Build(stack, policy.Handle{Args: args, Profiles: store, Log: opts.Log, Seed: sc.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("simulate: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rmsidecar/rmsidecar/config"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/sim"
 	"github.com/rmsidecar/rmsidecar/sim/report"
@@ -85,8 +86,11 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 	}
 
 	reg := newRegistry()
+	// Settings under the config's policies.<name> apply to the policies the
+	// scenario's policy_args does not set (a --trace run has no scenario file).
+	args := config.PolicyArgs(cfg.Policies.Settings)
 	for _, s := range stacks {
-		if _, err := reg.Build(s, policy.Handle{Log: log}); err != nil {
+		if _, err := reg.Build(s, policy.Handle{Log: log, Args: args}); err != nil {
 			return badInput("--policies: %v", err)
 		}
 	}
@@ -117,7 +121,7 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 		sc.Seed = o.seed
 	}
 
-	opts := sim.Options{Registry: reg, Log: log, Parallel: max(1, o.parallel)}
+	opts := sim.Options{Registry: reg, Log: log, Parallel: max(1, o.parallel), PolicyArgs: args}
 	if o.emitEvents != "" {
 		if err := os.MkdirAll(filepath.Dir(o.emitEvents), 0o755); err != nil {
 			return fmt.Errorf("--emit-events: %w", err)
