@@ -55,6 +55,13 @@ type Config struct {
 	// TieMakespan: for tmar-power, a finish no later than the plan's current
 	// makespan also ties (ours, see PowerTie.WithinMakespan).
 	TieMakespan bool `yaml:"tie_makespan"`
+	// TaskOverheadS is the fixed time every attempt pays before its work
+	// (container launch and JVM start) and that does not scale with its
+	// input (ours: the matrices learn the part that does, per GB, so one
+	// row serves jobs of one type whose splits and partitions differ in
+	// size, and PRB charges it to every reducer, so stacking many tiny
+	// reducers on one node is not free).
+	TaskOverheadS float64 `yaml:"task_overhead_s"`
 	// Seeds from profiling runs: job type -> node -> seconds (map) or s/GB (reduce).
 	MapMatrix    map[string]map[string]float64 `yaml:"map_matrix"`
 	ReduceMatrix map[string]map[string]float64 `yaml:"reduce_matrix"`
@@ -65,7 +72,7 @@ func DefaultConfig() Config {
 	return Config{
 		RSplitBytes: 1 << 30, BandwidthBps: 125e6, CrossRackBandwidthBps: 125e6, LatencyMS: 0.2,
 		DefaultMapS: 20, DefaultReduceSPerGB: 60, ReferenceMHz: 2400, Alpha: 0.3, ContainerVCores: 1, TopNodes: 5,
-		Strict: true, Replan: true, TieS: 1,
+		Strict: true, Replan: true, TieS: 1, TaskOverheadS: 1,
 	}
 }
 
@@ -83,15 +90,59 @@ func (c Config) validate() error {
 		return fmt.Errorf("default_map_s, default_reduce_s_per_gb: must be > 0")
 	case c.TieS < 0:
 		return fmt.Errorf("tie_s: must be >= 0")
+	case c.TaskOverheadS < 0:
+		return fmt.Errorf("task_overhead_s: must be >= 0")
 	}
 	return nil
 }
 
 // matrices are one job type's learned rows of Map_Matrix and Reduce_Matrix.
+//
+// Ours, where the paper profiles one job on every node: a map's time is
+// TaskOverheadS + R x split GB x F[node], R the job's seconds per GB on a
+// node of factor 1 and F the node's factor for the job type. Jobs of one
+// type differ in R (their splits, selectivity, code), so learning seconds per
+// map or per GB per node directly would make a node look fast or slow by
+// the last job it ran; F is learned relative to each job's own R instead.
 type matrices struct {
-	Map       map[string]float64 `json:"map"`        // node -> seconds per map
-	ReduceSGB map[string]float64 `json:"reduce_sgb"` // node -> seconds per GB of reducer input
+	// Map is seconds per map, what records of version 1 learned; read only
+	// as a fallback for a node with no factor.
+	Map        map[string]float64 `json:"map"`
+	NodeFactor map[string]float64 `json:"node_factor"` // F: node -> time relative to the type's reference node
+	RateSGB    float64            `json:"rate_sgb"`    // R of the type: s per GB of split at factor 1 (a new job's estimate)
+	ReduceSGB  map[string]float64 `json:"reduce_sgb"`  // node -> seconds per GB of reducer input
+
+	// reduceMean is the mean of ReduceSGB, the estimate for a node the row
+	// has not learned yet (ours: online, a node that has not run the type
+	// would otherwise get the configured default, no estimate of this type
+	// at all). 0 = stale.
+	reduceMean float64
 }
+
+// jobRate is one app's R: the mean of its maps' seconds per GB, each divided
+// by its node's factor (all maps of a job are alike, the paper's premise).
+type jobRate struct {
+	sum float64
+	n   int
+}
+
+// rowMean is the mean of a row's entries, 0 when empty.
+func rowMean(row map[string]float64, cached *float64) float64 {
+	if *cached == 0 && len(row) > 0 {
+		var sum float64
+		for _, v := range row {
+			sum += v
+		}
+		*cached = sum / float64(len(row))
+	}
+	return *cached
+}
+
+// minLearnBytes is the smallest split or reducer input the matrices learn a
+// per-GB rate from: below it the fixed costs the simulator or cluster adds
+// to a task (a fetch's latency, a merge pass) are no longer small against
+// the input's share.
+const minLearnBytes = 1 << 20
 
 // Plugin is TMaR (or TMaR* when powerAware).
 type Plugin struct {
@@ -102,6 +153,7 @@ type Plugin struct {
 	log        zerolog.Logger
 
 	learned map[string]*matrices // by job type
+	rates   map[string]*jobRate  // by app id, while the app runs
 	loaded  map[string]bool
 	dirty   map[string]bool
 
@@ -140,7 +192,7 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 		return nil, fmt.Errorf("policies.%s.%w", name, err)
 	}
 	p := &Plugin{name: name, powerAware: power, cfg: cfg, store: h.Profiles, log: h.Log,
-		learned: map[string]*matrices{}, loaded: map[string]bool{}, dirty: map[string]bool{},
+		learned: map[string]*matrices{}, rates: map[string]*jobRate{}, loaded: map[string]bool{}, dirty: map[string]bool{},
 		reserved: map[string]reservation{}, plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, modelAt: -1}
 	return p, nil
 }
@@ -169,7 +221,7 @@ func (p *Plugin) rows(ctx context.Context, jt string) *matrices {
 	if m, ok := p.learned[jt]; ok {
 		return m
 	}
-	m := &matrices{Map: map[string]float64{}, ReduceSGB: map[string]float64{}}
+	m := &matrices{Map: map[string]float64{}, NodeFactor: map[string]float64{}, ReduceSGB: map[string]float64{}}
 	if p.store != nil && !p.loaded[jt] {
 		p.loaded[jt] = true
 		if _, err := p.store.Get(ctx, profileNS, jt, m); err != nil {
@@ -177,6 +229,9 @@ func (p *Plugin) rows(ctx context.Context, jt string) *matrices {
 		}
 		if m.Map == nil {
 			m.Map = map[string]float64{}
+		}
+		if m.NodeFactor == nil {
+			m.NodeFactor = map[string]float64{}
 		}
 		if m.ReduceSGB == nil {
 			m.ReduceSGB = map[string]float64{}
@@ -208,8 +263,13 @@ func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) 
 		if loc == "" {
 			loc = locality(v.Node(at.Node), splitHosts(t), v)
 		}
-		if d := dur - p.readCost(t, loc); d > 0 {
-			m.Map[at.Node] = p.ewma(m.Map[at.Node], d)
+		b := splitBytes(t)
+		if d := dur - p.readCost(t, loc) - p.cfg.TaskOverheadS; d > 0 && b >= minLearnBytes {
+			n := v.Node(at.Node)
+			if n == nil {
+				n = &cluster.Node{ID: at.Node}
+			}
+			p.learnMap(jt, m, t.App.ID, n, d/(float64(b)/1e9))
 		}
 	case events.Reduce:
 		bytes := partitionBytes(t.App, t.Partition)
@@ -221,10 +281,11 @@ func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) 
 		}
 		reducers := max(1, countReducers(t.App, t.Partition))
 		gb := float64(bytes) / float64(reducers) / 1e9
-		if gb <= 0 || dur <= 0 {
+		if gb*1e9 < minLearnBytes || dur <= 0 {
 			return
 		}
 		m.ReduceSGB[at.Node] = p.ewma(m.ReduceSGB[at.Node], dur/gb)
+		m.reduceMean = 0
 	}
 	p.dirty[jt] = true
 }
@@ -284,10 +345,65 @@ func (p *Plugin) nodeSpeedScale(n *cluster.Node) float64 {
 	return p.cfg.ReferenceMHz / float64(n.CPUMHz)
 }
 
-// mapExec is the job type's Map_Matrix entry for a node: learned, else
-// seeded, else the default scaled by clock speed.
-func (p *Plugin) mapExec(ctx context.Context, jt string, n *cluster.Node) float64 {
-	if s := p.rows(ctx, jt).Map[n.ID]; s > 0 {
+// learnMap takes one map's seconds per GB (after its read and the task
+// overhead), obs, on node. F[node] moves towards obs over the app's R from
+// its earlier maps (the first map of an app says nothing about its node:
+// the job's own weight is not known yet); then the app's R gains obs /
+// F[node] and the type's R moves towards it.
+func (p *Plugin) learnMap(jt string, m *matrices, app string, n *cluster.Node, obs float64) {
+	node := n.ID
+	r := p.rates[app]
+	if r == nil {
+		r = &jobRate{}
+		p.rates[app] = r
+	}
+	if r.n > 0 {
+		m.NodeFactor[node] = p.ewma(m.NodeFactor[node], obs/(r.sum/float64(r.n)))
+	}
+	f := m.NodeFactor[node]
+	if f <= 0 {
+		f = p.priorFactor(jt, n)
+	}
+	r.sum += obs / f
+	r.n++
+	m.RateSGB = p.ewma(m.RateSGB, obs/f)
+}
+
+// priorFactor is a node's factor before it has one: its seeded Map_Matrix
+// entry over the mean of the seeded row (the paper's profiling runs), else
+// its clock against reference_mhz, else 1.
+func (p *Plugin) priorFactor(jt string, n *cluster.Node) float64 {
+	row := p.cfg.MapMatrix[jt]
+	if s := row[n.ID]; s > 0 {
+		var sum float64
+		for _, v := range row {
+			sum += v
+		}
+		return s / (sum / float64(len(row)))
+	}
+	return p.nodeSpeedScale(n)
+}
+
+// mapExec is map t's Map_Matrix entry for a node: TaskOverheadS + R x split
+// GB x F[node] once the job (else the type) has an R; before that, a seconds
+// per map entry (an older record, else the seed), else the default scaled
+// by clock speed. A node without a factor takes its seeded one, else its
+// clock against reference_mhz.
+func (p *Plugin) mapExec(ctx context.Context, t *cluster.Task, n *cluster.Node) float64 {
+	jt := jobType(t.App)
+	rows := p.rows(ctx, jt)
+	rate := rows.RateSGB
+	if r := p.rates[t.App.ID]; r != nil && r.n > 0 {
+		rate = r.sum / float64(r.n)
+	}
+	if b := splitBytes(t); rate > 0 && b > 0 {
+		f := rows.NodeFactor[n.ID]
+		if f <= 0 {
+			f = p.priorFactor(jt, n)
+		}
+		return p.cfg.TaskOverheadS + rate*float64(b)/1e9*f
+	}
+	if s := rows.Map[n.ID]; s > 0 {
 		return s
 	}
 	if s := p.cfg.MapMatrix[jt][n.ID]; s > 0 {
@@ -296,15 +412,21 @@ func (p *Plugin) mapExec(ctx context.Context, jt string, n *cluster.Node) float6
 	return p.cfg.DefaultMapS * p.nodeSpeedScale(n)
 }
 
+// splitBytes is the input of map t.
+func splitBytes(t *cluster.Task) int64 {
+	var b int64
+	for _, s := range t.Splits {
+		b += s.Length
+	}
+	return b
+}
+
 // readCost is the time a map spends reading its split at a locality level
 // (ours; the paper's maps read from a shared store at one cost): nothing
 // node-local, L + bytes / C_B from a node of the rack, and through the
 // core, one more hop at the cross-rack bandwidth, off-rack.
 func (p *Plugin) readCost(t *cluster.Task, loc events.Locality) float64 {
-	var bytes int64
-	for _, s := range t.Splits {
-		bytes += s.Length
-	}
+	bytes := splitBytes(t)
 	if bytes <= 0 {
 		return 0
 	}
@@ -321,10 +443,14 @@ func (p *Plugin) readCost(t *cluster.Task, loc events.Locality) float64 {
 
 // reduceSPerGB is the Reduce_Matrix entry for a node.
 func (p *Plugin) reduceSPerGB(ctx context.Context, jt string, n *cluster.Node) float64 {
-	if s := p.rows(ctx, jt).ReduceSGB[n.ID]; s > 0 {
+	rows := p.rows(ctx, jt)
+	if s := rows.ReduceSGB[n.ID]; s > 0 {
 		return s
 	}
 	if s := p.cfg.ReduceMatrix[jt][n.ID]; s > 0 {
+		return s
+	}
+	if s := rowMean(rows.ReduceSGB, &rows.reduceMean); s > 0 {
 		return s
 	}
 	return p.cfg.DefaultReduceSPerGB * p.nodeSpeedScale(n)
@@ -366,14 +492,16 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			if busy >= cores {
 				break
 			}
-			est := p.mapExec(ctx, jobType(at.Task.App), n)
-			if at.Task.Kind == events.Reduce {
+			var est float64
+			if at.Task.Kind == events.Map {
+				est = p.mapExec(ctx, at.Task, n)
+			} else {
 				gb, ok := meanGB[at.Task.App]
 				if _, planned := p.plans[at.Task.App.ID]; planned || !ok {
 					gb = p.reducerGB(at.Task)
 					meanGB[at.Task.App] = gb
 				}
-				est = p.reduceSPerGB(ctx, jobType(at.Task.App), n) * gb
+				est = p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(at.Task.App), n)*gb
 			}
 			end := float64(at.StartTS)/1000 + est
 			if end <= now && at.Progress >= minProgress && at.ProgressTS > at.StartTS {
@@ -525,7 +653,6 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		return nil, policy.NewStatus(policy.Skip, "no running nodes")
 	}
 	now := float64(v.Now()) / 1000
-	jt := jobType(t.App)
 	nodes := v.Nodes()
 	byName := make(map[string]*cluster.Node, len(ms))
 	for _, n := range nodes {
@@ -535,7 +662,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	// data-local when that costs no finish time.
 	lv, _ := p.levels(t)
 	read := map[events.Locality]float64{events.RackLocal: p.readCost(t, events.RackLocal), events.OffRack: p.readCost(t, events.OffRack)}
-	exec := func(i int) float64 { return p.mapExec(ctx, jt, byName[ms[i].Name]) + read[lv[i]] }
+	exec := func(i int) float64 { return p.mapExec(ctx, t, byName[ms[i].Name]) + read[lv[i]] }
 
 	// Rank every machine by the finish time this task would have there,
 	// before committing the Algorithm 1 choice.
@@ -676,7 +803,9 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	}
 	net := newRackNet(racks, p.cfg.BandwidthBps, p.cfg.CrossRackBandwidthBps, p.cfg.LatencyMS/1000)
 	jt := jobType(a)
-	exec := func(i int, bytes int64) float64 { return p.reduceSPerGB(ctx, jt, nodes[i]) * float64(bytes) / 1e9 }
+	exec := func(i int, bytes int64) float64 {
+		return p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jt, nodes[i])*float64(bytes)/1e9
+	}
 	plan, where := map[int]Binding{}, map[int]string{}
 	for _, b := range BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec) {
 		p.log.Debug().Str("app", a.ID).Int("partition", b.Partition).Str("node", ms[b.Machine].Name).
@@ -722,6 +851,11 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 		if a := v.App(id); a == nil || a.Finished() {
 			delete(p.plans, id)
 			delete(p.planNode, id)
+		}
+	}
+	for id := range p.rates {
+		if a := v.App(id); a == nil || a.Finished() {
+			delete(p.rates, id)
 		}
 	}
 	for _, a := range v.Apps() {
@@ -804,7 +938,6 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 			hi++
 		}
 		batch := tasks[lo:hi]
-		jt := jobType(batch[0].App)
 		mts := make([]MapTask, len(batch))
 		for k, t := range batch {
 			seen := map[int]bool{}
@@ -819,7 +952,9 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 			sort.Ints(mts[k].Local)
 			mts[k].Read = [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}
 		}
-		exec := func(i int) float64 { return p.mapExec(ctx, jt, nodes[i]) }
+		// Maps of one job are alike (the paper's premise): its first
+		// stands for the batch.
+		exec := func(i int) float64 { return p.mapExec(ctx, batch[0], nodes[i]) }
 		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
 			t := batch[pl.Task]
 			p.reserved[t.ID] = reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish}

@@ -83,17 +83,24 @@ func TestPlaceFollowsAlgorithm1(t *testing.T) {
 	}
 }
 
+// Map_Matrix learns seconds per GB of split after the task overhead (R) and
+// a factor per node (F), so one row serves maps of any split size: 4 s for a 512 MB split is (4 - 1) /
+// 0.512 = 5.859375 s/GB, and a 256 MB map is then expected to take
+// 1 + 5.859375 x 0.256 = 2.5 s.
 func TestLearnsMapMatrixAndPersists(t *testing.T) {
 	var e evs
 	cluster3(&e)
-	e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(0), Kind: events.Map})
+	split := func(b int64) []events.Split { return []events.Split{{Path: "/in", Length: b}} }
+	e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(0), Kind: events.Map, Splits: split(512e6)})
 	e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: mapTask(0), Attempt: "m0_0", Container: "c0", Node: "n3:8041"})
 	e.add(events.Event{Type: events.TaskFinished, TS: 7000, App: "a1", Task: mapTask(0), Attempt: "m0_0", State: events.StateSucceeded})
 	store := profiles.NewMemory()
 	eng, p := build(t, Name, store)
 	applyAll(eng, e.list)
-	if got := p.rows(context.Background(), "wordcount").Map["n3:8041"]; got != 4 {
-		t.Fatalf("Map_Matrix[wordcount][n3] = %v, want 4 s", got)
+	// The job's first map says nothing about its node (F stays unknown:
+	// n3's clock, 2400 MHz, gives 1).
+	if m := p.rows(context.Background(), "wordcount"); math.Abs(m.RateSGB-5.859375) > 1e-9 || m.NodeFactor["n3:8041"] != 0 {
+		t.Fatalf("learned R = %v s/GB, F[n3] = %v; want 5.859375 and none", m.RateSGB, m.NodeFactor["n3:8041"])
 	}
 	if err := eng.Flush(context.Background()); err != nil {
 		t.Fatal(err)
@@ -101,8 +108,15 @@ func TestLearnsMapMatrixAndPersists(t *testing.T) {
 	// A new instance (a restart) reads the learned row from the store.
 	_, p2 := build(t, Name, store)
 	n3 := &cluster.Node{ID: "n3:8041", CPUMHz: 2400}
-	if got := p2.mapExec(context.Background(), "wordcount", n3); got != 4 {
-		t.Fatalf("after restart mapExec = %v, want the learned 4 s", got)
+	small := &cluster.Task{App: &cluster.App{JobType: "wordcount"}, Kind: events.Map, Splits: split(256e6)}
+	if got := p2.mapExec(context.Background(), small, n3); math.Abs(got-2.5) > 1e-9 {
+		t.Fatalf("after restart mapExec(256 MB) = %v, want 1 + 5.859375 x 0.256 = 2.5 s", got)
+	}
+	// A record of version 1 (seconds per map) still serves as a fallback.
+	p2.rows(context.Background(), "old").Map["n3:8041"] = 9
+	old := &cluster.Task{App: &cluster.App{JobType: "old"}, Kind: events.Map, Splits: split(256e6)}
+	if got := p2.mapExec(context.Background(), old, n3); got != 9 {
+		t.Fatalf("mapExec from a per-map entry = %v, want 9", got)
 	}
 }
 
@@ -132,12 +146,12 @@ func TestBindAfterAllMapOutputs(t *testing.T) {
 		spawn  bool
 		reason string
 	}{
-		// One reducer per partition (stock MapReduce): n1 16.8 + 66 = 82.8 s,
-		// n2 0.8 + 132 s.
-		{"one reducer", false, "PRB: reducers finish at +82.8s there (eq. 3-5)"},
+		// One reducer per partition (stock MapReduce), each reducer paying
+		// the 1 s task overhead: n1 16.8 + 1 + 66 = 83.8 s, n2 0.8 + 1 + 132 s.
+		{"one reducer", false, "PRB: reducers finish at +83.8s there (eq. 3-5)"},
 		// The paper's N_R = 3 reducers of 0.73 GB on 2 cores, the third
-		// queued: n1 16.8 + 22 + 22 = 60.8 s, n2 0.8 + 44 + 44 = 88.8 s.
-		{"spawn N_R", true, "PRB: reducers finish at +60.8s there (eq. 3-5)"},
+		// queued: n1 16.8 + (1 + 22) + (1 + 22) = 62.8 s, n2 0.8 + 45 + 45.
+		{"spawn N_R", true, "PRB: reducers finish at +62.8s there (eq. 3-5)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
@@ -284,9 +298,15 @@ func TestReplanUsesLearnedMatrix(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var e evs
 			cluster3(&e)
-			e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(0), Kind: events.Map})
-			e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(1), Kind: events.Map})
+			split := []events.Split{{Path: "/in", Length: 128e6}}
+			e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(0), Kind: events.Map, Splits: split})
+			e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(1), Kind: events.Map, Splits: split})
 			e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: mapTask(1), Attempt: "m1_0", Container: "c1", Node: "n1:8041"})
+			// m3 takes 20 s on n2, m1 100 s on n1: n1 is the slow node for
+			// this job.
+			e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(3), Kind: events.Map, Splits: split})
+			e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: mapTask(3), Attempt: "m3_0", Container: "c3", Node: "n2:8041"})
+			e.add(events.Event{Type: events.TaskFinished, TS: 23000, App: "a1", Task: mapTask(3), Attempt: "m3_0", State: events.StateSucceeded})
 			e.add(events.Event{Type: events.TaskFinished, TS: 103000, App: "a1", Task: mapTask(1), Attempt: "m1_0", State: events.StateSucceeded})
 			// Another map placed after m0's planned finish passed must not
 			// make TMaR forget m0's plan.
@@ -351,4 +371,34 @@ func TestOverdueAttemptsEndByProgress(t *testing.T) {
 	if got != "n2:8041" {
 		t.Fatalf("map pending at 53 s placed on %q, want n2:8041", got)
 	}
+}
+
+// A node's factor is learned against each job's own rate: a slow job of the
+// same type on n1 does not make n1 look slower than n2, which ran the fast
+// job at half n1's speed.
+func TestNodeFactorIgnoresJobMix(t *testing.T) {
+	ctx := context.Background()
+	pl, err := New(policy.Handle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pl.(*Plugin)
+	m := p.rows(ctx, "swim")
+	n1, n2 := &cluster.Node{ID: "n1"}, &cluster.Node{ID: "n2"}
+	for range 5 { // job A: 10 s/GB on n1, 20 s/GB on n2
+		p.learnMap("swim", m, "A", n1, 10)
+		p.learnMap("swim", m, "A", n2, 20)
+	}
+	p.learnMap("swim", m, "B", n1, 40) // job B: four times A's work per GB
+	if f1, f2 := m.NodeFactor["n1"], m.NodeFactor["n2"]; !(f2 > 1.2*f1) {
+		t.Fatalf("F[n1] = %v, F[n2] = %v: want n2 clearly slower", f1, f2)
+	}
+	task := &cluster.Task{ID: "b1", App: &cluster.App{ID: "B", JobType: "swim"}, Kind: events.Map,
+		Splits: []events.Split{{Path: "/in", Length: 512e6}}}
+	e1, e2 := p.mapExec(ctx, task, n1), p.mapExec(ctx, task, n2)
+	if !(e1 < e2) {
+		t.Fatalf("job B's map: %v s on n1, %v s on n2; want n1 faster", e1, e2)
+	}
+	// The old per-node seconds per GB would have moved n1 to 0.7 x 10 +
+	// 0.3 x 40 = 19 s/GB against n2's 20: nearly equal.
 }
