@@ -172,8 +172,18 @@ type Plugin struct {
 type reservation struct {
 	task   *cluster.Task
 	node   string
+	alts   []string // equal nodes a strict hold also names (see sameFinishS)
 	finish float64
 }
+
+// sameFinishS: a strict map hold also names the nodes where the map would
+// finish within this many seconds of the chosen one at the same locality
+// (ours). The plan does not care which of them runs it, and the first to
+// heartbeat takes it instead of the map waiting for one node's heartbeat
+// (on a homogeneous cluster every idle node holding a replica is such a
+// node). The model follows whichever starts it: a started map counts on the
+// node it runs on.
+const sameFinishS = 0.1
 
 // New builds tmar.
 func New(h policy.Handle) (policy.Plugin, error) { return newPlugin(Name, false, h) }
@@ -670,11 +680,9 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		i      int
 		finish float64
 	}
-	var cands []cand
-	if !p.cfg.Strict { // a strict hint names the chosen node only
-		cands = make([]cand, 0, len(ms))
-		for i := range ms {
-			_, free := ms[i].earliest()
+	cands := make([]cand, 0, len(ms))
+	for i := range ms {
+		if _, free := ms[i].earliest(); !math.IsInf(free, 1) {
 			cands = append(cands, cand{i, math.Max(free, now) + exec(i)})
 		}
 	}
@@ -683,13 +691,27 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		return nil, policy.NewStatus(policy.Skip, "no free core")
 	}
 	best := chosen[0]
-	p.reserved[t.ID] = reservation{task: t, node: ms[best.Machine].Name, finish: best.Finish}
+	res := reservation{task: t, node: ms[best.Machine].Name, finish: best.Finish}
+	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
+		for _, c := range cands {
+			if len(res.alts)+1 >= p.cfg.TopNodes {
+				break
+			}
+			if c.i != best.Machine && lv[c.i] == lv[best.Machine] && math.Abs(c.finish-best.Finish) <= sameFinishS {
+				res.alts = append(res.alts, ms[c.i].Name)
+			}
+		}
+	}
+	p.reserved[t.ID] = res
 	p.log.Debug().Str("task", t.ID).Str("node", ms[best.Machine].Name).Float64("now", now).
 		Float64("start", best.Start).Float64("finish", best.Finish).Msg("tmar plan")
 	if len(cands) > 0 {
 		sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
 	}
 	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: lv[best.Machine]}}
+	for _, a := range res.alts {
+		scores = append(scores, policy.NodeScore{Node: a, Score: 1, Locality: lv[best.Machine]})
+	}
 	for _, c := range cands {
 		if len(scores) >= p.cfg.TopNodes || p.cfg.Strict {
 			break
@@ -981,8 +1003,12 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 	out := make([]policy.Hint, 0, len(ids))
 	for _, id := range ids {
 		r := p.reserved[id]
+		nodes := []policy.NodeScore{{Node: r.node, Score: 1, Locality: p.localityOn(r.task, r.node, v)}}
+		for _, a := range r.alts {
+			nodes = append(nodes, policy.NodeScore{Node: a, Score: 1, Locality: nodes[0].Locality})
+		}
 		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
-			Nodes:  []policy.NodeScore{{Node: r.node, Score: 1, Locality: p.localityOn(r.task, r.node, v)}},
+			Nodes:  nodes,
 			Reason: fmt.Sprintf("TMaR plan: finishes at +%.1fs there (Algorithms 1, 3)", r.finish-now)})
 	}
 	return out

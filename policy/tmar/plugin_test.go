@@ -83,6 +83,46 @@ func TestPlaceFollowsAlgorithm1(t *testing.T) {
 	}
 }
 
+// A strict hold also names the nodes where the map finishes as early at the
+// same locality (the first of them to heartbeat takes it): maps 3-4 finish
+// at 20 s on n1, n2 and n3 alike; map 5 at 20 s on n2 or n3. TMaR* leaves
+// the choice among equal finishes to power and names one node.
+func TestStrictHoldNamesEqualNodes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{Name, []string{"[n1:8041]", "[n1:8041]", "[n1:8041 n2:8041 n3:8041]", "[n1:8041 n2:8041 n3:8041]", "[n2:8041 n3:8041]"}},
+		{NamePower, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var e evs
+			cluster3(&e)
+			for i := range 5 {
+				e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(i), Kind: events.Map})
+			}
+			eng, _ := build(t, c.name, nil)
+			var got []string
+			for _, h := range applyAll(eng, e.list) {
+				if h.Kind != policy.KindPlace {
+					continue
+				}
+				var ns []string
+				for _, n := range h.Nodes {
+					ns = append(ns, n.Node)
+				}
+				if len(ns) > 1 && c.want == nil {
+					t.Fatalf("tmar-power hold %s names %v, want one node", h.Task, ns)
+				}
+				got = append(got, fmt.Sprint(ns))
+			}
+			if c.want != nil && fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Fatalf("holds = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
 // Map_Matrix learns seconds per GB of split after the task overhead (R) and
 // a factor per node (F), so one row serves maps of any split size: 4 s for a 512 MB split is (4 - 1) /
 // 0.512 = 5.859375 s/GB, and a 256 MB map is then expected to take
