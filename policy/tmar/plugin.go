@@ -672,7 +672,13 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	// data-local when that costs no finish time.
 	lv, _ := p.levels(t)
 	read := map[events.Locality]float64{events.RackLocal: p.readCost(t, events.RackLocal), events.OffRack: p.readCost(t, events.OffRack)}
-	exec := func(i int) float64 { return p.mapExec(ctx, t, byName[ms[i].Name]) + read[lv[i]] }
+	// One evaluation per machine: the ranking below and Algorithm 1 both
+	// read it.
+	execOn := make([]float64, len(ms))
+	for i := range ms {
+		execOn[i] = p.mapExec(ctx, t, byName[ms[i].Name]) + read[lv[i]]
+	}
+	exec := func(i int) float64 { return execOn[i] }
 
 	// Rank every machine by the finish time this task would have there,
 	// before committing the Algorithm 1 choice.
@@ -976,7 +982,11 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		}
 		// Maps of one job are alike (the paper's premise): its first
 		// stands for the batch.
-		exec := func(i int) float64 { return p.mapExec(ctx, batch[0], nodes[i]) }
+		execOn := make([]float64, len(ms))
+		for i := range ms {
+			execOn[i] = p.mapExec(ctx, batch[0], nodes[i])
+		}
+		exec := func(i int) float64 { return execOn[i] }
 		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
 			t := batch[pl.Task]
 			p.reserved[t.ID] = reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish}
