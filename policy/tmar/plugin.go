@@ -167,6 +167,11 @@ type Plugin struct {
 	reserved map[string]reservation
 	plans    map[string]map[int]Binding // app -> partition -> PRB outcome (node = Machine of the model then)
 	planNode map[string]map[int]string  // app -> partition -> bound node id
+
+	// What PRB predicted, for Extra: the sum over planned apps of their
+	// predicted completion (latest reducer finish) since submission.
+	planJCTSum float64
+	planApps   int
 }
 
 type reservation struct {
@@ -842,6 +847,14 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 		plan[b.Partition], where[b.Partition] = b, ms[b.Machine].Name
 	}
 	p.plans[a.ID], p.planNode[a.ID] = plan, where
+	if len(plan) > 0 {
+		var last float64
+		for _, b := range plan {
+			last = math.Max(last, b.Finish)
+		}
+		p.planJCTSum += last - float64(a.SubmitTS)/1000
+		p.planApps++
+	}
 	return true
 }
 
@@ -1089,3 +1102,14 @@ var (
 	_ policy.Binder   = (*Plugin)(nil)
 	_ policy.Flusher  = (*Plugin)(nil)
 )
+
+// Extra reports what the reduce-stage plan predicted (the simulator copies
+// it into results.json's extra): tmar_plan_jct_s, the mean over planned apps
+// of the completion PRB predicted when it bound their partitions (eq. 3-5
+// and the cores then), to set beside the completion the run measured.
+func (p *Plugin) Extra() map[string]float64 {
+	if p.planApps == 0 {
+		return nil
+	}
+	return map[string]float64{"tmar_plan_jct_s": p.planJCTSum / float64(p.planApps), "tmar_planned_apps": float64(p.planApps)}
+}

@@ -217,6 +217,17 @@ func TestBindAfterAllMapOutputs(t *testing.T) {
 			if b := binds[1]; b.Partition != 1 || b.Reducers != 1 {
 				t.Fatalf("partition 1 binding = %+v", b)
 			}
+			// Extra reports the plan: bound at 12 s, submitted at 2 s, so the
+			// predicted completion is 10 s + partition 0's finish (the later; the
+			// reason rounds it to 0.1 s).
+			var after float64
+			if _, err := fmt.Sscanf(c.reason, "PRB: reducers finish at +%fs", &after); err != nil {
+				t.Fatal(err)
+			}
+			x := p.(*Plugin).Extra()
+			if got := x["tmar_plan_jct_s"]; math.Abs(got-(10+after)) > 0.05 || x["tmar_planned_apps"] != 1 {
+				t.Fatalf("Extra = %v, want tmar_plan_jct_s %v over 1 app", x, 10+after)
+			}
 			// Renewed each tick, but the engine drops repeats while in force.
 			for _, h := range eng.Tick(context.Background(), 20000) {
 				if h.Kind == policy.KindReduceBinding {
