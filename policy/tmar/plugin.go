@@ -154,8 +154,10 @@ type Plugin struct {
 
 	learned map[string]*matrices // by job type
 	rates   map[string]*jobRate  // by app id, while the app runs
-	loaded  map[string]bool
-	dirty   map[string]bool
+	// seedMean is the mean of each job type's seeded Map_Matrix row.
+	seedMean map[string]float64
+	loaded   map[string]bool
+	dirty    map[string]bool
 
 	// Map stage state: the machine model of the current instant and the
 	// placements made for tasks not yet started.
@@ -208,7 +210,21 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 	}
 	p := &Plugin{name: name, powerAware: power, cfg: cfg, store: h.Profiles, log: h.Log,
 		learned: map[string]*matrices{}, rates: map[string]*jobRate{}, loaded: map[string]bool{}, dirty: map[string]bool{},
-		reserved: map[string]reservation{}, plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, modelAt: -1}
+		reserved: map[string]reservation{}, plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, modelAt: -1,
+		seedMean: map[string]float64{}}
+	for jt, row := range cfg.MapMatrix {
+		var sum float64
+		n := 0
+		for _, v := range row {
+			if v > 0 {
+				sum += v
+				n++
+			}
+		}
+		if n > 0 {
+			p.seedMean[jt] = sum / float64(n)
+		}
+	}
 	return p, nil
 }
 
@@ -388,13 +404,8 @@ func (p *Plugin) learnMap(jt string, m *matrices, app string, n *cluster.Node, o
 // entry over the mean of the seeded row (the paper's profiling runs), else
 // its clock against reference_mhz, else 1.
 func (p *Plugin) priorFactor(jt string, n *cluster.Node) float64 {
-	row := p.cfg.MapMatrix[jt]
-	if s := row[n.ID]; s > 0 {
-		var sum float64
-		for _, v := range row {
-			sum += v
-		}
-		return s / (sum / float64(len(row)))
+	if s := p.cfg.MapMatrix[jt][n.ID]; s > 0 && p.seedMean[jt] > 0 {
+		return s / p.seedMean[jt]
 	}
 	return p.nodeSpeedScale(n)
 }

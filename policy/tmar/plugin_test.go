@@ -453,3 +453,33 @@ func TestNodeFactorIgnoresJobMix(t *testing.T) {
 	// The old per-node seconds per GB would have moved n1 to 0.7 x 10 +
 	// 0.3 x 40 = 19 s/GB against n2's 20: nearly equal.
 }
+
+// A node the job type has no factor for takes its seeded Map_Matrix entry
+// over the seeded row's mean (the paper's profiling runs), else its clock.
+func TestPriorFactorFromSeeds(t *testing.T) {
+	ctx := context.Background()
+	pl, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+		into.(*Config).MapMatrix = map[string]map[string]float64{"sort": {"n1": 10, "n2": 20, "n3": 30}}
+		return nil
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pl.(*Plugin)
+	p.rows(ctx, "sort").RateSGB = 8
+	task := &cluster.Task{ID: "m", App: &cluster.App{ID: "a", JobType: "sort"}, Kind: events.Map,
+		Splits: []events.Split{{Path: "/in", Length: 1e9}}}
+	for _, c := range []struct {
+		node *cluster.Node
+		want float64
+	}{
+		{&cluster.Node{ID: "n3"}, 1 + 8*1.5},               // 30 / mean 20
+		{&cluster.Node{ID: "n1"}, 1 + 8*0.5},               // 10 / 20
+		{&cluster.Node{ID: "n4", CPUMHz: 4800}, 1 + 8*0.5}, // not seeded: 2400 / 4800
+		{&cluster.Node{ID: "n5"}, 1 + 8},                   // nothing known: 1
+	} {
+		if got := p.mapExec(ctx, task, c.node); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("mapExec on %s = %v, want %v", c.node.ID, got, c.want)
+		}
+	}
+}
