@@ -20,6 +20,11 @@ const (
 	NamePower = "tmar-power"
 )
 
+// gib is the GB of Reduce_Matrix (seconds per GB of reducer input): 2^30
+// bytes, as the simulator's reduce_s_per_gb and Hadoop's sizes count it; at
+// 1e9 every reducer's execution was planned 7 % long.
+const gib = 1 << 30
+
 // profileNS is the profiles namespace of the learned matrices.
 const profileNS = "tmar"
 
@@ -220,7 +225,7 @@ func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) 
 			dur -= float64(at.PhaseMS.Shuffle) / 1000 // execution, not transfer (eq. 3 adds transfer separately)
 		}
 		reducers := max(1, countReducers(t.App, t.Partition))
-		gb := float64(bytes) / float64(reducers) / 1e9
+		gb := float64(bytes) / float64(reducers) / gib
 		if gb <= 0 || dur <= 0 {
 			return
 		}
@@ -433,7 +438,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 // else the job's mean partition (what the model can know before binding).
 func (p *Plugin) reducerGB(t *cluster.Task) float64 {
 	if b, ok := p.plans[t.App.ID][t.Partition]; ok {
-		return float64(b.Bytes) / 1e9 / float64(max(1, countReducers(t.App, t.Partition)))
+		return float64(b.Bytes) / gib / float64(max(1, countReducers(t.App, t.Partition)))
 	}
 	if t.App.Reduces > 0 {
 		var out int64
@@ -444,7 +449,7 @@ func (p *Plugin) reducerGB(t *cluster.Task) float64 {
 				}
 			}
 		}
-		return float64(out) / 1e9 / float64(t.App.Reduces)
+		return float64(out) / gib / float64(t.App.Reduces)
 	}
 	return 0
 }
@@ -676,7 +681,7 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	}
 	net := newRackNet(racks, p.cfg.BandwidthBps, p.cfg.CrossRackBandwidthBps, p.cfg.LatencyMS/1000)
 	jt := jobType(a)
-	exec := func(i int, bytes int64) float64 { return p.reduceSPerGB(ctx, jt, nodes[i]) * float64(bytes) / 1e9 }
+	exec := func(i int, bytes int64) float64 { return p.reduceSPerGB(ctx, jt, nodes[i]) * float64(bytes) / gib }
 	plan, where := map[int]Binding{}, map[int]string{}
 	for _, b := range BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec) {
 		p.log.Debug().Str("app", a.ID).Int("partition", b.Partition).Str("node", ms[b.Machine].Name).

@@ -125,19 +125,20 @@ func TestBindAfterAllMapOutputs(t *testing.T) {
 	}
 	e.add(events.Event{Type: events.NodeHeartbeat, TS: 12000, Node: "n1:8041"})
 	// Partition 0: 2.2 GB, R_split 1 GiB -> N_R = 3. On n1 (twice the
-	// clock, 30 s/GB) the 2.1 GB remote arrive through its link at +16.8 s;
-	// on n2, where 2 GB lie, at +0.8 s, but it reduces at 60 s/GB.
+	// clock, 30 s/GB of 2^30 bytes) the 2.1 GB remote arrive through its
+	// link at +16.8 s; on n2, where 2 GB lie, at +0.8 s, but it reduces at
+	// 60 s/GB.
 	for _, c := range []struct {
 		name   string
 		spawn  bool
 		reason string
 	}{
-		// One reducer per partition (stock MapReduce): n1 16.8 + 66 = 82.8 s,
-		// n2 0.8 + 132 s.
-		{"one reducer", false, "PRB: reducers finish at +82.8s there (eq. 3-5)"},
+		// One reducer per partition (stock MapReduce): n1 16.8 + 61.5 =
+		// 78.3 s, n2 0.8 + 122.9 s.
+		{"one reducer", false, "PRB: reducers finish at +78.3s there (eq. 3-5)"},
 		// The paper's N_R = 3 reducers of 0.73 GB on 2 cores, the third
-		// queued: n1 16.8 + 22 + 22 = 60.8 s, n2 0.8 + 44 + 44 = 88.8 s.
-		{"spawn N_R", true, "PRB: reducers finish at +60.8s there (eq. 3-5)"},
+		// queued: n1 16.8 + 20.5 + 20.5 = 57.8 s, n2 0.8 + 41 + 41 = 82.8 s.
+		{"spawn N_R", true, "PRB: reducers finish at +57.8s there (eq. 3-5)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
