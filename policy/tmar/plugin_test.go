@@ -131,18 +131,25 @@ func TestBindAfterAllMapOutputs(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		spawn  bool
+		paper  bool // shared_links: false
 		reason string
 	}{
 		// One reducer per partition (stock MapReduce): n1 16.8 + 61.5 =
-		// 78.3 s, n2 0.8 + 122.9 s.
-		{"one reducer", false, "PRB: reducers finish at +78.3s there (eq. 3-5)"},
-		// The paper's N_R = 3 reducers of 0.73 GB on 2 cores, the third
-		// queued: n1 16.8 + 20.5 + 20.5 = 57.8 s, n2 0.8 + 41 + 41 = 82.8 s.
-		{"spawn N_R", true, "PRB: reducers finish at +57.8s there (eq. 3-5)"},
+		// 78.3 s, n2 0.8 + 122.9 s. Alone on the links, both models agree.
+		{"one reducer", false, false, "PRB: reducers finish at +78.3s there (eq. 3-5)"},
+		{"one reducer, paper's link vector", false, true, "PRB: reducers finish at +78.3s there (eq. 3-5)"},
+		// The paper's N_R = 3 reducers of 0.73 GB on 2 cores. Shared links:
+		// two fetch 0.7 GB each at once through n1's link (11.2 s) and
+		// reduce (20.5 s); the third fetches alone from 31.7 s (5.6 s) and
+		// ends at 57.8. The paper's vector: all data at 16.8, then two
+		// rounds of 20.5 s: 57.8 too.
+		{"spawn N_R", true, false, "PRB: reducers finish at +57.8s there (eq. 3-5)"},
+		{"spawn N_R, paper's link vector", true, true, "PRB: reducers finish at +57.8s there (eq. 3-5)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
 				into.(*Config).SpawnReducers = c.spawn
+				into.(*Config).SharedLinks = !c.paper
 				return nil
 			})})
 			if err != nil {
@@ -351,5 +358,35 @@ func TestOverdueAttemptsEndByProgress(t *testing.T) {
 	}
 	if got != "n2:8041" {
 		t.Fatalf("map pending at 53 s placed on %q, want n2:8041", got)
+	}
+}
+
+// The shared-link model needs every transfer: when the map outputs name
+// fewer partitions than the job has reducers (the simulator lists at most
+// 200 per output), PRB falls back to the paper's per-destination vector.
+func TestSharedModelOnlyWhenEveryPartitionIsKnown(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		shared        bool
+		reduces, seen int
+		want          bool
+	}{
+		{"every partition known", true, 20, 20, true},
+		{"more outputs than reducers", true, 1, 2, true},
+		{"reducers beyond the listed partitions", true, 700, 200, false},
+		{"shared_links off", false, 20, 20, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+				into.(*Config).SharedLinks = c.shared
+				return nil
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.(*Plugin).sharedModel(&cluster.App{Reduces: c.reduces}, c.seen); got != c.want {
+				t.Fatalf("sharedModel = %v, want %v", got, c.want)
+			}
+		})
 	}
 }
