@@ -428,12 +428,58 @@ func (sp *sharedPlan) psDuration(link []int, x, t0 float64) (dur, harm float64) 
 	return dur, harm
 }
 
+// top2 keeps the largest and second largest of values keyed by machine,
+// so the largest over all machines but one is O(1).
+type top2 struct {
+	v1, v2 float64
+	k1     int
+}
+
+func (t *top2) add(k int, v float64) {
+	switch {
+	case v > t.v1:
+		t.v2, t.v1, t.k1 = t.v1, v, k
+	case v > t.v2:
+		t.v2 = v
+	}
+}
+
+// without is the largest value of a machine other than k.
+func (t *top2) without(k int) float64 {
+	if k == t.k1 {
+		return t.v2
+	}
+	return t.v1
+}
+
+// senders is, for one partition and one launch time, the fetch time and the
+// harm (see psDuration) on each sender's outgoing link: they do not depend
+// on the receiving node but for its own piece, which it reads locally, so a
+// partition computes them once per launch time rather than once per node.
+type senders struct {
+	dur, harm top2
+}
+
+func (sp *sharedPlan) senders(pieces map[int]float64, srcs []int, t0 float64) senders {
+	out := senders{dur: top2{k1: -2}, harm: top2{k1: -2}}
+	for _, s := range srcs {
+		x := pieces[s]
+		if s < 0 || x <= 0 {
+			continue
+		}
+		d, h := sp.psDuration(sp.out[s], x, t0)
+		out.dur.add(s, d)
+		out.harm.add(s, h)
+	}
+	return out
+}
+
 // shuffleDuration is the fetch time of a reducer launched at t0 on to whose
 // remote pieces are pieces (by machine; to's own piece is read locally):
 // the slowest of its incoming link and the outgoing links of its sources
-// (eq. 5 applied at both ends of every piece), plus L; and the harm
-// (psDuration) it does to the reducers already bound.
-func (sp *sharedPlan) shuffleDuration(to int, pieces map[int]float64, srcs []int, t0 float64, net Network) (dur, harm float64) {
+// (eq. 5 applied at both ends of every piece, out from senders), plus L;
+// and the harm (psDuration) it does to the reducers already bound.
+func (sp *sharedPlan) shuffleDuration(to int, pieces map[int]float64, srcs []int, t0 float64, out senders, net Network) (dur, harm float64) {
 	var total, worst float64
 	for _, s := range srcs {
 		x := pieces[s]
@@ -441,22 +487,19 @@ func (sp *sharedPlan) shuffleDuration(to int, pieces map[int]float64, srcs []int
 			continue
 		}
 		total += x
-		// A piece never beats its pair bandwidth (C_B), nor its sender's share.
+		// A piece never beats its pair bandwidth (C_B).
 		bw := net.Bandwidth(s, to)
 		if bw <= 0 {
 			return math.Inf(1), 0
 		}
 		worst = math.Max(worst, x/bw)
-		if s >= 0 {
-			d, h := sp.psDuration(sp.out[s], x, t0)
-			worst, harm = math.Max(worst, d), math.Max(harm, h)
-		}
 	}
 	if total == 0 {
 		return 0, 0
 	}
+	worst = math.Max(worst, out.dur.without(to))
 	d, h := sp.psDuration(sp.in[to], total, t0)
-	return sp.lat + math.Max(worst, d), math.Max(harm, h)
+	return sp.lat + math.Max(worst, d), math.Max(out.harm.without(to), h)
 }
 
 // addXfer puts a new transfer on a link and delays the transfers it
@@ -516,6 +559,35 @@ func (sp *sharedPlan) settle(ri int) {
 	sp.coreFree[r.machine][r.core] = sp.rs[last].finish()
 }
 
+// prune drops from the links the transfers done by the time the first core
+// frees (and no earlier than since): no reducer bound from now on launches
+// before then, so they contend with nothing (see contend), and the links
+// keep only what can still overlap. It returns that time.
+func (sp *sharedPlan) prune(since float64) float64 {
+	at := math.Inf(1)
+	for _, cores := range sp.coreFree {
+		for _, f := range cores {
+			at = math.Min(at, f)
+		}
+	}
+	if math.IsInf(at, 1) || at <= since {
+		return since
+	}
+	keep := func(link []int) []int {
+		out := link[:0]
+		for _, j := range link {
+			if sp.xs[j].end > at {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
+	for i := range sp.out {
+		sp.out[i], sp.in[i] = keep(sp.out[i]), keep(sp.in[i])
+	}
+	return at
+}
+
 // BindPartitionsShared is BindPartitions (Algorithms 3 and 4, eq. 3–5) with
 // a model of the shuffle as the simulator (and Hadoop) runs it. Ours, where
 // the paper's eq. 5 takes one transfer alone:
@@ -560,7 +632,9 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 		sp.coreFree[i] = append([]float64(nil), ms[i].CoreFree...)
 	}
 	out := make([]Binding, 0, len(sorted))
+	pruned := now
 	for _, p := range sorted {
+		pruned = sp.prune(pruned)
 		nr := max(int(math.Ceil(float64(p.Bytes)/float64(rSplit))), 1)
 		run := nr
 		if p.Run > 0 {
@@ -582,6 +656,7 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			exec, start, finish, score float64
 		}
 		best, bestM := plan{finish: math.Inf(1), score: math.Inf(1)}, -1
+		byLaunch := map[float64]senders{} // most nodes launch at the same times
 		for i := range ms {
 			if len(ms[i].CoreFree) == 0 {
 				continue
@@ -597,7 +672,12 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 					}
 				}
 				launch := math.Max(cores[k], now)
-				sh, harm := sp.shuffleDuration(i, pieces, srcs, launch, net)
+				snd, ok := byLaunch[launch]
+				if !ok {
+					snd = sp.senders(pieces, srcs, launch)
+					byLaunch[launch] = snd
+				}
+				sh, harm := sp.shuffleDuration(i, pieces, srcs, launch, snd, net)
 				if links.Protect {
 					c.score = math.Max(c.score, harm)
 				}

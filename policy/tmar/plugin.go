@@ -694,7 +694,13 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	exec := func(i int, bytes int64) float64 { return p.reduceSPerGB(ctx, jt, nodes[i]) * float64(bytes) / gib }
 	plan, where := map[int]Binding{}, map[int]string{}
 	var bs []Binding
-	if p.sharedModel(a, len(parts)) {
+	sources := map[int]bool{}
+	for _, pt := range parts {
+		for m := range pt.At {
+			sources[m] = true
+		}
+	}
+	if p.sharedModel(a, len(parts), len(sources), len(ms)) {
 		bs = BindPartitionsShared(ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
 	} else {
 		bs = BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
@@ -709,14 +715,23 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	return true
 }
 
+// sharedLinksWork bounds the work of BindPartitionsShared, counted as
+// partitions x source nodes x (partitions + nodes): it revisits every
+// transfer on a sender's link for each partition, where the paper's model
+// sums per rack. 5e7 is about a second (200 partitions spread over 600
+// nodes: 1.7 s); the paper's jobs here stay under 1.2e6.
+const sharedLinksWork = 5e7
+
 // sharedModel tells whether PRB times the shuffle with BindPartitionsShared.
 // That model assumes it sees every transfer; when the map outputs name fewer
 // partitions than the job has reducers (the simulator lists at most 200 per
 // output), the reducers it cannot bind share the links and cores unseen and
 // the paper's per-destination vector planned better (WordCount at 30 hosts,
-// 700 reducers: 1,531 s against 1,566 s).
-func (p *Plugin) sharedModel(a *cluster.App, partitions int) bool {
-	return p.cfg.SharedLinks && partitions >= a.Reduces
+// 700 reducers: 1,531 s against 1,566 s). Beyond sharedLinksWork it is too
+// slow for a plan made while the reducers wait.
+func (p *Plugin) sharedModel(a *cluster.App, partitions, sources, machines int) bool {
+	work := float64(partitions) * float64(sources) * float64(partitions+machines)
+	return p.cfg.SharedLinks && partitions >= a.Reduces && work <= sharedLinksWork
 }
 
 // placeReducer names the node PRB bound the reducer's partition to, as soon

@@ -363,18 +363,22 @@ func TestOverdueAttemptsEndByProgress(t *testing.T) {
 
 // The shared-link model needs every transfer: when the map outputs name
 // fewer partitions than the job has reducers (the simulator lists at most
-// 200 per output), PRB falls back to the paper's per-destination vector.
+// 200 per output), PRB falls back to the paper's per-destination vector; so
+// it does when the plan would take too long.
 func TestSharedModelOnlyWhenEveryPartitionIsKnown(t *testing.T) {
 	for _, c := range []struct {
-		name          string
-		shared        bool
-		reduces, seen int
-		want          bool
+		name              string
+		shared            bool
+		reduces, seen     int
+		sources, machines int
+		want              bool
 	}{
-		{"every partition known", true, 20, 20, true},
-		{"more outputs than reducers", true, 1, 2, true},
-		{"reducers beyond the listed partitions", true, 700, 200, false},
-		{"shared_links off", false, 20, 20, false},
+		{"every partition known", true, 20, 20, 10, 10, true},
+		{"more outputs than reducers", true, 1, 2, 3, 3, true},
+		{"reducers beyond the listed partitions", true, 700, 200, 30, 30, false},
+		{"paper's largest job", true, 175, 175, 30, 30, true},
+		{"too much work", true, 2000, 2000, 600, 600, false},
+		{"shared_links off", false, 20, 20, 10, 10, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
@@ -384,7 +388,7 @@ func TestSharedModelOnlyWhenEveryPartitionIsKnown(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := p.(*Plugin).sharedModel(&cluster.App{Reduces: c.reduces}, c.seen); got != c.want {
+			if got := p.(*Plugin).sharedModel(&cluster.App{Reduces: c.reduces}, c.seen, c.sources, c.machines); got != c.want {
 				t.Fatalf("sharedModel = %v, want %v", got, c.want)
 			}
 		})
