@@ -210,3 +210,119 @@ func TestPowerTieWithin(t *testing.T) {
 		})
 	}
 }
+
+// TestBindPartitionsShared checks the shared-link model of the shuffle on
+// hand-worked layouts: 100 MB/s NICs and pair bandwidth, no latency. m0 and
+// m1 hold map output but have no free core (no candidates); exec is in s/GB.
+func TestBindPartitionsShared(t *testing.T) {
+	const mb = 1_000_000
+	type want struct {
+		part, machine  int
+		start, finish  float64
+		launch, before float64 // launch; before: finish the paper's model (BindPartitions) plans
+	}
+	src := func() []Machine { return []Machine{{}, {}} } // m0, m1: sources only
+	cases := []struct {
+		name    string
+		cores   [][]float64 // m2, m3, ...: CoreFree
+		sPerGB  []float64   // by machine
+		parts   []Partition
+		protect bool
+		want    []want
+	}{{
+		// Two equal partitions, all of it on m0: whichever nodes they go
+		// to, both pieces leave through m0's link. P0 on m2 alone would
+		// arrive at 10 s; P1 shares m0's link from 0, so both arrive at
+		// 20 s (1000 + 1000 MB at 100 MB/s) and P0's estimate is revised.
+		// P1 on m2 behind P0 would fetch alone from 20 s and finish at 40.
+		name:   "sender link shared",
+		cores:  [][]float64{{0}, {0}},
+		sPerGB: []float64{0, 0, 10, 10},
+		parts: []Partition{
+			{ID: 0, Bytes: 1000 * mb, At: map[int]int64{0: 1000 * mb}},
+			{ID: 1, Bytes: 1000 * mb, At: map[int]int64{0: 1000 * mb}},
+		},
+		want: []want{{0, 2, 20, 30, 0, 20}, {1, 3, 20, 30, 0, 20}},
+	}, {
+		// The local piece costs no transfer: on m2 where all of it lies
+		// the partition starts at once.
+		name:   "local bytes are free",
+		cores:  [][]float64{{0}, {0}},
+		sPerGB: []float64{0, 0, 10, 5},
+		parts:  []Partition{{ID: 0, Bytes: 1000 * mb, At: map[int]int64{2: 1000 * mb}}},
+		want:   []want{{0, 2, 0, 10, 0, 10}},
+	}, {
+		// A reducer fetches once its container runs: m2's core frees at
+		// 50 s, so the 10 s fetch ends at 60 (the paper's eq. 4 takes the
+		// later of core 50 and arrival 10: start 50, finish 60).
+		name:   "fetch starts at launch",
+		cores:  [][]float64{{50}},
+		sPerGB: []float64{0, 0, 10},
+		parts:  []Partition{{ID: 0, Bytes: 1000 * mb, At: map[int]int64{0: 1000 * mb}}},
+		want:   []want{{0, 2, 60, 70, 50, 60}},
+	}, {
+		// P0 (2 GB from m0) goes to the fast m2: 20 s fetch + 20 s. P1
+		// (500 MB from m1) would finish first on m2's second core (shares
+		// m2's link with P0: 10 s fetch + 5 s = 15) but push P0 to 45;
+		// on the slow m3 it finishes at 5 + 15 = 20, P0 stays at 40.
+		name:   "earliest finish takes the shared link",
+		cores:  [][]float64{{0, 0}, {0, 0}},
+		sPerGB: []float64{0, 0, 10, 30},
+		parts: []Partition{
+			{ID: 0, Bytes: 2000 * mb, At: map[int]int64{0: 2000 * mb}},
+			{ID: 1, Bytes: 500 * mb, At: map[int]int64{1: 500 * mb}},
+		},
+		want: []want{{0, 2, 25, 45, 0, 40}, {1, 2, 10, 15, 0, 20}},
+	}, {
+		name:   "protect keeps it off a larger partition's link",
+		cores:  [][]float64{{0, 0}, {0, 0}},
+		sPerGB: []float64{0, 0, 10, 30},
+		parts: []Partition{
+			{ID: 0, Bytes: 2000 * mb, At: map[int]int64{0: 2000 * mb}},
+			{ID: 1, Bytes: 500 * mb, At: map[int]int64{1: 500 * mb}},
+		},
+		protect: true,
+		want:    []want{{0, 2, 20, 40, 0, 40}, {1, 3, 5, 20, 0, 20}},
+	}}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			build := func() []Machine {
+				ms := src()
+				for _, cf := range c.cores {
+					ms = append(ms, Machine{CoreFree: append([]float64(nil), cf...)})
+				}
+				return ms
+			}
+			exec := func(m int, b int64) float64 { return float64(b) / 1e9 * c.sPerGB[m] }
+			net := uniformNet{bw: 100 * mb}
+			ms := build()
+			bs := BindPartitionsShared(ms, c.parts, net, SharedLinks{NICBps: 100 * mb, Protect: c.protect}, 4000*mb, 0, exec)
+			paper := BindPartitions(build(), c.parts, net, 4000*mb, 0, exec)
+			if len(bs) != len(c.want) || len(paper) != len(c.want) {
+				t.Fatalf("bindings = %+v, paper's %+v", bs, paper)
+			}
+			var last float64
+			for i, w := range c.want {
+				b := bs[i]
+				if b.Partition != w.part || b.Machine != w.machine || !near(b.Start, w.start) || !near(b.Finish, w.finish) || !near(b.Launch, w.launch) {
+					t.Errorf("binding %d = %+v, want partition %d on m%d launch %v start %v finish %v", i, b, w.part, w.machine, w.launch, w.start, w.finish)
+				}
+				if p := paper[i]; p.Partition != w.part || !near(p.Finish, w.before) {
+					t.Errorf("paper's binding %d = %+v, want partition %d finishing %v", i, p, w.part, w.before)
+				}
+				last = math.Max(last, b.Finish)
+			}
+			// The cores end where the plan says.
+			var free float64
+			for _, m := range ms {
+				for _, f := range m.CoreFree {
+					free = math.Max(free, f)
+				}
+			}
+			if !near(free, last) {
+				t.Errorf("latest core free = %v, want the plan's last finish %v", free, last)
+			}
+		})
+	}
+}

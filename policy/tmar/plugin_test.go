@@ -124,9 +124,9 @@ func TestStrictHoldNamesEqualNodes(t *testing.T) {
 }
 
 // Map_Matrix learns seconds per GB of split after the task overhead (R) and
-// a factor per node (F), so one row serves maps of any split size: 4 s for a 512 MB split is (4 - 1) /
-// 0.512 = 5.859375 s/GB, and a 256 MB map is then expected to take
-// 1 + 5.859375 x 0.256 = 2.5 s.
+// a factor per node (F), so one row serves maps of any split size: 4 s for
+// a 512 MB split is (4 - 1) / (512e6 / 2^30) = 6.291456 s/GB, and a 256 MB
+// map is then expected to take 1 + 3 / 2 = 2.5 s.
 func TestLearnsMapMatrixAndPersists(t *testing.T) {
 	var e evs
 	cluster3(&e)
@@ -139,8 +139,8 @@ func TestLearnsMapMatrixAndPersists(t *testing.T) {
 	applyAll(eng, e.list)
 	// The job's first map says nothing about its node (F stays unknown:
 	// n3's clock, 2400 MHz, gives 1).
-	if m := p.rows(context.Background(), "wordcount"); math.Abs(m.RateSGB-5.859375) > 1e-9 || m.NodeFactor["n3:8041"] != 0 {
-		t.Fatalf("learned R = %v s/GB, F[n3] = %v; want 5.859375 and none", m.RateSGB, m.NodeFactor["n3:8041"])
+	if m := p.rows(context.Background(), "wordcount"); math.Abs(m.RateSGB-6.291456) > 1e-9 || m.NodeFactor["n3:8041"] != 0 {
+		t.Fatalf("learned R = %v s/GB, F[n3] = %v; want 6.291456 and none", m.RateSGB, m.NodeFactor["n3:8041"])
 	}
 	if err := eng.Flush(context.Background()); err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestLearnsMapMatrixAndPersists(t *testing.T) {
 	n3 := &cluster.Node{ID: "n3:8041", CPUMHz: 2400}
 	small := &cluster.Task{App: &cluster.App{JobType: "wordcount"}, Kind: events.Map, Splits: split(256e6)}
 	if got := p2.mapExec(context.Background(), small, n3); math.Abs(got-2.5) > 1e-9 {
-		t.Fatalf("after restart mapExec(256 MB) = %v, want 1 + 5.859375 x 0.256 = 2.5 s", got)
+		t.Fatalf("after restart mapExec(256 MB) = %v, want 1 + 3 / 2 = 2.5 s", got)
 	}
 	// A record of version 1 (seconds per map) still serves as a fallback.
 	p2.rows(context.Background(), "old").Map["n3:8041"] = 9
@@ -179,23 +179,32 @@ func TestBindAfterAllMapOutputs(t *testing.T) {
 	}
 	e.add(events.Event{Type: events.NodeHeartbeat, TS: 12000, Node: "n1:8041"})
 	// Partition 0: 2.2 GB, R_split 1 GiB -> N_R = 3. On n1 (twice the
-	// clock, 30 s/GB) the 2.1 GB remote arrive through its link at +16.8 s;
-	// on n2, where 2 GB lie, at +0.8 s, but it reduces at 60 s/GB.
+	// clock, 30 s/GB of 2^30 bytes) the 2.1 GB remote arrive through its
+	// link at +16.8 s; on n2, where 2 GB lie, at +0.8 s, but it reduces at
+	// 60 s/GB.
 	for _, c := range []struct {
 		name   string
 		spawn  bool
+		paper  bool // shared_links: false
 		reason string
 	}{
-		// One reducer per partition (stock MapReduce), each reducer paying
-		// the 1 s task overhead: n1 16.8 + 1 + 66 = 83.8 s, n2 0.8 + 1 + 132 s.
-		{"one reducer", false, "PRB: reducers finish at +83.8s there (eq. 3-5)"},
-		// The paper's N_R = 3 reducers of 0.73 GB on 2 cores, the third
-		// queued: n1 16.8 + (1 + 22) + (1 + 22) = 62.8 s, n2 0.8 + 45 + 45.
-		{"spawn N_R", true, "PRB: reducers finish at +62.8s there (eq. 3-5)"},
+		// One reducer per partition (stock MapReduce), paying the 1 s task
+		// overhead: n1 16.8 + 1 + 61.5 = 79.3 s, n2 0.8 + 1 + 122.9 s. Alone
+		// on the links, both models agree.
+		{"one reducer", false, false, "PRB: reducers finish at +79.3s there (eq. 3-5)"},
+		{"one reducer, paper's link vector", false, true, "PRB: reducers finish at +79.3s there (eq. 3-5)"},
+		// The paper's N_R = 3 reducers of 0.73 GB on 2 cores. Shared links:
+		// two fetch 0.7 GB each at once through n1's link (11.2 s) and
+		// reduce (1 + 20.5 s); the third fetches alone from 32.7 s (5.6 s)
+		// and ends at 59.8. The paper's vector: all data at 16.8, then two
+		// rounds of 21.5 s: 59.8 too.
+		{"spawn N_R", true, false, "PRB: reducers finish at +59.8s there (eq. 3-5)"},
+		{"spawn N_R, paper's link vector", true, true, "PRB: reducers finish at +59.8s there (eq. 3-5)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
 				into.(*Config).SpawnReducers = c.spawn
+				into.(*Config).SharedLinks = !c.paper
 				return nil
 			})})
 			if err != nil {
@@ -468,7 +477,7 @@ func TestPriorFactorFromSeeds(t *testing.T) {
 	p := pl.(*Plugin)
 	p.rows(ctx, "sort").RateSGB = 8
 	task := &cluster.Task{ID: "m", App: &cluster.App{ID: "a", JobType: "sort"}, Kind: events.Map,
-		Splits: []events.Split{{Path: "/in", Length: 1e9}}}
+		Splits: []events.Split{{Path: "/in", Length: 1 << 30}}}
 	for _, c := range []struct {
 		node *cluster.Node
 		want float64
@@ -481,5 +490,39 @@ func TestPriorFactorFromSeeds(t *testing.T) {
 		if got := p.mapExec(ctx, task, c.node); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("mapExec on %s = %v, want %v", c.node.ID, got, c.want)
 		}
+	}
+}
+
+// The shared-link model needs every transfer: when the map outputs name
+// fewer partitions than the job has reducers (the simulator lists at most
+// 200 per output), PRB falls back to the paper's per-destination vector; so
+// it does when the plan would take too long.
+func TestSharedModelOnlyWhenEveryPartitionIsKnown(t *testing.T) {
+	for _, c := range []struct {
+		name              string
+		shared            bool
+		reduces, seen     int
+		sources, machines int
+		want              bool
+	}{
+		{"every partition known", true, 20, 20, 10, 10, true},
+		{"more outputs than reducers", true, 1, 2, 3, 3, true},
+		{"reducers beyond the listed partitions", true, 700, 200, 30, 30, false},
+		{"paper's largest job", true, 175, 175, 30, 30, true},
+		{"too much work", true, 2000, 2000, 600, 600, false},
+		{"shared_links off", false, 20, 20, 10, 10, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+				into.(*Config).SharedLinks = c.shared
+				return nil
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.(*Plugin).sharedModel(&cluster.App{Reduces: c.reduces}, c.seen, c.sources, c.machines); got != c.want {
+				t.Fatalf("sharedModel = %v, want %v", got, c.want)
+			}
+		})
 	}
 }
