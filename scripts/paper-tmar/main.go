@@ -96,7 +96,7 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 	powerOnly := fs.Bool("power-only", false, "run only the Table 5 energy comparison (tmar vs tmar-power)")
 	traceDir := fs.String("trace", "", "write each run's events (JSONL) and debug-level policy log here")
 	var opt setup
-	fs.BoolVar(&opt.spawn, "spawn", true, "run PRB's N_R = ceil(size / R_split) reducers per partition, as the paper's executor does\n(the simulator's yarn.spawn_reducers and tmar's spawn_reducers); false: one reducer per partition, as stock MapReduce")
+	fs.BoolVar(&opt.spawn, "spawn", false, "run PRB's N_R = ceil(size / R_split) reducers per partition, as the paper's executor does\n(the simulator's yarn.spawn_reducers and tmar's spawn_reducers); default: one reducer per partition, as stock\nMapReduce on the unmodified cluster the sidecar drives")
 	fs.Float64Var(&opt.skew, "skew", 0.3, "partition skew of every job (Zipf exponent; 0: equal partitions)")
 	fs.StringVar(&opt.tmarArgs, "tmar-args", "", "YAML mapping merged into the policy_args of tmar and tmar-power (e.g. 'r_split_bytes: 536870912')")
 	fs.StringVar(&opt.powerArgs, "power-args", "", "YAML mapping merged into tmar-power's policy_args only (e.g. 'tie_s: 5')")
