@@ -903,9 +903,10 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 // sharedLinksWork bounds the work of BindPartitionsShared, counted as
 // partitions x source nodes x (partitions + nodes): it revisits every
 // transfer on a sender's link for each partition, where the paper's model
-// sums per rack. 5e7 is about a second (200 partitions spread over 600
-// nodes: 1.7 s); the paper's jobs here stay under 1.2e6.
-const sharedLinksWork = 5e7
+// sums per rack. 2e6 is about 40 ms a plan; the paper's jobs here stay
+// under 1.2e6. At 5e7 (about a second) the first 1,500 SWIM jobs on 600
+// nodes took 146 s of CPU instead of 80 s for the same mean JCT (18.0 s).
+const sharedLinksWork = 2e6
 
 // sharedModel tells whether PRB times the shuffle with BindPartitionsShared.
 // That model assumes it sees every transfer; when the map outputs name fewer
