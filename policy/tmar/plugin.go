@@ -743,7 +743,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	p.reserved[t.ID] = res
 	p.log.Debug().Str("task", t.ID).Str("node", ms[best.Machine].Name).Float64("now", now).
 		Float64("start", best.Start).Float64("finish", best.Finish).Msg("tmar plan")
-	if len(cands) > 0 {
+	if !p.cfg.Strict { // a strict hint lists no ranked alternatives
 		sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
 	}
 	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: lv[best.Machine]}}
