@@ -228,6 +228,19 @@ type Binding struct {
 	Finish float64
 }
 
+// bySizeDesc is Algorithm 3 line 3: the partitions sorted by size, largest
+// first (ties by id, so the plan never depends on input order).
+func bySizeDesc(parts []Partition) []Partition {
+	sorted := append([]Partition(nil), parts...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Bytes != sorted[j].Bytes {
+			return sorted[i].Bytes > sorted[j].Bytes
+		}
+		return sorted[i].ID < sorted[j].ID
+	})
+	return sorted
+}
+
 // BindPartitions is Algorithm 3 with PRB (Algorithm 4): partitions sorted by
 // size, largest first (line 3); for each, N_R = ceil(size / rSplit), and on
 // every machine the reducers' finish time (eq. 3) = start (eq. 4: the later
@@ -244,16 +257,8 @@ type Binding struct {
 // reducers execute it (N_R is still reported).
 func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, now float64,
 	reduceExec func(machine int, bytes int64) float64) []Binding {
-	sorted := append([]Partition(nil), parts...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Bytes != sorted[j].Bytes {
-			return sorted[i].Bytes > sorted[j].Bytes
-		}
-		return sorted[i].ID < sorted[j].ID
-	})
-	if rSplit <= 0 {
-		rSplit = 1
-	}
+	sorted := bySizeDesc(parts)
+	rSplit = max(rSplit, 1)
 	out := make([]Binding, 0, len(sorted))
 	linkFree := make([]float64, len(ms))
 	for i := range linkFree {
@@ -608,16 +613,8 @@ func (sp *sharedPlan) prune(since float64) float64 {
 // reducers the partition's transfers would delay.
 func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links SharedLinks, rSplit int64, now float64,
 	reduceExec func(machine int, bytes int64) float64) []Binding {
-	sorted := append([]Partition(nil), parts...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Bytes != sorted[j].Bytes {
-			return sorted[i].Bytes > sorted[j].Bytes
-		}
-		return sorted[i].ID < sorted[j].ID
-	})
-	if rSplit <= 0 {
-		rSplit = 1
-	}
+	sorted := bySizeDesc(parts)
+	rSplit = max(rSplit, 1)
 	capB := links.NICBps
 	if capB <= 0 {
 		capB = math.Inf(1)
