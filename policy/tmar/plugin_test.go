@@ -33,6 +33,18 @@ func cluster3(e *evs) {
 	e.add(events.Event{Type: events.AppSubmitted, TS: 2000, App: "a1", Name: "wc", Queue: "q", User: "u", JobType: "wordcount", Maps: 3, Reduces: 1})
 }
 
+// mapsDone adds app a1's maps 0-2, run on n1, n2 and n3 from 3 s to 9 s,
+// each reporting the partitions parts(i).
+func mapsDone(e *evs, parts func(i int) []events.PartitionSize) {
+	for i, node := range []string{"n1:8041", "n2:8041", "n3:8041"} {
+		task, att := mapTask(i), fmt.Sprintf("m%d_0", i)
+		e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: task, Kind: events.Map})
+		e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: task, Attempt: att, Container: "c" + att, Node: node})
+		e.add(events.Event{Type: events.TaskFinished, TS: 9000, App: "a1", Task: task, Attempt: att, State: events.StateSucceeded})
+		e.add(events.Event{Type: events.MapOutput, TS: 9000, App: "a1", Task: task, Attempt: att, Node: node, Partitions: parts(i)})
+	}
+}
+
 func mapTask(i int) string { return fmt.Sprintf("task_1_0001_m_%06d", i) }
 
 func build(t *testing.T, name string, store policy.ProfileStore) (*engine.Engine, *Plugin) {
@@ -163,20 +175,14 @@ func TestLearnsMapMatrixAndPersists(t *testing.T) {
 func TestBindAfterAllMapOutputs(t *testing.T) {
 	var e evs
 	cluster3(&e)
-	nodes := []string{"n1:8041", "n2:8041", "n3:8041"}
-	for i := range 3 {
-		task, att := mapTask(i), fmt.Sprintf("m%d_0", i)
-		e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: task, Kind: events.Map})
-		e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: task, Attempt: att, Container: "c" + att, Node: nodes[i]})
-		e.add(events.Event{Type: events.TaskFinished, TS: 9000, App: "a1", Task: task, Attempt: att, State: events.StateSucceeded})
-		// Partition 0 is big and mostly on n2; partition 1 small.
+	// Partition 0 is big and mostly on n2; partition 1 small.
+	mapsDone(&e, func(i int) []events.PartitionSize {
 		big := int64(100e6)
 		if i == 1 {
 			big = 2e9
 		}
-		e.add(events.Event{Type: events.MapOutput, TS: 9000, App: "a1", Task: task, Attempt: att, Node: nodes[i],
-			Partitions: []events.PartitionSize{{ID: 0, Bytes: big}, {ID: 1, Bytes: 10e6}}})
-	}
+		return []events.PartitionSize{{ID: 0, Bytes: big}, {ID: 1, Bytes: 10e6}}
+	})
 	e.add(events.Event{Type: events.NodeHeartbeat, TS: 12000, Node: "n1:8041"})
 	// Partition 0: 2.2 GB, R_split 1 GiB -> N_R = 3. On n1 (twice the
 	// clock, 30 s/GB of 2^30 bytes) the 2.1 GB remote arrive through its
@@ -253,15 +259,7 @@ func TestBindAfterAllMapOutputs(t *testing.T) {
 func TestReducerPlacedOnBoundNodeWhenRequested(t *testing.T) {
 	var e evs
 	cluster3(&e)
-	nodes := []string{"n1:8041", "n2:8041", "n3:8041"}
-	for i := range 3 {
-		task, att := mapTask(i), fmt.Sprintf("m%d_0", i)
-		e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: task, Kind: events.Map})
-		e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: task, Attempt: att, Container: "c" + att, Node: nodes[i]})
-		e.add(events.Event{Type: events.TaskFinished, TS: 9000, App: "a1", Task: task, Attempt: att, State: events.StateSucceeded})
-		e.add(events.Event{Type: events.MapOutput, TS: 9000, App: "a1", Task: task, Attempt: att, Node: nodes[i],
-			Partitions: []events.PartitionSize{{ID: 0, Bytes: 2e9}}})
-	}
+	mapsDone(&e, func(int) []events.PartitionSize { return []events.PartitionSize{{ID: 0, Bytes: 2e9}} })
 	part := 0
 	e.add(events.Event{Type: events.TaskPending, TS: 9000, App: "a1", Task: "task_1_0001_r_000000", Kind: events.Reduce, Partition: &part})
 	eng, _ := build(t, Name, nil)
