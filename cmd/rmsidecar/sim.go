@@ -45,6 +45,10 @@ scenarios/ and shared/interfaces.md) or a trace: swim:FILE (SWIM TSV; bytes
 scaled by --nodes / 600 as SWIM does) or rumen:FILE (Rumen job history). A
 trace runs on --nodes identical nodes (default 600).
 
+Each policy reads its settings from the scenario's policy_args.<name>, else from
+the --config file's policies.<name> (the way to configure a --trace run), else
+its defaults (docs/policies.md).
+
 The same scenario and --seed give byte-identical results.json. --emit-events
 writes the first stack's events (events v1 JSONL), so a simulated run can be
 replayed into the live sidecar.`,
