@@ -49,6 +49,9 @@ type Log struct {
 // HTTP configures the HTTP server.
 type HTTP struct {
 	Addr string `mapstructure:"addr"`
+	// OperatorHints lets POST /v1/hints add hints that the Hadoop plug-ins
+	// act on like a policy's (operator overrides, tests).
+	OperatorHints bool `mapstructure:"operator_hints"`
 }
 
 // Kafka configures ingestion and the hints and dead-letter topics.
@@ -147,6 +150,7 @@ func defaults() map[string]any {
 		"log.level":                      "info",
 		"log.format":                     "auto",
 		"http.addr":                      "127.0.0.1:9464",
+		"http.operator_hints":            false,
 		"kafka.brokers":                  []string{},
 		"kafka.version":                  "3.9.0",
 		"kafka.group":                    "rmsidecar",

@@ -22,6 +22,11 @@ type Metrics struct {
 	lag         *prometheus.GaugeVec
 	queueDepth  prometheus.Gauge
 	checkpoints prometheus.Counter
+	// PostedEvents and PostedRejected count POST /v1/events lines (the
+	// Hadoop plug-ins' reports) produced to the events topic, and those
+	// that were not valid events (dead-lettered by the consumer).
+	PostedEvents   prometheus.Counter
+	PostedRejected prometheus.Counter
 }
 
 // NewMetrics creates and registers the metrics, with the Go and process
@@ -51,9 +56,13 @@ func NewMetrics() *Metrics {
 			Help: "Messages waiting in the engine's bounded queue."}),
 		checkpoints: prometheus.NewCounter(prometheus.CounterOpts{Name: "rmsidecar_checkpoints_total",
 			Help: "Checkpoints of cluster state, engine and positions written."}),
+		PostedEvents: prometheus.NewCounter(prometheus.CounterOpts{Name: "rmsidecar_posted_events_total",
+			Help: "Valid events received on POST /v1/events (plug-in reports) and produced to the events topic."}),
+		PostedRejected: prometheus.NewCounter(prometheus.CounterOpts{Name: "rmsidecar_posted_events_rejected_total",
+			Help: "Lines of POST /v1/events bodies that are not valid events (dead-lettered by the consumer)."}),
 	}
 	r.MustRegister(m.consumed, m.rejected, m.hints, m.latency, m.actErrors, m.actuated, m.gaveUp, m.lag,
-		m.queueDepth, m.checkpoints,
+		m.queueDepth, m.checkpoints, m.PostedEvents, m.PostedRejected,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

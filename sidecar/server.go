@@ -40,9 +40,34 @@ type AppView struct {
 	Hints []policy.Hint `json:"hints"`
 }
 
-// Handler serves the sidecar's HTTP API.
+// Handler serves the sidecar's HTTP API without the plug-in write calls
+// (POST /v1/events, POST /v1/hints).
 func Handler(l *Loop, pull *actuate.Pull, m *Metrics) http.Handler {
+	return API{Loop: l, Pull: pull, Metrics: m}.Handler()
+}
+
+// API is the sidecar's HTTP API and what it serves from.
+type API struct {
+	Loop    *Loop
+	Pull    *actuate.Pull
+	Metrics *Metrics
+	// Events takes POST /v1/events (nil: 404).
+	Events EventProducer
+	// OperatorHints lets POST /v1/hints add hints to the pull API.
+	OperatorHints bool
+}
+
+// Handler builds the mux.
+func (a API) Handler() http.Handler {
+	l, pull, m := a.Loop, a.Pull, a.Metrics
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/hints/changes", serveChanges(l, pull))
+	mux.HandleFunc("POST /v1/events", serveEvents(a.Events, m))
+	var op *operatorHints
+	if a.OperatorHints {
+		op = &operatorHints{pull: pull, now: l.EventNow}
+	}
+	mux.HandleFunc("POST /v1/hints", op.serve)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok\n"))

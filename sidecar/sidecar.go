@@ -67,6 +67,8 @@ type Sidecar struct {
 	log          zerolog.Logger
 
 	pendingActs []actuate.Actuator
+	// posted produces POST /v1/events bodies once Kafka is reached.
+	posted *kafkaEvents
 
 	httpMu   sync.Mutex
 	httpAddr string
@@ -79,7 +81,8 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	if cfg == nil {
 		return nil, errors.New("sidecar: no config")
 	}
-	s := &Sidecar{o: o, cfg: cfg, metrics: NewMetrics(), log: o.Log, httpUp: make(chan struct{})}
+	s := &Sidecar{o: o, cfg: cfg, metrics: NewMetrics(), log: o.Log, httpUp: make(chan struct{}),
+		posted: &kafkaEvents{topic: cfg.Kafka.EventsTopic, nodeTopic: cfg.Kafka.NodeTopic}}
 	s.instance = cfg.Kafka.Instance
 	if s.instance == "" {
 		h, err := os.Hostname()
@@ -298,6 +301,7 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	}
 	defer dlqProd.Close()
 	dead := kafka.NewDeadLetterProducer(dlqProd, s.cfg.Kafka.DeadLetterTopic)
+	s.posted.setProducer(dlqProd) // the same acks=all producer serves POST /v1/events
 
 	s.disp = actuate.NewDispatcher(actuate.Options{Actuators: acts, Journal: s.journal, Leader: s.loop.Leader,
 		QueueSize: s.cfg.Engine.QueueSize, Metrics: s.metrics, Log: s.log, Now: s.loop.EventNow})
@@ -387,7 +391,8 @@ func (s *Sidecar) serveHTTP() (*http.Server, error) {
 	if err != nil {
 		return nil, &config.KeyError{Key: "http.addr", Reason: err.Error()}
 	}
-	srv := &http.Server{Handler: Handler(s.loop, s.pull, s.metrics), ReadHeaderTimeout: 5 * time.Second}
+	api := API{Loop: s.loop, Pull: s.pull, Metrics: s.metrics, Events: s.posted, OperatorHints: s.cfg.HTTP.OperatorHints}
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	s.httpMu.Lock()
 	s.httpAddr = ln.Addr().String()
 	s.httpMu.Unlock()
@@ -397,6 +402,6 @@ func (s *Sidecar) serveHTTP() (*http.Server, error) {
 			s.log.Error().Err(err).Msg("http server")
 		}
 	}()
-	s.log.Info().Str("addr", s.httpAddr).Msg("http: /metrics /healthz /readyz /v1/hints /v1/nodes /v1/apps/{id} /debug/pprof")
+	s.log.Info().Str("addr", s.httpAddr).Msg("http: /metrics /healthz /readyz /v1/hints /v1/hints/changes /v1/events /v1/nodes /v1/apps/{id} /debug/pprof")
 	return srv, nil
 }

@@ -29,6 +29,9 @@ type ProduceOptions struct {
 	// Batch is how many messages go in one produce call when Speed is 0
 	// (default 500).
 	Batch int
+	// OnInvalid, when set, learns of each line that is not a valid event
+	// (it is still produced, for the consumer's dead-letter path).
+	OnInvalid func(*events.LineError)
 }
 
 // ProduceStats count what ProduceLog did.
@@ -84,6 +87,9 @@ func ProduceLog(ctx context.Context, p sarama.SyncProducer, r io.Reader, o Produ
 			}
 			st.Lines++
 			st.Invalid++
+			if o.OnInvalid != nil {
+				o.OnInvalid(le)
+			}
 			msg.Value = sarama.ByteEncoder(le.Raw)
 		case err != nil:
 			return st, fmt.Errorf("produce: %w", err)
