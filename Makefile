@@ -8,12 +8,20 @@ MOCKGEN_VERSION     := v0.6.0
 FUZZTIME      ?= 30s
 PKGS          := ./...
 
-.PHONY: all build test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning paper-dynamicmr paper-tmar paper-speculation demo sim-demo docker-config-check clean tools
+.PHONY: all build yarn-plugin test-plugins test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning paper-dynamicmr paper-tmar paper-speculation demo sim-demo docker-config-check clean tools
 
-all: build
+all: build yarn-plugin
 
 build: ## build bin/rmsidecar
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/rmsidecar
+
+MVN           ?= mvn -q -B
+
+yarn-plugin: ## build the Hadoop plug-ins jar (yarn-plugin/target/rmsidecar-yarn-plugin.jar; Maven Central only)
+	$(MVN) -f yarn-plugin/pom.xml package -DskipTests
+
+test-plugins: ## the Hadoop plug-ins' JUnit tests, then their jar
+	$(MVN) -f yarn-plugin/pom.xml package
 
 test: ## unit and integration tests with the race detector
 	$(GO) test -race -count=1 $(PKGS)
@@ -21,7 +29,7 @@ test: ## unit and integration tests with the race detector
 test-short: ## quick tests without the race detector
 	$(GO) test -count=1 -short $(PKGS)
 
-test-cluster: ## the real-cluster suite: real HDFS, YARN and Kafka from Maven Central jars
+test-cluster: ## the real-cluster suite: real HDFS, YARN (with the plug-ins) and Kafka from Maven Central jars
 	bash integration/cluster/test.sh
 
 lint: vet staticcheck fmt-check ## go vet, staticcheck and gofmt
@@ -72,4 +80,4 @@ docker-config-check: ## validate docker/compose.yaml and the sidecar config it m
 	$(GO) test -count=1 ./docker/
 
 clean:
-	rm -rf bin .tools
+	rm -rf bin .tools yarn-plugin/target

@@ -77,6 +77,9 @@ type Cluster struct {
 	KafkaBootstrap    string        `json:"kafka_bootstrap"`
 	KafkaDir          string        `json:"kafka_dir"`
 	WordCountCmd      []string      `json:"wordcount_cmd"`
+	// SidecarHTTP is where the Hadoop plug-ins (yarn-plugin/) expect the
+	// sidecar's HTTP API; empty when the harness runs without them.
+	SidecarHTTP string `json:"sidecar_http"`
 
 	// ScriptsDir is the directory of start.sh, kafka-restart.sh, ctl.sh (set by Load).
 	ScriptsDir string `json:"-"`
@@ -277,8 +280,11 @@ func (c *Cluster) SubmitWordCount(ctx context.Context, args ...string) (WordCoun
 	if len(c.WordCountCmd) == 0 {
 		return WordCountResult{}, errors.New("submit wordcount: cluster file has no wordcount_cmd")
 	}
-	argv := append(append([]string{}, c.WordCountCmd[1:]...), args...)
-	cmd := exec.CommandContext(ctx, c.WordCountCmd[0], argv...)
+	return c.runSubmitter(ctx, append(append([]string{}, c.WordCountCmd...), args...))
+}
+
+func (c *Cluster) runSubmitter(ctx context.Context, argv []string) (WordCountResult, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var buf bytes.Buffer
 	cmd.Stdout = &buf
 	cmd.Stderr = &buf
@@ -298,9 +304,25 @@ func (c *Cluster) SubmitWordCount(ctx context.Context, args ...string) (WordCoun
 		}
 	}
 	if runErr != nil {
-		return res, fmt.Errorf("submit wordcount: %w", runErr)
+		return res, fmt.Errorf("submit job: %w", runErr)
 	}
 	return res, nil
+}
+
+// SubmitSleepJob runs the harness's SubmitSleepJob main (tasks that only sleep, stragglers on
+// demand) with the given flags; see its javadoc. It waits unless "--no-wait" is given.
+func (c *Cluster) SubmitSleepJob(ctx context.Context, args ...string) (WordCountResult, error) {
+	if len(c.WordCountCmd) == 0 {
+		return WordCountResult{}, errors.New("submit sleep job: cluster file has no wordcount_cmd")
+	}
+	argv := make([]string, 0, len(c.WordCountCmd)+len(args))
+	for _, a := range c.WordCountCmd {
+		if a == "org.rmsidecar.harness.SubmitWordCount" {
+			a = "org.rmsidecar.harness.SubmitSleepJob"
+		}
+		argv = append(argv, a)
+	}
+	return c.runSubmitter(ctx, append(argv, args...))
 }
 
 // HDFSClient returns a native HDFS client configured from the harness's conf dir

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -144,6 +145,14 @@ type proc struct {
 	logPath string
 	done    chan struct{}
 	err     error
+	killed  atomic.Bool // by kill: its non-zero exit is expected
+}
+
+// kill sends SIGKILL (a crash) and waits for the process to end.
+func (p *proc) kill() {
+	p.killed.Store(true)
+	_ = p.cmd.Process.Kill()
+	<-p.done
 }
 
 // startRMSidecar starts the built binary with args; Cleanup stops it
@@ -201,7 +210,7 @@ func (p *proc) stop(wait time.Duration) error {
 			return fmt.Errorf("did not stop within %v of SIGTERM", wait)
 		}
 	}
-	if p.err != nil {
+	if p.err != nil && !p.killed.Load() {
 		return fmt.Errorf("exited: %w", p.err)
 	}
 	return nil

@@ -4,6 +4,8 @@
 CLUSTER_SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 HARNESS_DIR="$(cd "$CLUSTER_SCRIPTS_DIR/../harness" && pwd)"
 KAFKA_POM_DIR="$HARNESS_DIR/kafka"
+PLUGIN_DIR="$(cd "$CLUSTER_SCRIPTS_DIR/../.." && pwd)/yarn-plugin"
+PLUGIN_JAR="$PLUGIN_DIR/target/rmsidecar-yarn-plugin.jar"
 
 # JDK 17 flags for Hadoop daemons (YARN web apps use Guice/Jersey reflection).
 # shellcheck disable=SC2034  # used by start.sh
@@ -113,11 +115,24 @@ build_harness() {
     touch "$kstamp"
     log "kafka classpath ready in $(( ($(now_ms) - t0) / 1000 ))s"
   fi
+  # rmsidecar's Hadoop plug-ins (yarn-plugin/): on the RM's and every container's classpath.
+  # Unit tests run in `make test-plugins`; here only the jar is needed.
+  if [ -f "$PLUGIN_DIR/pom.xml" ] && { [ ! -f "$PLUGIN_JAR" ] ||
+      [ -n "$(find "$PLUGIN_DIR/pom.xml" "$PLUGIN_DIR/src/main" -newer "$PLUGIN_JAR" -print -quit)" ]; }; then
+    log "building yarn-plugin (mvn package -DskipTests) ..."
+    local t0; t0=$(now_ms)
+    run_mvn -f "$PLUGIN_DIR/pom.xml" package -DskipTests || die "yarn-plugin build failed"
+    log "yarn-plugin built in $(( ($(now_ms) - t0) / 1000 ))s"
+  fi
   flock -u 9
   exec 9>&-
 }
 
-harness_classpath() { echo "$HARNESS_DIR/target/classes:$HARNESS_DIR/target/lib/*"; }
+harness_classpath() {
+  local cp="$HARNESS_DIR/target/classes:$HARNESS_DIR/target/lib/*"
+  [ -f "$PLUGIN_JAR" ] && cp="$cp:$PLUGIN_JAR"
+  echo "$cp"
+}
 kafka_classpath() { echo "$KAFKA_POM_DIR/target/lib/*"; }
 
 # kafka_launch RUNDIR: start the broker JVM (already formatted) in the background.

@@ -88,6 +88,10 @@ kafka_launch "$RUN"
 
 # ---- Hadoop: one JVM, working directory = RUNDIR (MiniYARNCluster writes ./target/...).
 CP=$(harness_classpath)
+# The port the sidecar's HTTP API listens on in tests (the plug-ins call it); kept for restarts.
+[ -f "$RUN/sidecar-port" ] || free_port >"$RUN/sidecar-port" || die "no free port"
+SIDECAR_ARGS=()
+[ -f "$PLUGIN_JAR" ] && SIDECAR_ARGS=(--sidecar-port "$(cat "$RUN/sidecar-port")")
 log "starting Hadoop minicluster"
 (
   cd "$RUN"
@@ -95,7 +99,7 @@ log "starting Hadoop minicluster"
   exec nohup java ${HADOOP_HEAP:--Xmx1g} -XX:+UseG1GC "${HADOOP_JAVA_OPENS[@]}" \
     -Djava.io.tmpdir="$RUN/tmp" -Dtest.build.data="$RUN/data" -Djava.net.preferIPv4Stack=true \
     -cp "$CP" org.rmsidecar.harness.ClusterMain --run-dir "$RUN" --ignore-stdin \
-    --kafka-bootstrap "127.0.0.1:$KPORT" --kafka-dir "$KDIR" --app-classpath "$CP" \
+    --kafka-bootstrap "127.0.0.1:$KPORT" --kafka-dir "$KDIR" --app-classpath "$CP" "${SIDECAR_ARGS[@]}" \
     >"$RUN/logs/hadoop.out" 2>"$RUN/logs/hadoop.err" </dev/null
 ) &
 echo $! >"$RUN/hadoop.pid"

@@ -59,8 +59,12 @@ public final class ClusterMain {
   private int nnPort;
   private int nnHttpPort;
 
+  /** The sidecar's HTTP port the plug-ins call (0: plug-ins off). */
+  private final int sidecarPort;
+
   private ClusterMain(Path runDir, String kafkaBootstrap, String kafkaDir, String appClasspath,
-      int nms, boolean ignoreStdin) {
+      int nms, boolean ignoreStdin, int sidecarPort) {
+    this.sidecarPort = sidecarPort;
     this.runDir = runDir;
     this.kafkaBootstrap = kafkaBootstrap;
     this.kafkaDir = kafkaDir;
@@ -75,6 +79,7 @@ public final class ClusterMain {
     String kafkaDir = "";
     String cp = "";
     int nms = 2;
+    int sidecarPort = 0;
     boolean ignoreStdin = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -96,10 +101,13 @@ public final class ClusterMain {
         case "--ignore-stdin":
           ignoreStdin = true;
           break;
+        case "--sidecar-port":
+          sidecarPort = Integer.parseInt(args[++i]);
+          break;
         default:
           System.err.println("unknown argument: " + args[i]);
           System.err.println("usage: ClusterMain --run-dir DIR [--kafka-bootstrap HOST:PORT] [--kafka-dir DIR]"
-              + " [--app-classpath CP] [--nodemanagers N] [--ignore-stdin]");
+              + " [--app-classpath CP] [--nodemanagers N] [--ignore-stdin] [--sidecar-port P]");
           System.exit(2);
       }
     }
@@ -111,7 +119,7 @@ public final class ClusterMain {
       cp = System.getProperty("java.class.path");
     }
     Path runDir = Paths.get(run).toAbsolutePath().normalize();
-    ClusterMain main = new ClusterMain(runDir, kafka, kafkaDir, cp, nms, ignoreStdin);
+    ClusterMain main = new ClusterMain(runDir, kafka, kafkaDir, cp, nms, ignoreStdin, sidecarPort);
     int rc = main.run();
     System.exit(rc);
   }
@@ -244,6 +252,19 @@ public final class ClusterMain {
     conf.setLong("yarn.nodemanager.process-kill-wait.ms", 1000);
     conf.setLong("yarn.nodemanager.sleep-delay-before-sigkill.ms", 250);
     conf.setBoolean("yarn.log-aggregation-enable", false);
+    if (sidecarPort > 0) {
+      // rmsidecar's Hadoop plug-ins (yarn-plugin/, on the harness classpath): the RM's
+      // allocation processor and the MR AM's speculator, both calling the sidecar on a port
+      // fixed for the run, so tests start `rmsidecar run --http 127.0.0.1:PORT` when they
+      // need it; with no sidecar listening the plug-ins pass everything through.
+      conf.set("yarn.resourcemanager.application-master-service.processors",
+          "org.rmsidecar.yarn.rm.HintAllocationProcessor");
+      conf.set("yarn.app.mapreduce.am.job.speculator.class",
+          "org.rmsidecar.yarn.am.HintSpeculator");
+      conf.set("rmsidecar.sidecar.url", "http://127.0.0.1:" + sidecarPort);
+      conf.setLong("rmsidecar.hints.stale-after-ms", 8000);
+      conf.setLong("rmsidecar.hints.wait-ms", 2000);
+    }
 
     yarn = new MiniMRYarnCluster("rmsidecar", numNodeManagers);
     yarn.init(conf);
@@ -322,6 +343,7 @@ public final class ClusterMain {
     m.put("rm_admin", conf.get("yarn.resourcemanager.admin.address"));
     m.put("jobhistory_address", conf.get("mapreduce.jobhistory.address"));
     m.put("jobhistory_web", "http://" + conf.get("mapreduce.jobhistory.webapp.address"));
+    m.put("sidecar_http", sidecarPort > 0 ? "127.0.0.1:" + sidecarPort : "");
     List<Object> dns = new ArrayList<>();
     List<DataNode> nodes = dfs.getDataNodes();
     for (int i = 0; i < nodes.size(); i++) {
