@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -34,6 +35,8 @@ public final class HintFeed {
   private final String name;
 
   private volatile Map<String, Hint> current = Collections.emptyMap();
+  /** current by app ("" for hints of no app), rebuilt with it: readers on a hot path look up one app. */
+  private volatile Map<String, List<Hint>> byApp = Collections.emptyMap();
   private volatile long lastGoodNanos;
   private volatile long nowTs;
   private volatile long nowAtNanos;
@@ -112,6 +115,28 @@ public final class HintFeed {
     return out;
   }
 
+  /** The hints in force now of one app, plus those of no app (node and queue hints). */
+  public List<Hint> inForce(String app) {
+    Map<String, List<Hint>> idx = byApp;
+    List<Hint> mine = idx.get(app);
+    List<Hint> global = idx.get("");
+    if (mine == null && global == null) {
+      return Collections.emptyList();
+    }
+    long now = now();
+    List<Hint> out = new ArrayList<>();
+    for (List<Hint> l : Arrays.asList(mine, global)) {
+      if (l != null) {
+        for (Hint h : l) {
+          if (h.inForce(now)) {
+            out.add(h);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   /** The sidecar's clock: its last now_ts plus the wall time since. */
   public long now() {
     long ts = nowTs;
@@ -185,6 +210,11 @@ public final class HintFeed {
       }
       next.put(h.key(), h);
     }
+    Map<String, List<Hint>> idx = new HashMap<>();
+    for (Hint h : next.values()) {
+      idx.computeIfAbsent(h.app, k -> new ArrayList<>()).add(h);
+    }
+    byApp = idx;
     current = Collections.unmodifiableMap(next);
     cursor = root.get("cursor").asLong();
     if (root.path("now_ts").canConvertToLong() && root.path("now_ts").asLong() > 0) {

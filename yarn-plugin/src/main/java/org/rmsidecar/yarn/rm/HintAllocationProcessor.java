@@ -197,7 +197,7 @@ public class HintAllocationProcessor implements ApplicationMasterServiceProcesso
   private void rewrite(ApplicationAttemptId id, AppState st, AllocateRequest req) {
     List<ResourceRequest> asks = req.getAskList();
     for (ResourceRequest r : asks) {
-      st.am.put(key(r), ResourceRequest.clone(r));
+      st.am.put(key(r), r); // never changed here: desired() works on clones
     }
     ResourceBlacklistRequest bl = req.getResourceBlacklistRequest();
     if (bl != null) {
@@ -205,7 +205,7 @@ public class HintAllocationProcessor implements ApplicationMasterServiceProcesso
       st.amBlacklist.removeAll(bl.getBlacklistRemovals());
     }
     String app = id.getApplicationId().toString();
-    Hints hs = feed.stale() ? Hints.NONE : Hints.of(feed.inForce(), app, queueOf(id));
+    Hints hs = feed.stale() ? Hints.NONE : Hints.of(feed.inForce(app), app, queueOf(id));
     if (hs.isEmpty() && !st.touched) {
       return; // fast path: nothing to do and nothing to undo
     }
