@@ -152,6 +152,11 @@ func (b *Bridge) Run(ctx context.Context, interval time.Duration) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
+			// Both can be ready at once and select picks either: a cancelled
+			// context must not start another poll.
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 		}
 	}
 }
