@@ -137,7 +137,9 @@ func (p *LATE) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 		}
 		sorted := slices.Clone(prs)
 		slices.Sort(sorted)
-		slowTask := Percentile(sorted, p.cfg.SlowTaskThreshold)
+		// The percentile is over the job's tasks of the kind, the finished
+		// ones included (their rate is 1/duration): see Durations.Rates.
+		slowTask := PercentileOfTwo(sorted, p.durations.Rates(g.App.ID, g.Kind), p.cfg.SlowTaskThreshold)
 		avgPR := sumPR / float64(len(prs))
 		for i, at := range g.Attempts {
 			t := at.Task

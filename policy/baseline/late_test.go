@@ -28,6 +28,25 @@ func lateReducers(b *clustertest.Builder) {
 	}
 }
 
+// lastMapStraggler: maps m1..m3 of job j ran 120 s each and finished; m0 has run 90 s and
+// is at 25 % (TTE 270 s). It is the only running task of the job, so the running tasks' rates
+// alone give no reference (the percentile of one rate is that rate); the finished maps'
+// rates (1/10 s) do. n2 has a free slot; every node has done as much work.
+func lastMapStraggler(b *clustertest.Builder) {
+	b.Node("n1", "r1", 8, 16384, 8, 0)
+	b.Node("n2", "r1", 8, 16384, 7, 0)
+	b.Node("n3", "r1", 8, 16384, 8, 0)
+	b.App("j", "sort", 4, 0)
+	for i, id := range []string{"m1", "m2", "m3"} {
+		b.At(now - 200_000)
+		b.Start("j", id, events.Map, id+"_0", []string{"n1", "n2", "n3"}[i], false)
+		b.At(now - 80_000)
+		b.Finish(id+"_0", events.StateSucceeded, nil)
+	}
+	b.At(now)
+	startAt(b, "j", "m0", events.Map, "n1", now-90_000, 0.25, "map", 0.25)
+}
+
 // doneOn records a finished task of another app on node (LATE's node score).
 func doneOn(b *clustertest.Builder, node, task string) {
 	b.App("old", "sort", 4, 0)
@@ -65,6 +84,12 @@ func TestLATE(t *testing.T) {
 			lateReducers(b)
 			b.Heartbeat("n3", 7, 0)
 		}, []want{{"r1", "n2", 200_000}, {"r2", "n3", 150_000}}},
+		{"the job's last map, a straggler alone in its wave, is still judged against its finished siblings", nil, lastMapStraggler,
+			[]want{{"m0", "n2", 270_000}}},
+		{"the last map at its siblings' pace is not speculated", nil, func(b *clustertest.Builder) {
+			lastMapStraggler(b)
+			b.Progress("m0_0", 0.9, "map", 0.9) // 90 % in 90 s: faster than the finished maps
+		}, nil},
 		{"a task with a running copy is not speculated again", nil, func(b *clustertest.Builder) {
 			lateReducers(b)
 			b.Start("j", "r1", events.Reduce, "r1_1", "n3", true)

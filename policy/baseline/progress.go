@@ -129,6 +129,41 @@ func Percentile(sorted []float64, p float64) float64 {
 	return sorted[lo] + (sorted[hi]-sorted[lo])*(pos-float64(lo))
 }
 
+// PercentileOfTwo is Percentile over the union of two ascending slices,
+// without merging them.
+func PercentileOfTwo(a, b []float64, p float64) float64 {
+	n := len(a) + len(b)
+	if n == 0 {
+		return math.NaN()
+	}
+	if len(b) == 0 {
+		return Percentile(a, p)
+	}
+	if len(a) == 0 {
+		return Percentile(b, p)
+	}
+	pos := p * float64(n-1)
+	lo, hi := int(math.Floor(pos)), int(math.Ceil(pos))
+	// Walk both slices in order up to rank hi.
+	var xlo, xhi float64
+	i, j := 0, 0
+	for k := 0; k <= hi; k++ {
+		var x float64
+		if j >= len(b) || (i < len(a) && a[i] <= b[j]) {
+			x = a[i]
+			i++
+		} else {
+			x = b[j]
+			j++
+		}
+		if k == lo {
+			xlo = x
+		}
+		xhi = x
+	}
+	return xlo + (xhi-xlo)*(pos-float64(lo))
+}
+
 func clamp01(x float64) float64 {
 	switch {
 	case x < 0 || math.IsNaN(x):

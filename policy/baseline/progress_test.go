@@ -2,6 +2,8 @@ package baseline_test
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -92,5 +94,28 @@ func TestPercentile(t *testing.T) {
 	}
 	if !math.IsNaN(baseline.Percentile(nil, 0.5)) {
 		t.Error("empty percentile must be NaN")
+	}
+}
+
+func TestPercentileOfTwo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		a := make([]float64, rng.IntN(6))
+		b := make([]float64, rng.IntN(6))
+		for i := range a {
+			a[i] = float64(rng.IntN(10))
+		}
+		for i := range b {
+			b[i] = float64(rng.IntN(10))
+		}
+		slices.Sort(a)
+		slices.Sort(b)
+		all := slices.Sorted(slices.Values(append(slices.Clone(a), b...)))
+		for _, p := range []float64{0, 0.25, 0.5, 0.9, 1} {
+			got, want := baseline.PercentileOfTwo(a, b, p), baseline.Percentile(all, p)
+			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("trial %d: PercentileOfTwo(%v, %v, %v) = %v, want %v", trial, a, b, p, got, want)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"math"
+	"slices"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
@@ -136,7 +137,11 @@ type Durations struct {
 
 type appDurations struct {
 	kinds map[events.TaskKind]*Stats
-	done  map[string]bool
+	// rates are the progress rates (1/duration, per ms) of the finished
+	// tasks per kind, ascending.
+	rates   map[events.TaskKind][]float64
+	rateSum map[events.TaskKind]float64
+	done    map[string]bool
 }
 
 // NewDurations returns empty statistics.
@@ -158,7 +163,8 @@ func (d *Durations) Observe(ev *events.Event, v cluster.View) {
 		}
 		a := d.apps[ev.App]
 		if a == nil {
-			a = &appDurations{kinds: map[events.TaskKind]*Stats{}, done: map[string]bool{}}
+			a = &appDurations{kinds: map[events.TaskKind]*Stats{}, rates: map[events.TaskKind][]float64{},
+				rateSum: map[events.TaskKind]float64{}, done: map[string]bool{}}
 			d.apps[ev.App] = a
 		}
 		if a.done[ev.Task] {
@@ -170,8 +176,39 @@ func (d *Durations) Observe(ev *events.Event, v cluster.View) {
 			s = &Stats{}
 			a.kinds[at.Task.Kind] = s
 		}
-		s.add(float64(at.FinishTS - at.StartTS))
+		d := float64(at.FinishTS - at.StartTS)
+		s.add(d)
+		if d > 0 {
+			r := a.rates[at.Task.Kind]
+			i, _ := slices.BinarySearch(r, 1/d)
+			a.rates[at.Task.Kind] = slices.Insert(r, i, 1/d)
+			a.rateSum[at.Task.Kind] += 1 / d
+		}
 	}
+}
+
+// RateSum returns the sum and count of Rates(app, kind).
+func (d *Durations) RateSum(app string, kind events.TaskKind) (sum float64, n int) {
+	if a := d.apps[app]; a != nil {
+		return a.rateSum[kind], len(a.rates[kind])
+	}
+	return 0, 0
+}
+
+// Rates returns the progress rates (eq. 4 at PS = 1: 1/duration, per ms) of
+// an app's finished tasks of a kind, ascending; the slice is the tracker's
+// own, read it only.
+//
+// A speculator that judges a task only against the rates of the tasks
+// running beside it has no reference for a job's last tasks: alone in their
+// wave, a straggler's rate is the percentile (LATE) or the average (SAMR
+// eq. 7) of its own rates and is never below it. Its finished siblings are
+// the reference then.
+func (d *Durations) Rates(app string, kind events.TaskKind) []float64 {
+	if a := d.apps[app]; a != nil {
+		return a.rates[kind]
+	}
+	return nil
 }
 
 // Of returns the statistics of an app's finished tasks of a kind (zero N

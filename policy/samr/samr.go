@@ -155,7 +155,7 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		e := &ests[i]
 		g := groups[e.group]
 		t := e.at.Task
-		if !(e.pr < (1-p.cfg.STaC)*g.apr) { // eq. 6
+		if !(e.pr < (1-p.cfg.STaC)*p.slowTaskAPR(g)) { // eq. 6
 			continue
 		}
 		if e.at.Speculative || baseline.HasRunningCopy(t) ||
@@ -197,6 +197,19 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		backups++
 	}
 	return out, nil
+}
+
+// slowTaskAPR is eq. 7's average progress rate over the job's tasks of the
+// kind, its finished tasks included (rate 1/duration): a job's last tasks,
+// alone in their wave, would otherwise be their own reference and never slow
+// (see baseline.Durations.Rates). Node classification keeps eq. 7 over the
+// running tasks.
+func (p *Plugin) slowTaskAPR(g *jobRate) float64 {
+	doneSum, done := p.durations.RateSum(g.app.ID, g.kind)
+	if done == 0 {
+		return g.apr
+	}
+	return (g.apr*float64(g.n) + doneSum) / float64(g.n+done)
 }
 
 // estimates computes PS (eq. 16–18 with the tuned weights), PR (eq. 4) and

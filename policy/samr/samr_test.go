@@ -326,3 +326,34 @@ func TestConfig(t *testing.T) {
 		t.Fatal("stac 1.5 must be rejected")
 	}
 }
+
+// TestLastMapStragglerAgainstFinishedSiblings: maps m1..m3 ran 120 s each and finished; m0
+// has run 90 s at 25 %, alone in its wave. Eq. 7 over the running tasks alone would make
+// m0's rate its own APR (never below it); the finished maps' rates are the reference.
+func TestLastMapStragglerAgainstFinishedSiblings(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		progress float64
+		want     []want
+	}{
+		{"straggler backed up", 0.25, []want{{"m0", "n2", -1}}},
+		{"faster than its siblings: left alone", 0.9, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := clustertest.New(now)
+			b.Node("n1", "r1", 8, 16384, 8, 0)
+			b.Node("n2", "r1", 8, 16384, 7, 0)
+			b.App("j", "sort", 4, 0)
+			for _, id := range []string{"m1", "m2", "m3"} {
+				b.At(now - 200_000)
+				b.Start("j", id, events.Map, id+"_0", "n1", false)
+				b.At(now - 80_000)
+				b.Finish(id+"_0", events.StateSucceeded, nil)
+			}
+			b.At(now)
+			startAt(b, "j", "m0", events.Map, "n1", now-90_000, tt.progress*2/3, "map", tt.progress)
+			spec, _ := speculate(t, newSAMR(t, nil, nil), b)
+			check(t, spec, tt.want)
+		})
+	}
+}
