@@ -1,6 +1,7 @@
 package org.rmsidecar.yarn.am;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -10,9 +11,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.TaskID;
 import org.apache.hadoop.mapreduce.TypeConverter;
+import org.apache.hadoop.mapreduce.split.JobSplit;
+import org.apache.hadoop.mapreduce.split.SplitMetaInfoReader;
 import org.apache.hadoop.mapreduce.v2.api.records.Phase;
 import org.apache.hadoop.mapreduce.v2.api.records.TaskAttemptId;
 import org.apache.hadoop.mapreduce.v2.api.records.TaskAttemptState;
@@ -43,14 +48,21 @@ import org.slf4j.LoggerFactory;
  * attempts, and the AM's task attempts are reported to the sidecar as events v1. With no
  * rmsidecar.sidecar.url it is exactly DefaultSpeculator.
  *
- * <p>Set {@code yarn.app.mapreduce.am.job.speculator.class} to this class; the AM creates a
- * speculator only when mapreduce.map.speculative or mapreduce.reduce.speculative is true.
+ * <p>Set {@code yarn.app.mapreduce.am.job.speculator.class} to this class. The AM creates its
+ * speculator whatever the job's speculation settings; a job with mapreduce.map.speculative
+ * (or .reduce.speculative) false gets no backup of that task type from hints either, since a
+ * job may turn speculation off because its tasks are not idempotent.
  */
 public class HintSpeculator extends DefaultSpeculator {
   private static final Logger LOG = LoggerFactory.getLogger(HintSpeculator.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final AppContext context;
+  private final Configuration conf;
+  private final boolean mapSpeculative;
+  private final boolean reduceSpeculative;
+  /** The job's split meta info by map index, read once from the job dir; empty if unreadable. */
+  private JobSplit.TaskSplitMetaInfo[] splits;
   private final boolean stock;
   private final boolean fallbackNone;
   private final HintFeed feed;
@@ -69,6 +81,9 @@ public class HintSpeculator extends DefaultSpeculator {
   public HintSpeculator(Configuration conf, AppContext context) {
     super(conf, context);
     this.context = context;
+    this.conf = conf;
+    this.mapSpeculative = conf.getBoolean(MRJobConfig.MAP_SPECULATIVE, true);
+    this.reduceSpeculative = conf.getBoolean(MRJobConfig.REDUCE_SPECULATIVE, true);
     this.stock = conf.getBoolean(RmSidecarConfig.AM_SPECULATOR_STOCK, RmSidecarConfig.DEFAULT_AM_SPECULATOR_STOCK);
     this.fallbackNone = RmSidecarConfig.fallback(conf).equals("none");
     String url = conf.getTrimmed(RmSidecarConfig.SIDECAR_URL, "");
@@ -199,6 +214,12 @@ public class HintSpeculator extends DefaultSpeculator {
       skip("unknown task");
       return;
     }
+    if (!(task.getType() == TaskType.MAP ? mapSpeculative : reduceSpeculative)) {
+      skip("speculation off for the job");
+      LOG.info("rmsidecar: no backup of {}: the job turned {} speculation off (hint {})", h.task,
+          task.getType() == TaskType.MAP ? "map" : "reduce", h.id);
+      return;
+    }
     if (task.getState() != TaskState.RUNNING) {
       skip("task not running");
       LOG.info("rmsidecar: no backup of {}: it is {} (hint {})", h.task, task.getState(), h.id);
@@ -267,6 +288,38 @@ public class HintSpeculator extends DefaultSpeculator {
     }
   }
 
+  /**
+   * Adds the map's input split (length and the hosts its InputFormat named: for HDFS input the
+   * NameNode's block hosts) as the task.pending event's splits. The AM keeps the split meta
+   * info private, so it is read the way the AM reads it, from the job's submit dir.
+   */
+  private void addSplit(ObjectNode e, Job job, int index) {
+    if (splits == null) {
+      splits = new JobSplit.TaskSplitMetaInfo[0];
+      String dir = conf.get(MRJobConfig.MAPREDUCE_JOB_DIR);
+      try {
+        if (dir != null) {
+          Path jobDir = new Path(dir);
+          splits = SplitMetaInfoReader.readSplitMetaInfo(TypeConverter.fromYarn(job.getID()),
+              jobDir.getFileSystem(conf), conf, jobDir);
+        }
+      } catch (Exception ex) {
+        LOG.info("rmsidecar: input split hosts not reported ({}: {})", dir, ex.toString());
+      }
+    }
+    if (index < 0 || index >= splits.length) {
+      return;
+    }
+    ObjectNode split = e.putArray("splits").addObject();
+    split.put("offset", 0).put("length", Math.max(0L, splits[index].getInputDataLength()));
+    ArrayNode hosts = split.putArray("hosts");
+    for (String h : splits[index].getLocations()) {
+      if (h != null && !h.isEmpty()) {
+        hosts.add(h);
+      }
+    }
+  }
+
   /** One scan of every task and attempt; queues events not sent before. Package-private for tests. */
   synchronized void scan() {
     if (events == null) {
@@ -283,6 +336,8 @@ public class HintSpeculator extends DefaultSpeculator {
           e.put("task", task).put("kind", map ? "map" : "reduce");
           if (!map) {
             e.put("partition", t.getID().getId());
+          } else {
+            addSplit(e, job, t.getID().getId());
           }
           events.offer(e.toString());
         }
