@@ -8,7 +8,7 @@ MOCKGEN_VERSION     := v0.6.0
 FUZZTIME      ?= 30s
 PKGS          := ./...
 
-.PHONY: all build yarn-plugin test-plugins test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning paper-dynamicmr paper-tmar paper-speculation demo sim-demo docker-config-check clean tools
+.PHONY: tidy-check all build yarn-plugin test-plugins test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning paper-dynamicmr paper-tmar paper-speculation demo sim-demo docker-config-check clean tools
 
 all: build yarn-plugin
 
@@ -32,7 +32,7 @@ test-short: ## quick tests without the race detector
 test-cluster: ## the real-cluster suite: real HDFS, YARN (with the plug-ins) and Kafka from Maven Central jars
 	bash integration/cluster/test.sh
 
-lint: vet staticcheck fmt-check ## go vet, staticcheck and gofmt
+lint: vet staticcheck fmt-check tidy-check ## go vet, staticcheck, gofmt and go mod tidy
 
 vet:
 	$(GO) vet $(PKGS)
@@ -48,14 +48,17 @@ tools: $(TOOLS)/staticcheck $(TOOLS)/mockgen
 staticcheck: $(TOOLS)/staticcheck
 	$(TOOLS)/staticcheck $(PKGS)
 
+tidy-check:
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
+
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 mocks: $(TOOLS)/mockgen ## regenerate gomock mocks (go:generate directives)
 	PATH=$(TOOLS):$$PATH $(GO) generate ./...
 
-fuzz: ## short fuzz run of the event decoder (FUZZTIME=1m for longer)
-	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=$(FUZZTIME) ./events
+fuzz: ## every fuzz target, one after another, FUZZTIME each (default 30s; FUZZTIME=5m for longer)
+	GO=$(GO) bash scripts/fuzz.sh $(FUZZTIME)
 
 bench: ## benchmarks that print figures
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)

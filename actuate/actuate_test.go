@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -298,5 +299,32 @@ func TestDispatcherDeliversFirstTryEvenIfEventTimeRanAhead(t *testing.T) {
 	d.Close()
 	if !slices.Equal(a.got, []string{"h1"}) {
 		t.Errorf("delivered %v: a replayed backlog must not lose its hints", a.got)
+	}
+}
+
+func TestShortLine(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	tests := []struct {
+		h    policy.Hint
+		want string
+	}{
+		{policy.Hint{Kind: policy.KindSpeculate, Policy: "samr", App: "application_1_0001", Task: "task_1_0001_m_000003",
+			Attempt: "attempt_1_0001_m_000003_0", Node: "nm7:8041", Reason: "slow"},
+			"hint speculate application_1_0001 attempt_1_0001_m_000003_0 -> nm7:8041 (samr): slow"},
+		{policy.Hint{Kind: policy.KindRatio, Policy: "dhsa-pi", Node: "nm1:8041", Reason: "case 1"},
+			"hint ratio nm1:8041 (dhsa-pi): case 1"},
+		{policy.Hint{Kind: policy.KindRatio, Policy: "dhsa-pi", Queue: "default", Reason: "r"},
+			"hint ratio default (dhsa-pi): r"},
+		{policy.Hint{Kind: policy.KindPlace, Policy: "tmar", App: "a", Task: "t", Nodes: []policy.NodeScore{{Node: "n2"}, {Node: "n3"}}, Reason: "r"},
+			"hint place a t -> n2 (tmar): r"},
+		{policy.Hint{Kind: policy.KindReduceBinding, Policy: "tmar", App: "a", Partition: 3, Node: "n4", Reason: "r"},
+			"hint reduce-binding a partition 3 -> n4 (tmar): r"},
+		{policy.Hint{Kind: policy.KindDenySpeculation, Policy: "sepb", App: "a", Task: "t", Reason: long},
+			"hint deny-speculation a t (sepb): " + strings.Repeat("x", 99) + "…"},
+	}
+	for _, tt := range tests {
+		if got := ShortLine(tt.h); got != tt.want {
+			t.Errorf("ShortLine(%s) =\n  %q\nwant\n  %q", tt.h.Kind, got, tt.want)
+		}
 	}
 }

@@ -44,6 +44,9 @@ type Config struct {
 type Log struct {
 	Level  string `mapstructure:"level"`  // trace, debug, info, warn, error
 	Format string `mapstructure:"format"` // auto (console on a TTY, else json), json, console
+	// StatusInterval is how often run logs a status line (events/s, hints/s,
+	// lag, dead letters); 0 turns it off.
+	StatusInterval time.Duration `mapstructure:"status_interval"`
 }
 
 // HTTP configures the HTTP server.
@@ -143,12 +146,16 @@ type Profiles struct {
 	Path string `mapstructure:"path"`
 }
 
+// DefaultStack is policies.stack when nothing sets it.
+const DefaultStack = "yarn"
+
 // defaults are the built-in values; every key here is also a known key for
 // environment overrides.
 func defaults() map[string]any {
 	return map[string]any{
 		"log.level":                      "info",
 		"log.format":                     "auto",
+		"log.status_interval":            "10s",
 		"http.addr":                      "127.0.0.1:9464",
 		"http.operator_hints":            false,
 		"kafka.brokers":                  []string{},
@@ -173,7 +180,7 @@ func defaults() map[string]any {
 		"kafka.sasl.password":            "",
 		"engine.tick":                    "1s",
 		"engine.queue_size":              4096,
-		"policies.stack":                 "yarn",
+		"policies.stack":                 DefaultStack,
 		"actuators.enabled":              []string{"log"},
 		"actuators.journal":              "rmsidecar-actuated.jsonl",
 		"rm.urls":                        []string{},
@@ -326,6 +333,9 @@ func (c *Config) Validate() error {
 	}
 	if !slices.Contains([]string{"auto", "json", "console"}, c.Log.Format) {
 		bad("log.format", "must be one of auto, json, console; got %q", c.Log.Format)
+	}
+	if c.Log.StatusInterval < 0 {
+		bad("log.status_interval", "must be >= 0 (0: no status line); got %s", c.Log.StatusInterval)
 	}
 	if err := hostPort(c.HTTP.Addr); err != nil {
 		bad("http.addr", "%v", err)

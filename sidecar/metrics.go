@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -77,3 +78,44 @@ func (m *Metrics) Actuated(a string) { m.actuated.WithLabelValues(a).Inc() }
 func (m *Metrics) GaveUp(a string) { m.gaveUp.WithLabelValues(a).Inc() }
 
 func partitionLabel(topic string, p int32) string { return topic + "/" + strconv.Itoa(int(p)) }
+
+// Totals are the running sums a status line reports.
+type Totals struct {
+	Events, Hints, DeadLetters float64
+	Lag                        float64
+}
+
+// Totals reads the counters back from the registry: events consumed, hints
+// emitted, events rejected (each went to the dead-letter topic) and the
+// consumer lag summed over partitions.
+func (m *Metrics) Totals() (Totals, error) {
+	fams, err := m.Registry.Gather()
+	if err != nil {
+		return Totals{}, fmt.Errorf("gather metrics: %w", err)
+	}
+	var t Totals
+	for _, f := range fams {
+		var dst *float64
+		switch f.GetName() {
+		case "rmsidecar_events_consumed_total":
+			dst = &t.Events
+		case "rmsidecar_hints_emitted_total":
+			dst = &t.Hints
+		case "rmsidecar_events_rejected_total":
+			dst = &t.DeadLetters
+		case "rmsidecar_consumer_lag":
+			dst = &t.Lag
+		default:
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			switch {
+			case m.GetCounter() != nil:
+				*dst += m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				*dst += m.GetGauge().GetValue()
+			}
+		}
+	}
+	return t, nil
+}

@@ -49,6 +49,9 @@ type Options struct {
 	DeterministicTicks bool
 	// DemoSpeed is how much faster than recorded the embedded demo plays (default 10).
 	DemoSpeed float64
+	// ShortHints makes the log actuator write one short line per hint (a
+	// console) instead of the hint's JSON.
+	ShortHints bool
 }
 
 // Sidecar is one live instance.
@@ -152,7 +155,7 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	for _, name := range cfg.Actuators.Enabled {
 		switch name {
 		case "log":
-			acts = append(acts, actuate.Log{Log: o.Log})
+			acts = append(acts, actuate.Log{Log: o.Log, Short: o.ShortHints})
 		case "http":
 			// Always on (below): the contract has `run --http` serve /v1/hints.
 		case "rm":
@@ -318,6 +321,9 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	if demo != nil {
 		go demo.feed(ctx, kc, s.cfg.Kafka, s.o.DemoSpeed, s.log)
 	}
+	if iv := s.cfg.Log.StatusInterval; iv > 0 {
+		go s.logStatus(ctx, iv)
+	}
 
 	groups := []struct{ group, topic string }{
 		{s.cfg.Kafka.Group, s.cfg.Kafka.EventsTopic},
@@ -404,4 +410,37 @@ func (s *Sidecar) serveHTTP() (*http.Server, error) {
 	}()
 	s.log.Info().Str("addr", s.httpAddr).Msg("http: /metrics /healthz /readyz /v1/hints /v1/hints/changes /v1/events /v1/nodes /v1/apps/{id} /debug/pprof")
 	return srv, nil
+}
+
+// logStatus logs a status line every interval until ctx ends: event and hint
+// rates over the interval, consumer lag and dead letters so far.
+func (s *Sidecar) logStatus(ctx context.Context, interval time.Duration) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	prev, _ := s.metrics.Totals()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			cur, err := s.metrics.Totals()
+			if err != nil {
+				s.log.Debug().Err(err).Msg("status line")
+				continue
+			}
+			s.log.Info().Msg(StatusLine(prev, cur, now.Sub(last)))
+			prev, last = cur, now
+		}
+	}
+}
+
+// StatusLine is one status line: rates between two totals taken span apart.
+func StatusLine(prev, cur Totals, span time.Duration) string {
+	sec := span.Seconds()
+	if sec <= 0 {
+		sec = 1
+	}
+	return fmt.Sprintf("status: %.0f events/s, %.1f hints/s, lag %.0f, dead letters %.0f",
+		(cur.Events-prev.Events)/sec, (cur.Hints-prev.Hints)/sec, cur.Lag, cur.DeadLetters)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -143,9 +144,31 @@ func TestHelpExplainsEveryCommand(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	code, out, _ := run(t, "version")
-	if code != 0 || !strings.HasPrefix(out, "rmsidecar ") || !strings.Contains(out, "events v1") {
-		t.Fatalf("exit %d: %q", code, out)
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, _ := run(t, args...)
+		if code != 0 || !strings.HasPrefix(out, "rmsidecar ") || !strings.Contains(out, "events v1") {
+			t.Fatalf("%v: exit %d: %q", args, code, out)
+		}
+	}
+}
+
+func TestVersionFromBuildInfo(t *testing.T) {
+	tests := []struct {
+		name string
+		info debug.BuildInfo
+		want string
+	}{
+		{"go install of a tag", debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{"git checkout", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "false"}}}, "0123456789ab"},
+		{"dirty checkout", debug.BuildInfo{Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "true"}}}, "abc-dirty"},
+		{"no VCS", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+	}
+	for _, tt := range tests {
+		if got := versionFromBuildInfo(&tt.info, "dev"); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 

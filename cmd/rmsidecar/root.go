@@ -80,8 +80,9 @@ func isTerminal(w io.Writer) bool {
 
 func newRootCmd(a *app) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "rmsidecar",
-		Short: "Scheduler sidecar for an unmodified Hadoop YARN cluster",
+		Use:     "rmsidecar",
+		Version: versionLine(),
+		Short:   "Scheduler sidecar for an unmodified Hadoop YARN cluster",
 		Long: `rmsidecar consumes container, task, application and node events of a YARN
 cluster, keeps a live model of the cluster, runs research scheduling policies
 (DynamicMR, SAMR, ERUL/exMCP, TMaR, a learning scheduler, and the stock YARN,
@@ -96,6 +97,7 @@ variables < flags. Exit codes: 0 ok, 1 runtime failure, 2 bad input or config.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("rmsidecar {{.Version}}\n")
 	root.SetIn(a.io.in)
 	root.SetOut(a.io.out)
 	root.SetErr(a.io.err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -16,31 +17,44 @@ import (
 	"github.com/rmsidecar/rmsidecar/yarnclient"
 )
 
+// demoStack is what the embedded demo runs unless told otherwise.
+const demoStack = "samr+sepb+dhsa-pi+tmar"
+
 type runOptions struct {
 	demoSpeed float64
 	seed      uint64
+	policies  string
 }
 
 func newRunCmd(a *app) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run [--config FILE] [--http ADDR]",
+		Use:   "run [--config FILE] [--http ADDR] [--policies a,b,c]",
 		Short: "Run the live sidecar (with no Kafka brokers configured: an embedded demo)",
 		Long: `run consumes events v1 from Kafka (kafka.events_topic in the consumer group
 kafka.group, and kafka.node_topic in a group of this instance's own), applies
-them to the cluster model, runs the policy stack (policies.stack) on every event
-and on every tick, and delivers the hints to the enabled actuators: log (dry
+them to the cluster model, runs the policy stack (policies.stack, or --policies) on
+every event and on every tick, and delivers the hints to the enabled actuators: log (dry
 run, the default), kafka (kafka.hints_topic), http (/v1/hints), rm.
 
 With no kafka.brokers configured, run starts an embedded Kafka broker and a
 simulated cluster that feeds it in accelerated time, so events -> policies ->
 hints show up within seconds. It says so in one log line.
 
+--policies takes the policy names of sim (rmsidecar sim --help; docs/policies.md)
+as one stack: "samr,sepb,dhsa-pi,tmar" is the stack samr+sepb+dhsa-pi+tmar (a
+live sidecar runs one stack; sim runs one per comma).
+
+On a console (--log-format console, or auto on a terminal) each hint is one
+line: kind, target, policy, reason; a status line (events/s, hints/s, lag, dead
+letters) follows every log.status_interval (10s). JSON logs carry the whole hint.
+
 HTTP (--http, default 127.0.0.1:9464): /metrics, /healthz, /readyz, /v1/hints,
 /v1/nodes, /v1/apps/{id}, /debug/pprof.
 
 SIGTERM or SIGINT: finish the events in flight, checkpoint, commit, exit 0.`,
 		Example: `  rmsidecar run
+  rmsidecar run --policies samr,sepb,dhsa-pi,tmar --log-format console
   rmsidecar run --config /etc/rmsidecar/config.yaml --http 0.0.0.0:9464`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -51,6 +65,7 @@ SIGTERM or SIGINT: finish the events in flight, checkpoint, commit, exit 0.`,
 	f.String("http", "127.0.0.1:9464", "HTTP listen address (http.addr)")
 	f.Float64Var(&o.demoSpeed, "demo-speed", 10, "embedded demo only: how much faster than recorded the simulated cluster runs")
 	f.Uint64Var(&o.seed, "seed", 1, "seed for any randomness in policies")
+	f.StringVar(&o.policies, "policies", "", "policies to run as one stack, comma or + separated (policies.stack; names as in sim)")
 	return cmd
 }
 
@@ -60,11 +75,22 @@ func runSidecar(ctx context.Context, a *app, cmd *cobra.Command, o runOptions) e
 		return err
 	}
 	log := a.logger(cfg)
+	switch p := strings.TrimSpace(o.policies); {
+	case p != "":
+		cfg.Policies.Stack = strings.ReplaceAll(p, ",", "+")
+	case len(cfg.Kafka.Brokers) == 0 && cfg.Policies.Stack == config.DefaultStack:
+		// The embedded demo shows what several papers' policies say, not
+		// only stock YARN's speculation.
+		cfg.Policies.Stack = demoStack
+		log.Info().Str("stack", demoStack).Msg("embedded demo: policies.stack left at its default, running several papers' policies (--policies to choose)")
+	}
 	rm, err := rmWriter(cfg, log)
 	if err != nil {
 		return err
 	}
-	sc, err := sidecar.New(ctx, sidecar.Options{Config: cfg, Log: log, Seed: o.seed, DemoSpeed: o.demoSpeed, RM: rm})
+	short := cfg.Log.Format == "console" || (cfg.Log.Format == "auto" && isTerminal(a.io.err))
+	sc, err := sidecar.New(ctx, sidecar.Options{Config: cfg, Log: log, Seed: o.seed, DemoSpeed: o.demoSpeed, RM: rm,
+		ShortHints: short})
 	if err != nil {
 		var ke *config.KeyError
 		if errors.As(err, &ke) {

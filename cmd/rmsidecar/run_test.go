@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -60,11 +61,12 @@ func TestRunEmbeddedDemo(t *testing.T) {
 		code <- execute(ctx, []string{"run", "--http", addr, "--log-format", "json", "--demo-speed", "20"},
 			stdio{in: strings.NewReader(""), out: &out, err: &errb}, env)
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(errb.String(), `"hint (dry run)"`) {
+	// The demo runs several papers' policies: wait for hints of two of them.
+	deadline := time.Now().Add(60 * time.Second)
+	for len(hintPolicies(errb.String())) < 2 {
 		if time.Now().After(deadline) {
 			cancel()
-			t.Fatalf("no hint within 30 s:\n%s", errb.String())
+			t.Fatalf("no hints of two policies within 60 s (%v):\n%s", hintPolicies(errb.String()), errb.String())
 		}
 		select {
 		case c := <-code:
@@ -98,6 +100,58 @@ func TestRunEmbeddedDemo(t *testing.T) {
 	}
 	if !strings.Contains(logs, `"message":"stopped"`) {
 		t.Error("no orderly stop logged")
+	}
+}
+
+// hintPolicies are the policies of the dry-run hint lines in a JSON log.
+func hintPolicies(log string) map[string]bool {
+	out := map[string]bool{}
+	for _, line := range strings.Split(log, "\n") {
+		var l struct{ Message, Policy string }
+		if json.Unmarshal([]byte(line), &l) == nil && l.Message == "hint (dry run)" {
+			out[l.Policy] = true
+		}
+	}
+	return out
+}
+
+// TestRunConsole: `run --policies ... --log-format console` prints one short
+// line per hint and a periodic status line, not the hints' JSON.
+func TestRunConsole(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	env := []string{"RMSIDECAR_PROFILES_PATH=" + filepath.Join(dir, "p.db"),
+		"RMSIDECAR_ACTUATORS_JOURNAL=" + filepath.Join(dir, "j.jsonl"), "RMSIDECAR_LOG_STATUS_INTERVAL=1s"}
+	code := make(chan int, 1)
+	go func() {
+		code <- execute(ctx, []string{"run", "--http", freeAddr(t), "--log-format", "console", "--demo-speed", "20",
+			"--policies", "samr,dhsa-pi"}, stdio{in: strings.NewReader(""), out: &out, err: &errb}, env)
+	}()
+	hint := regexp.MustCompile(`(?m) hint (ratio|speculate|node-class) \S.* \((samr|dhsa-pi)\): `)
+	deadline := time.Now().Add(60 * time.Second)
+	for !hint.MatchString(errb.String()) || !strings.Contains(errb.String(), "status: ") {
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("no short hint line and status line within 60 s:\n%s", errb.String())
+		}
+		select {
+		case c := <-code:
+			t.Fatalf("run exited %d early:\n%s", c, errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	if c := <-code; c != exitOK {
+		t.Fatalf("exit %d:\n%s", c, errb.String())
+	}
+	logs := errb.String()
+	if strings.Contains(logs, `"expires_ts"`) || !strings.Contains(logs, "stack=samr+dhsa-pi") {
+		t.Errorf("console log carries hint JSON, or not the --policies stack:\n%s", logs)
+	}
+	if !regexp.MustCompile(`status: \d+ events/s, [\d.]+ hints/s, lag \d+, dead letters \d+`).MatchString(logs) {
+		t.Errorf("no well-formed status line:\n%s", logs)
 	}
 }
 
