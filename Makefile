@@ -79,6 +79,9 @@ paper-dynamicmr: ## DynamicMR (DHSA, Slot PreScheduling): each claim of Tang et 
 demo: build ## the live sidecar in embedded demo mode: in-process Kafka fed by a simulated cluster (Ctrl-C to stop)
 	$(BIN) run --log-format console
 
+sim-demo: build ## the simulator on a repository scenario: no speculation, stock YARN, LATE and SAMR (report in out/sim-demo)
+	$(BIN) sim --scenario scenarios/samr-sort.yaml --policies none,yarn,late,samr --out out/sim-demo
+
 docker-config-check: ## validate docker/compose.yaml and the sidecar config it mounts (no Docker engine needed)
 	$(GO) test -count=1 ./docker/
 

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-const swimDay = "../../shared/traces/SWIM_FB-2009_samples_24_times_1hr_0.tsv"
+const swimDay = "../testdata/traces/SWIM_FB-2009_samples_24_times_1hr_0.tsv"
 
 // swimStack is the stack BenchmarkSWIMDay runs: yarn, the speed
 // target (SIM_STACK overrides, e.g. SIM_STACK=none).

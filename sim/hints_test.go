@@ -79,9 +79,9 @@ workload:
 func TestRunHonoursCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	sc, err := ScenarioFromTrace("swim", "../../shared/traces/SWIM_FB-2009_samples_24_times_1hr_0_first50jobs.tsv", 50, 1)
+	sc, err := ScenarioFromTrace("swim", "../testdata/traces/SWIM_FB-2009_samples_24_times_1hr_0_first50jobs.tsv", 50, 1)
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	if _, err := Run(ctx, sc, "none", Options{Registry: testRegistry()}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)

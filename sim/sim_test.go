@@ -441,10 +441,7 @@ workload:
 }
 
 func TestRumenSample(t *testing.T) {
-	const path = "../../shared/traces/rumen-2jobs2min.json"
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("Rumen sample not found:", err)
-	}
+	const path = "../testdata/traces/rumen-2jobs2min.json"
 	sc, err := ScenarioFromTrace("rumen", path, 0, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -473,9 +470,9 @@ func TestRumenSample(t *testing.T) {
 
 func TestScenarioTraceRelativePath(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile("../../shared/traces/SWIM_FB-2009_samples_24_times_1hr_0_first50jobs.tsv")
+	src, err := os.ReadFile("../testdata/traces/SWIM_FB-2009_samples_24_times_1hr_0_first50jobs.tsv")
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "w.tsv"), src, 0o644); err != nil {
 		t.Fatal(err)

@@ -5,9 +5,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/rmsidecar/rmsidecar/profiles"
 )
@@ -206,5 +209,28 @@ func TestProfilesExportImport(t *testing.T) {
 	os.WriteFile(bad, []byte(`{"v":1,"records":[{"ns":"","key":"k","value":1}]}`), 0o600)
 	if code, _, errOut := run(t, "profiles", "import", bad, "--store", dst); code != 2 || !strings.Contains(errOut, "bad.json") {
 		t.Fatalf("bad import exit %d: %s", code, errOut)
+	}
+}
+
+// TestHelpExamplesNameRepoFiles: the files the commands' examples use
+// (scenarios/, testdata/, integration/) are in the repository.
+func TestHelpExamplesNameRepoFiles(t *testing.T) {
+	files := regexp.MustCompile(`(?:scenarios|testdata|integration|config)/[\w./-]+\.(?:yaml|tsv|jsonl|json)\b`)
+	var walk func(c *cobra.Command)
+	seen := 0
+	walk = func(c *cobra.Command) {
+		for _, f := range files.FindAllString(c.Example+"\n"+c.Long, -1) {
+			seen++
+			if _, err := os.Stat(filepath.Join("..", "..", f)); err != nil {
+				t.Errorf("rmsidecar %s --help names %s: %v", c.Name(), f, err)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(&app{}))
+	if seen < 3 {
+		t.Errorf("only %d example files found: is the pattern stale?", seen)
 	}
 }

@@ -41,7 +41,7 @@ jobs.csv, makespan.svg, jct_cdf.svg, timeline.svg, index.html). The table is
 also printed on stdout.
 
 The workload is a scenario YAML (cluster, YARN settings, stragglers, jobs; see
-scenarios/ and shared/interfaces.md) or a trace: swim:FILE (SWIM TSV; bytes
+scenarios/ and docs/contract.md) or a trace: swim:FILE (SWIM TSV; bytes
 scaled by --nodes / 600 as SWIM does) or rumen:FILE (Rumen job history). A
 trace runs on --nodes identical nodes (default 600).
 
@@ -52,9 +52,9 @@ its defaults (docs/policies.md).
 The same scenario and --seed give byte-identical results.json. --emit-events
 writes the first stack's events (events v1 JSONL), so a simulated run can be
 replayed into the live sidecar.`,
-		Example: `  rmsidecar sim --scenario scenarios/hetero-stragglers.yaml --policies none,naive,late,yarn --out out/hetero
-  rmsidecar sim --trace swim:../shared/traces/SWIM_FB-2009_samples_24_times_1hr_0_first50jobs.tsv --nodes 50 --policies yarn
-  rmsidecar sim --trace rumen:../shared/traces/rumen-2jobs2min.json --policies yarn --emit-events out/rumen.jsonl`,
+		Example: `  rmsidecar sim --scenario scenarios/samr-sort.yaml --policies none,naive,late,yarn,samr --out out/samr-sort
+  rmsidecar sim --trace swim:testdata/traces/SWIM_FB-2009_samples_24_times_1hr_0_first50jobs.tsv --nodes 50 --policies yarn
+  rmsidecar sim --trace rumen:testdata/traces/rumen-2jobs2min.json --policies yarn --emit-events out/rumen.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, a, o) },
 	}

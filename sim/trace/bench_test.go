@@ -37,19 +37,9 @@ func BenchmarkParseRumen(b *testing.B) {
 
 func readShared(b *testing.B, name string) []byte {
 	b.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			b.Skip("module root not found")
-		}
-		dir = filepath.Dir(dir)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "..", "shared", "traces", name))
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "traces", name))
 	if err != nil {
-		b.Skipf("shared trace %s not available: %v", name, err)
+		b.Fatal(err)
 	}
 	return data
 }

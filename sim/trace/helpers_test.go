@@ -2,36 +2,16 @@ package trace
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// sharedTraces is the directory of real traces, ../shared/traces beside the
-// module root (the layout of /work and of a CI clone). Tests that need it
-// skip with a clear message when it is absent.
+// sharedTraces is the directory of the real traces committed under
+// testdata/traces at the module root.
 func sharedTraces(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory; cannot locate ../shared/traces")
-		}
-		dir = parent
-	}
-	traces := filepath.Join(dir, "..", "shared", "traces")
-	if _, err := os.Stat(traces); err != nil {
-		t.Skipf("real traces not found at %s (clone shared/ beside the repository to run these tests): %v", traces, err)
-	}
-	return traces
+	return filepath.Join("..", "..", "testdata", "traces")
 }
 
 // wantParseError checks that err is a *ParseError at line:col naming field
