@@ -26,6 +26,7 @@ type bridgeOptions struct {
 	nodeTopic string
 	interval  time.Duration
 	once      bool
+	http      string
 }
 
 func newBridgeCmd(a *app) *cobra.Command {
@@ -56,6 +57,11 @@ app for the job configuration). Each poll's calls and
 latency are logged at info level. A shorter interval sees short tasks and
 sharper progress rates at the price of more REST load on the RM and the AMs.
 
+HTTP (--http, default 127.0.0.1:9465; "" turns it off; not with --once):
+/metrics (rmsidecar_bridge_*: polls by result, events published, REST calls,
+poll time, pending events, rm_up), /healthz, and /readyz, which is 503 until
+a poll reaches the RM and whenever the last poll failed.
+
 SIGTERM or SIGINT: stop after the poll in flight, exit 0.`,
 		Example: `  rmsidecar bridge --rm http://rm1:8088,http://rm2:8088 --kafka broker1:9092 --topic rmsidecar.events
   rmsidecar bridge --rm http://localhost:8088 --once > snapshot.jsonl`,
@@ -72,6 +78,7 @@ SIGTERM or SIGINT: stop after the poll in flight, exit 0.`,
 	f.StringVar(&o.nodeTopic, "node-topic", "", "send node.* events to this topic instead (e.g. config kafka.node_topic)")
 	f.DurationVar(&o.interval, "interval", 5*time.Second, "time between polls")
 	f.BoolVar(&o.once, "once", false, "poll once, publish, and exit (1 if the poll failed)")
+	f.StringVar(&o.http, "http", "127.0.0.1:9465", `serve /metrics, /healthz, /readyz here ("" = off)`)
 	return cmd
 }
 
@@ -153,11 +160,20 @@ func runBridge(ctx context.Context, a *app, o bridgeOptions) error {
 	if err != nil {
 		return err
 	}
-	log.Info().Strs("rm", rmURLs).Str("to", dest).Dur("interval", o.interval).Msg("bridge: polling")
+	status := newBridgeStatus()
+	if o.http != "" && !o.once {
+		stop, err := status.serve(ctx, o.http)
+		if err != nil {
+			return badInput("%v", err)
+		}
+		defer stop()
+	}
+	log.Info().Strs("rm", rmURLs).Str("to", dest).Dur("interval", o.interval).Str("http", o.http).Msg("bridge: polling")
 	poll := func() error {
 		src.calls.Store(0)
 		start := time.Now()
 		n, err := b.Poll(ctx)
+		status.observe(n, src.calls.Load(), time.Since(start), b.Pending(), err)
 		ev := log.Info()
 		if err != nil {
 			ev = log.Warn().Err(err)

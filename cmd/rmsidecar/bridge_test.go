@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +217,60 @@ func TestRMWriterFromConfig(t *testing.T) {
 				t.Errorf("writer = %T, want a HintWriter: %v", w, tt.wantRM)
 			}
 		})
+	}
+}
+
+// TestBridgeHTTPReflectsRM: the bridge's /readyz is 200 while polls reach the
+// RM and 503 once the RM is gone; /metrics counts both.
+func TestBridgeHTTPReflectsRM(t *testing.T) {
+	srv, _ := fakeBridgeRM(t)
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- execute(ctx, []string{"bridge", "--rm", srv.URL, "--interval", "100ms", "--http", addr, "--log-format", "json"},
+			stdio{in: strings.NewReader(""), out: &out, err: &errb}, []string{"RMSIDECAR_RM_TIMEOUT=300ms"})
+	}()
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 30 s\n%s", what, errb.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitFor("ready while the RM answers", func() bool { c, _ := get("/readyz"); return c == 200 })
+	if c, body := get("/metrics"); c != 200 || !strings.Contains(body, "rmsidecar_bridge_rm_up 1") ||
+		!strings.Contains(body, `rmsidecar_bridge_events_published_total 5`) {
+		t.Errorf("/metrics while up: %d\n%s", c, body)
+	}
+	srv.Close() // the RM goes away
+	waitFor("not ready once the RM is gone", func() bool {
+		c, body := get("/readyz")
+		return c == 503 && strings.Contains(body, "last poll failed")
+	})
+	if c, body := get("/metrics"); c != 200 || !strings.Contains(body, "rmsidecar_bridge_rm_up 0") ||
+		!regexp.MustCompile(`rmsidecar_bridge_polls_total\{result="error"\} [1-9]`).MatchString(body) {
+		t.Errorf("/metrics while down: %d\n%s", c, body)
+	}
+	if c, _ := get("/healthz"); c != 200 {
+		t.Errorf("/healthz = %d while the RM is down, want 200 (the bridge itself is alive)", c)
+	}
+	cancel()
+	if c := <-code; c != exitOK {
+		t.Fatalf("exit %d\n%s", c, errb.String())
 	}
 }

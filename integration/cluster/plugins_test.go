@@ -287,7 +287,7 @@ func TestPluginStragglerBackedUpByLATE(t *testing.T) {
 	run, evTopic, nodeTopic := startPluginSidecar(t, c, "run-straggler",
 		"  stack: late\n  late:\n    min_runtime_ms: 30000\n    speculative_cap: 0.5\n    slow_node_threshold: 0")
 	startRMSidecar(t, "bridge", "bridge", "--rm", c.RMWeb, "--kafka", c.KafkaBootstrap,
-		"--topic", evTopic, "--node-topic", nodeTopic, "--interval", "2s", "--log-format", "json")
+		"--topic", evTopic, "--node-topic", nodeTopic, "--interval", "2s", "--log-format", "json", "--http", freePort(t))
 	job := []string{"--maps", "4", "--reduces", "0", "--map-ms", "10000", "--slow-task", "0", "--slow-ms", "70000"}
 	var wg sync.WaitGroup
 	var off, hinted jobRun

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"slices"
 	"sort"
@@ -600,8 +601,21 @@ func TestBridgeAndRunOnRealWordCount(t *testing.T) {
 	cfg := sidecarConfig(t, c, httpAddr, uniq("it-group-"), evTopic, nodeTopic, hintsTopic,
 		"  stack: dhsa-pi\n  dhsa-pi:\n    scope: app", true)
 	run := startRMSidecar(t, "run", "run", "--config", cfg)
+	bridgeHTTP := freePort(t)
 	bridge := startRMSidecar(t, "bridge", "bridge", "--rm", c.RMWeb, "--kafka", c.KafkaBootstrap,
-		"--topic", evTopic, "--node-topic", nodeTopic, "--interval", "2s", "--log-format", "json")
+		"--topic", evTopic, "--node-topic", nodeTopic, "--interval", "2s", "--log-format", "json", "--http", bridgeHTTP)
+	// The bridge's own endpoints reflect the real RM: ready once a poll reached it.
+	eventually(t, time.Minute, 500*time.Millisecond, "bridge /readyz", func() (bool, string) {
+		resp, err := http.Get("http://" + bridgeHTTP + "/readyz")
+		if err != nil {
+			return false, err.Error()
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200, resp.Status
+	})
+	if v, err := metricSum(ctx, bridgeHTTP, "rmsidecar_bridge_rm_up"); err != nil || v != 1 {
+		t.Errorf("bridge rmsidecar_bridge_rm_up = %v (%v), want 1", v, err)
+	}
 
 	base := "/user/rmsidecar/" + uniq("e2e-")
 	sub, err := c.SubmitWordCount(ctx, "--generate-files", "2", "--generate-lines", "20000", "--no-wait", base+"/in", base+"/out")
