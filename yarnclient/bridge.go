@@ -64,6 +64,22 @@ type BridgeConfig struct {
 	// MaxPending bounds events kept while the publisher fails (default
 	// 100000); beyond it the oldest are dropped and counted.
 	MaxPending int
+	// Splits, if set, turns a MapReduce job's input paths into its map
+	// tasks' input splits (block hosts from the NameNode), which the maps'
+	// task.pending events then carry.
+	Splits SplitSource
+}
+
+// SplitSource resolves a FileInputFormat job's input paths to its splits in
+// the order its map tasks are numbered (map i reads split i); stale reports
+// an answer older than the cache's TTL.
+type SplitSource interface {
+	Splits(ctx context.Context, paths []string, minSize, maxSize int64) (splits []events.Split, stale bool, err error)
+}
+
+// SplitStats count the bridge's split lookups, one per MapReduce job.
+type SplitStats struct {
+	OK, Stale, Failed int
 }
 
 // Bridge polls the cluster and publishes what changed. Poll is not safe for
@@ -76,7 +92,11 @@ type Bridge struct {
 	seq     uint64
 	lastTS  int64
 	dropped int
+	splits  SplitStats
 }
+
+// SplitStats returns the split lookups so far.
+func (b *Bridge) SplitStats() SplitStats { return b.splits }
 
 // NewBridge checks cfg and returns a Bridge with no previous snapshot: the
 // first Poll reports every live node and app as new.
@@ -114,6 +134,10 @@ type AppSnapshot struct {
 	InputPaths []string
 	JobType    string
 	confRead   bool
+	// Splits of the job's maps, by map index (nil when not resolved).
+	Splits     []events.Split
+	splitSizes [2]int64 // split.minsize, split.maxsize of the job conf
+	splitsDone bool
 	Tasks      map[string]*TaskSnapshot
 	// Announced records that app.submitted was published.
 	Announced bool
@@ -285,6 +309,7 @@ func (b *Bridge) appSnapshot(ctx context.Context, a App, prev *AppSnapshot) *App
 	s := &AppSnapshot{App: a, Containers: map[string]Container{}, Tasks: map[string]*TaskSnapshot{}}
 	if prev != nil {
 		s.JobID, s.Job, s.InputPaths, s.JobType, s.confRead = prev.JobID, prev.Job, prev.InputPaths, prev.JobType, prev.confRead
+		s.Splits, s.splitSizes, s.splitsDone = prev.Splits, prev.splitSizes, prev.splitsDone
 		s.Announced = prev.Announced
 		for k, v := range prev.Containers {
 			s.Containers[k] = v
@@ -350,6 +375,25 @@ func (b *Bridge) appSnapshot(ctx context.Context, a App, prev *AppSnapshot) *App
 			s.confRead = true
 			s.InputPaths = conf.InputPaths()
 			s.JobType = jobTypeOf(a, conf)
+			s.splitSizes = [2]int64{confInt(conf, "mapreduce.input.fileinputformat.split.minsize"),
+				confInt(conf, "mapreduce.input.fileinputformat.split.maxsize")}
+		}
+	}
+	if s.confRead && !s.splitsDone && b.cfg.Splits != nil && len(s.InputPaths) > 0 {
+		// Once per job: a task.pending is published once, so a later answer
+		// would reach no event.
+		s.splitsDone = true
+		splits, stale, err := b.cfg.Splits.Splits(ctx, s.InputPaths, s.splitSizes[0], s.splitSizes[1])
+		switch {
+		case err != nil:
+			b.splits.Failed++
+			log.Warn().Err(err).Strs("input", s.InputPaths).Msg("bridge: input splits unknown; task.pending without hosts")
+		case stale:
+			b.splits.Stale++
+			s.Splits = splits
+		default:
+			b.splits.OK++
+			s.Splits = splits
 		}
 	}
 	tasks, err := src.MRTasks(ctx, a.ID, s.JobID, "")
@@ -578,10 +622,13 @@ func diffTasks(appID string, prev map[string]*TaskSnapshot, a *AppSnapshot, cur 
 		}
 		if pt == nil {
 			e := events.Event{Type: events.TaskPending, App: appID, Task: tid, Kind: kind}
-			if kind == events.Reduce {
-				if part, ok := taskIndex(tid); ok {
-					e.Partition = &part
-				}
+			idx, ok := taskIndex(tid)
+			switch {
+			case !ok:
+			case kind == events.Reduce:
+				e.Partition = &idx
+			case idx < len(a.Splits):
+				e.Splits = []events.Split{a.Splits[idx]}
 			}
 			emit(e)
 		}
@@ -702,3 +749,16 @@ func taskIndex(taskID string) (int, bool) {
 
 // attemptIndex parses the attempt number from attempt_..._<n>.
 func attemptIndex(attemptID string) (int, bool) { return taskIndex(attemptID) }
+
+// confInt is a job conf integer; 0 when absent or not a number.
+func confInt(conf *JobConf, key string) int64 {
+	v, ok := conf.Get(key)
+	if !ok {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}

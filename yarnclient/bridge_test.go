@@ -406,3 +406,80 @@ func TestBridgeBacklogBounded(t *testing.T) {
 		t.Fatalf("pending=%d logs=%s", b.Pending(), logs.String())
 	}
 }
+
+// splitSource answers every job with the splits it holds, or fails.
+type splitSource struct {
+	splits []events.Split
+	stale  bool
+	err    error
+	calls  int
+	paths  []string
+}
+
+func (s *splitSource) Splits(_ context.Context, paths []string, _, _ int64) ([]events.Split, bool, error) {
+	s.calls++
+	s.paths = paths
+	return s.splits, s.stale, s.err
+}
+
+// TestBridgeSplitsOnMapsPending: with a SplitSource, map i's task.pending
+// carries split i (the NameNode's hosts); resolved once per job; a failed
+// lookup leaves task.pending without splits and is counted.
+func TestBridgeSplitsOnMapsPending(t *testing.T) {
+	splits := []events.Split{
+		{Path: "/in/a", Length: 300, Hosts: []string{"dn1", "dn2"}},
+		{Path: "/in/b", Length: 200, Hosts: []string{"dn3"}},
+		{Path: "/in/a", Offset: 300, Length: 100, Hosts: []string{"dn2"}},
+	}
+	for _, tt := range []struct {
+		name  string
+		src   *splitSource
+		want  bool
+		stats SplitStats
+	}{
+		{"resolved", &splitSource{splits: splits}, true, SplitStats{OK: 1}},
+		{"stale answer still used", &splitSource{splits: splits, stale: true}, true, SplitStats{Stale: 1}},
+		{"NameNode down", &splitSource{err: errors.New("namenode unavailable")}, false, SplitStats{Failed: 1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rm := bridgeRM(t)
+			pub := &recorder{}
+			now := time.UnixMilli(1763719120000)
+			c, _ := testClient(t, nil, rm.URL())
+			b, err := NewBridge(BridgeConfig{Source: c, Publisher: pub, Now: func() time.Time { return now }, Splits: tt.src})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				if _, err := b.Poll(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				now = now.Add(5 * time.Second)
+			}
+			if tt.src.calls != 1 || len(tt.src.paths) != 2 {
+				t.Errorf("split lookups %d for inputs %v, want 1 for the job's 2 input paths", tt.src.calls, tt.src.paths)
+			}
+			if got := b.SplitStats(); got != tt.stats {
+				t.Errorf("split stats %+v, want %+v", got, tt.stats)
+			}
+			maps := 0
+			for _, e := range pub.decoded(t, 0) {
+				if e.Type != events.TaskPending || e.Kind != events.Map {
+					continue
+				}
+				maps++
+				i, _ := taskIndex(e.Task)
+				switch {
+				case !tt.want && len(e.Splits) != 0:
+					t.Errorf("%s: splits %+v without a lookup", e.Task, e.Splits)
+				case tt.want && (len(e.Splits) != 1 || e.Splits[0].Path != splits[i].Path || e.Splits[0].Offset != splits[i].Offset ||
+					strings.Join(e.Splits[0].Hosts, ",") != strings.Join(splits[i].Hosts, ",")):
+					t.Errorf("%s (map %d): splits %+v, want [%+v]", e.Task, i, e.Splits, splits[i])
+				}
+			}
+			if maps != 3 {
+				t.Errorf("%d map task.pending events, want 3", maps)
+			}
+		})
+	}
+}

@@ -27,6 +27,7 @@ type bridgeOptions struct {
 	interval  time.Duration
 	once      bool
 	http      string
+	hdfsConf  string
 }
 
 func newBridgeCmd(a *app) *cobra.Command {
@@ -57,6 +58,15 @@ app for the job configuration). Each poll's calls and
 latency are logged at info level. A shorter interval sees short tasks and
 sharper progress rates at the price of more REST load on the RM and the AMs.
 
+Input split locality: with a Hadoop conf dir (--hdfs-conf, else hdfs.conf_dir,
+else $HADOOP_CONF_DIR) each MapReduce job's input paths are resolved once through
+the NameNode (colinmarc/hdfs RPC for listings, WebHDFS for block locations;
+cached for hdfs.cache_ttl, at most hdfs.cache_entries paths, racks from
+hdfs.topology_file) into its splits as FileInputFormat cuts them, and map i's
+task.pending carries split i with its block hosts. NameNode down: task.pending
+goes out without splits (or with a stale cached answer), counted in
+rmsidecar_bridge_splits_total{result}; polls go on.
+
 HTTP (--http, default 127.0.0.1:9465; "" turns it off; not with --once):
 /metrics (rmsidecar_bridge_*: polls by result, events published, REST calls,
 poll time, pending events, rm_up), /healthz, and /readyz, which is 503 until
@@ -79,6 +89,7 @@ SIGTERM or SIGINT: stop after the poll in flight, exit 0.`,
 	f.DurationVar(&o.interval, "interval", 5*time.Second, "time between polls")
 	f.BoolVar(&o.once, "once", false, "poll once, publish, and exit (1 if the poll failed)")
 	f.StringVar(&o.http, "http", "127.0.0.1:9465", `serve /metrics, /healthz, /readyz here ("" = off)`)
+	f.StringVar(&o.hdfsConf, "hdfs-conf", "", `Hadoop conf dir for input split locality (default: hdfs.conf_dir, else $HADOOP_CONF_DIR; "none" = off)`)
 	return cmd
 }
 
@@ -154,13 +165,19 @@ func runBridge(ctx context.Context, a *app, o bridgeOptions) error {
 		pub = &lineWriter{w: a.io.out}
 	}
 
+	status := newBridgeStatus()
+	splits, closeSplits, err := bridgeSplits(cfg, o.hdfsConf, a.env, status, log)
+	if err != nil {
+		return err
+	}
+	defer closeSplits()
 	src := &countingSource{Source: client}
-	b, err := yarnclient.NewBridge(yarnclient.BridgeConfig{Source: src, Publisher: pub,
+	b, err := yarnclient.NewBridge(yarnclient.BridgeConfig{Source: src, Publisher: pub, Splits: splits,
 		Logger: log.With().Str("component", "bridge").Logger()})
 	if err != nil {
 		return err
 	}
-	status := newBridgeStatus()
+	status.splitStats = b.SplitStats
 	if o.http != "" && !o.once {
 		stop, err := status.serve(ctx, o.http)
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rmsidecar/rmsidecar/yarnclient"
 )
 
 // bridgeStatus is what the bridge's /metrics, /healthz and /readyz report:
@@ -24,6 +26,9 @@ type bridgeStatus struct {
 	pending   prometheus.Gauge
 	rmUp      prometheus.Gauge
 	lastOK    prometheus.Gauge
+
+	// splitStats reads the bridge's split lookups (nil: none yet).
+	splitStats func() yarnclient.SplitStats
 
 	mu      sync.Mutex
 	polled  bool
@@ -53,6 +58,17 @@ func newBridgeStatus() *bridgeStatus {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.polls.WithLabelValues("ok")
 	s.polls.WithLabelValues("error")
+	for _, result := range []string{"ok", "stale", "failed"} {
+		r.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "rmsidecar_bridge_splits_total",
+			Help:        "MapReduce jobs whose input splits were looked up, by result (ok, stale, failed).",
+			ConstLabels: prometheus.Labels{"result": result}}, func() float64 {
+			if s.splitStats == nil {
+				return 0
+			}
+			st := s.splitStats()
+			return float64(map[string]int{"ok": st.OK, "stale": st.Stale, "failed": st.Failed}[result])
+		}))
+	}
 	return s
 }
 

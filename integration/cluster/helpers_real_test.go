@@ -5,6 +5,7 @@ package clustertest
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -386,5 +387,88 @@ func killApp(t *testing.T, rc *yarnclient.Client, appID string) {
 			return
 		case <-time.After(time.Second):
 		}
+	}
+}
+
+// checkSplitHosts checks that the sidecar at httpAddr holds, for every map of appID (one per
+// file of inputDir), its input split with block hosts the real NameNode names for inputDir's
+// files, and that the split lengths add up to the input's size.
+func checkSplitHosts(ctx context.Context, t *testing.T, c *Cluster, httpAddr, appID, inputDir string) {
+	t.Helper()
+	fs, err := c.HDFSClient("rmsidecar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	files, err := fs.ReadDir(inputDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputBytes int64
+	nnHosts := map[string]bool{}
+	for _, f := range files {
+		inputBytes += f.Size()
+		locs, err := c.BlockLocations(ctx, inputDir+"/"+f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range locs {
+			for _, h := range l.Hosts {
+				nnHosts[h] = true
+			}
+		}
+	}
+	if len(nnHosts) == 0 {
+		t.Fatalf("the NameNode named no block hosts for %s", inputDir)
+	}
+	var view struct {
+		Tasks []struct {
+			ID     string `json:"id"`
+			Kind   string `json:"kind"`
+			Splits []struct {
+				Length int64    `json:"length"`
+				Hosts  []string `json:"hosts"`
+			} `json:"splits"`
+		} `json:"tasks"`
+	}
+	eventually(t, time.Minute, time.Second, "the job's maps in the sidecar's model with splits", func() (bool, string) {
+		resp, err := http.Get("http://" + httpAddr + "/v1/apps/" + appID)
+		if err != nil {
+			return false, err.Error()
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return false, resp.Status
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&view); err != nil {
+			return false, err.Error()
+		}
+		maps := 0
+		for _, tk := range view.Tasks {
+			if tk.Kind == "map" && len(tk.Splits) > 0 {
+				maps++
+			}
+		}
+		return maps > 0 && maps == len(files), fmt.Sprintf("%d maps with splits, %d input files", maps, len(files))
+	})
+	var splitBytes int64
+	for _, tk := range view.Tasks {
+		if tk.Kind != "map" {
+			continue
+		}
+		s := tk.Splits[0]
+		splitBytes += s.Length
+		if len(s.Hosts) == 0 {
+			t.Errorf("%s: split without hosts", tk.ID)
+		}
+		for _, h := range s.Hosts {
+			if !nnHosts[h] {
+				t.Errorf("%s: split host %q is not one of the NameNode's block hosts %v", tk.ID, h, nnHosts)
+			}
+		}
+		t.Logf("%s: split %d bytes on %v", tk.ID, s.Length, s.Hosts)
+	}
+	if splitBytes != inputBytes {
+		t.Errorf("split lengths add up to %d bytes, the input is %d", splitBytes, inputBytes)
 	}
 }

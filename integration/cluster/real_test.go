@@ -603,7 +603,7 @@ func TestBridgeAndRunOnRealWordCount(t *testing.T) {
 	run := startRMSidecar(t, "run", "run", "--config", cfg)
 	bridgeHTTP := freePort(t)
 	bridge := startRMSidecar(t, "bridge", "bridge", "--rm", c.RMWeb, "--kafka", c.KafkaBootstrap,
-		"--topic", evTopic, "--node-topic", nodeTopic, "--interval", "2s", "--log-format", "json", "--http", bridgeHTTP)
+		"--topic", evTopic, "--node-topic", nodeTopic, "--interval", "2s", "--log-format", "json", "--http", bridgeHTTP, "--hdfs-conf", c.ConfDir)
 	// The bridge's own endpoints reflect the real RM: ready once a poll reached it.
 	eventually(t, time.Minute, 500*time.Millisecond, "bridge /readyz", func() (bool, string) {
 		resp, err := http.Get("http://" + bridgeHTTP + "/readyz")
@@ -667,6 +667,12 @@ func TestBridgeAndRunOnRealWordCount(t *testing.T) {
 	st, err := c.WaitApp(ctx, sub.AppID, time.Second)
 	if err != nil || st.FinalStatus != "SUCCEEDED" {
 		t.Fatalf("wordcount %s: %+v, %v", sub.AppID, st, err)
+	}
+	// The bridge resolved the job's input through the real NameNode: each map's task.pending
+	// carried its split with the block hosts, and the sidecar's model holds them.
+	checkSplitHosts(ctx, t, c, httpAddr, sub.AppID, base+"/in")
+	if v, err := metricSum(ctx, bridgeHTTP, `rmsidecar_bridge_splits_total{result="ok"}`); err != nil || v < 1 {
+		t.Errorf("bridge split lookups ok = %v (%v), want >= 1", v, err)
 	}
 	// The bridge saw the job through to its end: app.finished reaches the
 	// sidecar, and the bridge logged each poll's cost.
