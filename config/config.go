@@ -37,7 +37,17 @@ type Config struct {
 	Actuators Actuators `mapstructure:"actuators"`
 	RM        RM        `mapstructure:"rm"`
 	HDFS      HDFS      `mapstructure:"hdfs"`
+	Kerberos  Kerberos  `mapstructure:"kerberos"`
 	Profiles  Profiles  `mapstructure:"profiles"`
+}
+
+// Kerberos is the sidecar's identity on a secured cluster: SPNEGO to the RM
+// REST API (rm.auth: kerberos) and RPC plus WebHDFS to the NameNode when the
+// Hadoop configuration says hadoop.security.authentication=kerberos.
+type Kerberos struct {
+	Principal string `mapstructure:"principal"` // name[/host]@REALM; no realm: krb5.conf default_realm
+	Keytab    string `mapstructure:"keytab"`
+	Krb5Conf  string `mapstructure:"krb5_conf"`
 }
 
 // Log configures logging.
@@ -131,6 +141,10 @@ type RM struct {
 	URLs    []string      `mapstructure:"urls"`
 	User    string        `mapstructure:"user"`
 	Timeout time.Duration `mapstructure:"timeout"`
+	// Auth is simple (user.name) or kerberos (SPNEGO with kerberos.*).
+	Auth string `mapstructure:"auth"`
+	// SPN is the RM's HTTP service principal; empty: HTTP/<host of the URL>.
+	SPN string `mapstructure:"spn"`
 }
 
 // HDFS configures locality lookups.
@@ -186,6 +200,11 @@ func defaults() map[string]any {
 		"rm.urls":                        []string{},
 		"rm.user":                        "yarn",
 		"rm.timeout":                     "10s",
+		"rm.auth":                        "simple",
+		"rm.spn":                         "",
+		"kerberos.principal":             "",
+		"kerberos.keytab":                "",
+		"kerberos.krb5_conf":             "/etc/krb5.conf",
 		"hdfs.conf_dir":                  "",
 		"hdfs.topology_file":             "",
 		"hdfs.cache_ttl":                 "5m",
@@ -404,6 +423,31 @@ func (c *Config) Validate() error {
 	}
 	if c.RM.Timeout <= 0 {
 		bad("rm.timeout", "must be > 0")
+	}
+	switch c.RM.Auth {
+	case "simple":
+	case "kerberos":
+		if c.Kerberos.Principal == "" {
+			bad("kerberos.principal", "required with rm.auth: kerberos")
+		}
+		if c.Kerberos.Keytab == "" {
+			bad("kerberos.keytab", "required with rm.auth: kerberos")
+		}
+	default:
+		bad("rm.auth", "must be simple or kerberos; got %q", c.RM.Auth)
+	}
+	if (c.Kerberos.Principal == "") != (c.Kerberos.Keytab == "") {
+		bad("kerberos", "principal and keytab go together (principal %q, keytab %q)", c.Kerberos.Principal, c.Kerberos.Keytab)
+	}
+	if c.Kerberos.Keytab != "" {
+		if f, err := os.Open(c.Kerberos.Keytab); err != nil {
+			bad("kerberos.keytab", "%v", err)
+		} else {
+			f.Close()
+		}
+		if _, err := os.Stat(c.Kerberos.Krb5Conf); err != nil {
+			bad("kerberos.krb5_conf", "%v", err)
+		}
 	}
 	if c.HDFS.CacheTTL <= 0 {
 		bad("hdfs.cache_ttl", "must be > 0")

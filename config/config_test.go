@@ -78,6 +78,11 @@ func TestValidationNamesKeyAndReason(t *testing.T) {
 		{"bad env", "", []string{"RMSIDECAR_KAFKA_BROKERZ=x"}, "RMSIDECAR_KAFKA_BROKERZ: no such config key"},
 		{"bad version", "kafka:\n  version: latest\n", nil, "kafka.version: not a Kafka version"},
 		{"sasl without user", "kafka:\n  sasl:\n    enabled: true\n", nil, "kafka.sasl.user: required"},
+		{"unknown rm auth", "rm:\n  auth: ntlm\n", nil, `rm.auth: must be simple or kerberos; got "ntlm"`},
+		{"kerberos without principal", "rm:\n  auth: kerberos\n", nil, "kerberos.principal: required with rm.auth: kerberos"},
+		{"kerberos without keytab", "rm:\n  auth: kerberos\nkerberos:\n  principal: rmsidecar@EXAMPLE.COM\n", nil, "kerberos.keytab: required with rm.auth: kerberos"},
+		{"missing keytab", "kerberos:\n  principal: rmsidecar@EXAMPLE.COM\n  keytab: /nonexistent/rmsidecar.keytab\n", nil, "kerberos.keytab: open /nonexistent/rmsidecar.keytab"},
+		{"missing krb5.conf", "", []string{"RMSIDECAR_KERBEROS_PRINCIPAL=a@B", "RMSIDECAR_KERBEROS_KEYTAB=/dev/null", "RMSIDECAR_KERBEROS_KRB5_CONF=/nonexistent/krb5.conf"}, "kerberos.krb5_conf: stat /nonexistent/krb5.conf"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -45,8 +45,23 @@ type negotiateTransport struct {
 }
 
 func newSPNEGOTransport(cfg SPNEGOConfig, next http.RoundTripper) (*negotiateTransport, error) {
+	kcl, err := KerberosClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	spn := cfg.SPN
+	return &negotiateTransport{
+		next:      next,
+		authorize: func(r *http.Request) error { return spnego.SetSPNEGOHeader(kcl, r, spn) },
+	}, nil
+}
+
+// KerberosClient builds a gokrb5 client from cfg's principal, keytab and
+// krb5.conf; it logs in lazily, on first use, so a KDC that is down at start
+// does not stop the process. The HDFS locality resolver takes the same client.
+func KerberosClient(cfg SPNEGOConfig) (*client.Client, error) {
 	if cfg.Principal == "" || cfg.Keytab == "" {
-		return nil, errors.New("yarnclient: config: SPNEGO needs Principal and Keytab")
+		return nil, errors.New("yarnclient: config: Kerberos needs a principal and a keytab")
 	}
 	confPath := cfg.Krb5Conf
 	if confPath == "" {
@@ -54,25 +69,20 @@ func newSPNEGOTransport(cfg SPNEGOConfig, next http.RoundTripper) (*negotiateTra
 	}
 	kconf, err := config.Load(confPath)
 	if err != nil {
-		return nil, fmt.Errorf("yarnclient: config: SPNEGO krb5.conf %s: %w", confPath, err)
+		return nil, fmt.Errorf("yarnclient: config: krb5.conf %s: %w", confPath, err)
 	}
 	kt, err := keytab.Load(cfg.Keytab)
 	if err != nil {
-		return nil, fmt.Errorf("yarnclient: config: SPNEGO keytab %s: %w", cfg.Keytab, err)
+		return nil, fmt.Errorf("yarnclient: config: keytab %s: %w", cfg.Keytab, err)
 	}
 	name, realm := splitPrincipal(cfg.Principal)
 	if realm == "" {
 		realm = kconf.LibDefaults.DefaultRealm
 	}
 	if realm == "" {
-		return nil, fmt.Errorf("yarnclient: config: SPNEGO principal %q has no realm and %s has no default_realm", cfg.Principal, confPath)
+		return nil, fmt.Errorf("yarnclient: config: principal %q has no realm and %s has no default_realm", cfg.Principal, confPath)
 	}
-	kcl := client.NewWithKeytab(name, realm, kt, kconf, client.DisablePAFXFAST(!cfg.EnablePAFXFAST))
-	spn := cfg.SPN
-	return &negotiateTransport{
-		next:      next,
-		authorize: func(r *http.Request) error { return spnego.SetSPNEGOHeader(kcl, r, spn) },
-	}, nil
+	return client.NewWithKeytab(name, realm, kt, kconf, client.DisablePAFXFAST(!cfg.EnablePAFXFAST)), nil
 }
 
 // splitPrincipal splits "name/inst@REALM" into "name/inst" and "REALM".

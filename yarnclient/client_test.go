@@ -23,7 +23,7 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"bad scheme", Config{RMURLs: []string{"ftp://rm:8088"}}, `RMURLs[0] "ftp://rm:8088"`},
 		{"no host", Config{RMURLs: []string{"http://rm1:8088", "http://"}}, `RMURLs[1]`},
 		{"unparsable", Config{RMURLs: []string{"http://rm:bad port"}}, `RMURLs[0]`},
-		{"spnego without keytab", Config{RMURLs: []string{"http://rm:8088"}, SPNEGO: &SPNEGOConfig{Principal: "a@B"}}, "SPNEGO needs Principal and Keytab"},
+		{"spnego without keytab", Config{RMURLs: []string{"http://rm:8088"}, SPNEGO: &SPNEGOConfig{Principal: "a@B"}}, "Kerberos needs a principal and a keytab"},
 		{"ok", Config{RMURLs: []string{"http://rm1:8088/", " https://rm2:8090 "}}, ""},
 	}
 	for _, tt := range tests {

@@ -129,8 +129,7 @@ func runBridge(ctx context.Context, a *app, o bridgeOptions) error {
 	if user == "" {
 		user = cfg.RM.User
 	}
-	client, err := yarnclient.New(yarnclient.Config{RMURLs: rmURLs, User: user, Timeout: cfg.RM.Timeout,
-		Logger: log.With().Str("component", "yarnclient").Logger()})
+	client, err := yarnclient.New(rmClientConfig(cfg, rmURLs, user, log.With().Str("component", "yarnclient").Logger()))
 	if err != nil {
 		return badInput("--rm: %v", err)
 	}

@@ -43,6 +43,14 @@ func bridgeSplits(cfg *config.Config, flagDir string, env []string, status *brid
 		Registerer: status.registry, TTL: cfg.HDFS.CacheTTL, MaxEntries: cfg.HDFS.CacheEntries,
 		// A poll waits for the NameNode at most this long per job.
 		FetchTimeout: 10 * time.Second}
+	if k := cfg.Kerberos; k.Principal != "" {
+		// Used when the Hadoop conf says hadoop.security.authentication=kerberos.
+		kcl, err := yarnclient.KerberosClient(yarnclient.SPNEGOConfig{Principal: k.Principal, Keytab: k.Keytab, Krb5Conf: k.Krb5Conf})
+		if err != nil {
+			return nil, nil, badInput("kerberos: %v", err)
+		}
+		opts.KerberosClient = kcl
+	}
 	if cfg.HDFS.TopologyFile != "" {
 		t, err := hdfslocality.LoadTopologyFile(cfg.HDFS.TopologyFile)
 		if err != nil {

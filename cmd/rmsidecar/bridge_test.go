@@ -1,17 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/jcmturner/gokrb5/v8/iana/etypeID"
+	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/rs/zerolog"
 	"github.com/twmb/franz-go/pkg/kfake"
 
@@ -272,5 +277,53 @@ func TestBridgeHTTPReflectsRM(t *testing.T) {
 	cancel()
 	if c := <-code; c != exitOK {
 		t.Fatalf("exit %d\n%s", c, errb.String())
+	}
+}
+
+// TestBridgeKerberosToRM: with rm.auth kerberos the bridge answers the RM's
+// Negotiate challenge with the configured principal and keytab: here the KDC
+// is unreachable, so the poll fails naming SPNEGO and the KDC, not a 401.
+func TestBridgeKerberosToRM(t *testing.T) {
+	dir := t.TempDir()
+	kt := keytab.New()
+	if err := kt.AddEntry("rmsidecar", "EXAMPLE.COM", "secret", time.Unix(1763719000, 0), 1, etypeID.AES256_CTS_HMAC_SHA1_96); err != nil {
+		t.Fatal(err)
+	}
+	ktb, err := kt.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ktPath, krb5Path := filepath.Join(dir, "rmsidecar.keytab"), filepath.Join(dir, "krb5.conf")
+	if err := os.WriteFile(ktPath, ktb, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kdc := freeAddr(t) // nothing listens there
+	conf := "[libdefaults]\n default_realm = EXAMPLE.COM\n dns_lookup_kdc = false\n udp_preference_limit = 1\n" +
+		"[realms]\n EXAMPLE.COM = {\n  kdc = " + kdc + "\n }\n"
+	if err := os.WriteFile(krb5Path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	negotiated := 0
+	rm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			negotiated++
+		}
+		w.Header().Set("WWW-Authenticate", "Negotiate")
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer rm.Close()
+	env := []string{"RMSIDECAR_RM_AUTH=kerberos", "RMSIDECAR_KERBEROS_PRINCIPAL=rmsidecar@EXAMPLE.COM",
+		"RMSIDECAR_KERBEROS_KEYTAB=" + ktPath, "RMSIDECAR_KERBEROS_KRB5_CONF=" + krb5Path, "RMSIDECAR_RM_TIMEOUT=2s"}
+	var out, errb bytes.Buffer
+	code := execute(context.Background(), []string{"bridge", "--rm", rm.URL, "--once", "--log-format", "json"},
+		stdio{in: strings.NewReader(""), out: &out, err: &errb}, env)
+	if code != exitFailure {
+		t.Fatalf("exit %d, want 1: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "spnego") || !strings.Contains(errb.String(), kdc) {
+		t.Errorf("stderr does not name SPNEGO and the KDC %s:\n%s", kdc, errb.String())
+	}
+	if strings.Contains(errb.String(), "secret") {
+		t.Error("the keytab's password leaked into the log")
 	}
 }

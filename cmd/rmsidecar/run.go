@@ -114,10 +114,20 @@ func rmWriter(cfg *config.Config, log zerolog.Logger) (actuate.RMWriter, error) 
 	if !slices.Contains(cfg.Actuators.Enabled, "rm") {
 		return nil, nil
 	}
-	c, err := yarnclient.New(yarnclient.Config{RMURLs: cfg.RM.URLs, User: cfg.RM.User, Timeout: cfg.RM.Timeout,
-		Logger: log.With().Str("component", "rm").Logger()})
+	c, err := yarnclient.New(rmClientConfig(cfg, cfg.RM.URLs, cfg.RM.User, log.With().Str("component", "rm").Logger()))
 	if err != nil {
 		return nil, &inputError{err: fmt.Errorf("rm.urls: %w", err)}
 	}
 	return yarnclient.NewHintWriter(c), nil
+}
+
+// rmClientConfig is the RM REST client's configuration from rm.* and, with
+// rm.auth: kerberos, SPNEGO from kerberos.*.
+func rmClientConfig(cfg *config.Config, urls []string, user string, log zerolog.Logger) yarnclient.Config {
+	c := yarnclient.Config{RMURLs: urls, User: user, Timeout: cfg.RM.Timeout, Logger: log}
+	if cfg.RM.Auth == "kerberos" {
+		c.SPNEGO = &yarnclient.SPNEGOConfig{Principal: cfg.Kerberos.Principal, Keytab: cfg.Kerberos.Keytab,
+			Krb5Conf: cfg.Kerberos.Krb5Conf, SPN: cfg.RM.SPN}
+	}
+	return c
 }
