@@ -32,7 +32,7 @@ test-short: ## quick tests without the race detector
 test-cluster: ## the real-cluster suite: real HDFS, YARN (with the plug-ins) and Kafka from Maven Central jars
 	bash integration/cluster/test.sh
 
-lint: vet staticcheck fmt-check tidy-check ## go vet, staticcheck, gofmt and go mod tidy
+lint: vet staticcheck fmt-check tidy-check docker-config-check ## go vet, staticcheck, gofmt, go mod tidy, docker/ and monitoring files
 
 vet:
 	$(GO) vet $(PKGS)

@@ -39,6 +39,7 @@ type service struct {
 type build struct {
 	Context    string `yaml:"context"`
 	Dockerfile string `yaml:"dockerfile"`
+	Target     string `yaml:"target"`
 }
 
 func loadCompose(t *testing.T) composeFile {
@@ -104,7 +105,10 @@ func TestComposeStructure(t *testing.T) {
 			t.Errorf("%s: image %q, want %s*", name, s.Image, prefix)
 		}
 	}
-	for _, key := range []string{"CORE-SITE.XML_fs.defaultFS", "YARN-SITE.XML_yarn.resourcemanager.hostname"} {
+	for _, key := range []string{"CORE-SITE.XML_fs.defaultFS", "YARN-SITE.XML_yarn.resourcemanager.hostname",
+		"YARN-SITE.XML_yarn.node-labels.enabled", "YARN-SITE.XML_yarn.cluster.max-application-priority",
+		"YARN-SITE.XML_yarn.resourcemanager.application-master-service.processors",
+		"MAPRED-SITE.XML_yarn.app.mapreduce.am.job.speculator.class", "YARN-SITE.XML_rmsidecar.sidecar.url"} {
 		if c.HadoopEnv[key] == "" {
 			t.Errorf("hadoop config lacks %s", key)
 		}
@@ -134,9 +138,13 @@ func TestComposeStructure(t *testing.T) {
 			}
 		}
 		for _, p := range s.Ports {
-			if !regexp.MustCompile(`^\d+:\d+$`).MatchString(p) {
-				t.Errorf("%s: port %q is not HOST:CONTAINER", name, p)
+			// Published on the loopback only: nothing here has authentication on.
+			if !regexp.MustCompile(`^127\.0\.0\.1:\d+:\d+$`).MatchString(p) {
+				t.Errorf("%s: port %q is not 127.0.0.1:HOST:CONTAINER", name, p)
 			}
+		}
+		if len(s.Profiles) > 0 {
+			t.Errorf("%s: behind profiles %v: not started by `docker compose up`", name, s.Profiles)
 		}
 		for k, v := range s.Environment {
 			// Compose interpolates $VAR from the host; the container's own
@@ -156,7 +164,7 @@ func TestComposeStructure(t *testing.T) {
 	if !slices.Contains(dependsOn(t, sc), "kafka") && !slices.Contains(dependsOn(t, sc), "kafka-init") {
 		t.Error("sidecar does not wait for Kafka")
 	}
-	if !slices.Contains(sc.Ports, "9464:9464") {
+	if !slices.Contains(sc.Ports, "127.0.0.1:9464:9464") {
 		t.Errorf("sidecar ports %v: the HTTP API is not published", sc.Ports)
 	}
 }
@@ -234,5 +242,47 @@ func TestDockerfile(t *testing.T) {
 	}
 	if !strings.Contains(s, "./cmd/rmsidecar") {
 		t.Error("Dockerfile does not build ./cmd/rmsidecar")
+	}
+}
+
+// TestEventsFlowByDefault: the bridge runs with `docker compose up`, publishes
+// to the topics the sidecar reads, and the RM and NodeManager get the
+// plug-ins' jar.
+func TestEventsFlowByDefault(t *testing.T) {
+	c := loadCompose(t)
+	br, ok := c.Services["bridge"]
+	if !ok {
+		t.Fatal("no bridge service")
+	}
+	cmd := strings.Join(br.Command, " ")
+	cfg, err := config.Load("sidecar.yaml", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--topic " + cfg.Kafka.EventsTopic, "--node-topic " + cfg.Kafka.NodeTopic, "--kafka kafka:9092", "--hdfs-conf "} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("bridge command %q lacks %q", cmd, want)
+		}
+	}
+	if df, err := os.ReadFile("Dockerfile"); err != nil || !strings.Contains(string(df), " AS plugin-jar") {
+		t.Errorf("the yarn-plugin service builds target plugin-jar, which the Dockerfile lacks (%v)", err)
+	}
+	if _, err := os.Stat("hadoop-conf/core-site.xml"); err != nil {
+		t.Errorf("the bridge's Hadoop conf: %v", err)
+	}
+	for _, name := range []string{"resourcemanager", "nodemanager"} {
+		if !slices.Contains(c.Services[name].Volumes, "yarn-plugin:/opt/rmsidecar:ro") {
+			t.Errorf("%s does not mount the plug-ins' jar", name)
+		}
+	}
+	if !strings.Contains(c.HadoopEnv["MAPRED-SITE.XML_mapreduce.application.classpath"], "/opt/rmsidecar/*") {
+		t.Error("the MR AM classpath lacks the plug-ins' jar")
+	}
+	if c.Services["resourcemanager"].Environment["HADOOP_CLASSPATH"] != "/opt/rmsidecar/*" {
+		t.Error("the RM classpath lacks the plug-ins' jar")
+	}
+	k := c.Services["kafka"].Environment
+	if !strings.Contains(k["KAFKA_ADVERTISED_LISTENERS"], "HOST://localhost:29092") || !slices.Contains(c.Services["kafka"].Ports, "127.0.0.1:29092:29092") {
+		t.Errorf("Kafka has no host listener on localhost:29092: %q %v", k["KAFKA_ADVERTISED_LISTENERS"], c.Services["kafka"].Ports)
 	}
 }
