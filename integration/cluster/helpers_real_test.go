@@ -169,13 +169,7 @@ func startRMSidecar(t *testing.T, name string, args ...string) *proc {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = f, f
-	// rmsidecar rejects RMSIDECAR_* variables that are not config keys,
-	// such as the harness's RMSIDECAR_CLUSTER_FILE.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "RMSIDECAR_CLUSTER_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
+	cmd.Env = childEnv()
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		t.Fatalf("start %s: %v", name, err)
@@ -195,6 +189,18 @@ func startRMSidecar(t *testing.T, name string, args ...string) *proc {
 		}
 	})
 	return p
+}
+
+// childEnv is the environment for an rmsidecar process: rmsidecar rejects RMSIDECAR_*
+// variables that are not config keys, such as the harness's RMSIDECAR_CLUSTER_FILE.
+func childEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "RMSIDECAR_CLUSTER_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // stop sends SIGTERM and waits; a process that exits non-zero is an error.
