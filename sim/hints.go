@@ -175,11 +175,11 @@ func (s *sim) jobByApp(app string) *job {
 
 func (s *sim) jobAt(num, app string) *job {
 	k, err := strconv.Atoi(num)
-	if err != nil || k < 1 || k > len(s.jobs) {
+	if err != nil || k < 1 || k > len(s.jobByIdx) {
 		return nil
 	}
-	j := s.jobs[k-1]
-	if app != "" && j.id != app {
+	j := s.jobByIdx[k-1]
+	if j == nil || app != "" && j.id != app {
 		return nil
 	}
 	return j

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -118,5 +119,32 @@ workload:
 	a, b := s.queueBy["a"].running, s.queueBy["b"].running
 	if a+b != 32 || b < 23 || b > 25 {
 		t.Fatalf("running a=%d b=%d of 32 containers, want about 8:24", a, b)
+	}
+}
+
+// TestHintsFindJobsListedOutOfSubmitOrder: application ids follow the
+// scenario's job order, submission follows submit_s. A task-targeted hint for
+// a job listed first but submitted second must find that job's task (it
+// found the other job's, or none, so every speculate hint for it was lost).
+func TestHintsFindJobsListedOutOfSubmitOrder(t *testing.T) {
+	sc := mustParse(t, `
+cluster: {nodes: [{count: 2, vcores: 4, memory_mb: 8192}]}
+workload:
+  jobs:
+    - {name: late, type: sort, submit_s: 50, maps: 3, reduces: 1, map_s_per_block: 10}
+    - {name: early, type: sort, submit_s: 0, maps: 5, reduces: 1, map_s_per_block: 10}
+`)
+	s, err := newSim(sc, "none", Options{Registry: testRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.submit(1) // "early", submitted first
+	s.submit(0)
+	for idx, name := range []string{"late", "early"} {
+		id := fmt.Sprintf("task_%d_%04d_m_000002", clusterTS, idx+1)
+		tk := s.taskByID(id)
+		if tk == nil || tk.id != id || tk.job.spec.Name != name {
+			t.Errorf("%s: task %s not found in job %q", name, id, name)
+		}
 	}
 }

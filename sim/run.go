@@ -139,7 +139,11 @@ type sim struct {
 	nodeBy map[string]*node
 	net    network
 
-	jobs     []*job
+	jobs []*job
+	// jobByIdx is jobs by scenario index (the application id's sequence
+	// number - 1); nil until submitted. jobs is in submission order, which
+	// differs when the scenario does not list jobs by submit time.
+	jobByIdx []*job
 	queues   []*queueState
 	queueBy  map[string]*queueState
 	attempts []*attempt
@@ -440,6 +444,10 @@ func (s *sim) emitHeartbeat(n *node) {
 func (s *sim) submit(i int) {
 	j := s.buildJob(i, &s.sc.Jobs[i])
 	s.jobs = append(s.jobs, j)
+	if s.jobByIdx == nil {
+		s.jobByIdx = make([]*job, len(s.sc.Jobs))
+	}
+	s.jobByIdx[i] = j
 	s.submitted++
 	s.activeJobs++
 	q := s.queueBy[j.spec.Queue]

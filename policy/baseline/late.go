@@ -143,7 +143,7 @@ func (p *LATE) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 		avgPR := sumPR / float64(len(prs))
 		for i, at := range g.Attempts {
 			t := at.Task
-			if at.Speculative || HasRunningCopy(t) || p.proposals.Recent(Key(t), now, p.cfg.ReproposeMS) ||
+			if at.Speculative || HasRunningCopy(t) || WaitsForMaps(at) || p.proposals.Recent(Key(t), now, p.cfg.ReproposeMS) ||
 				Elapsed(at, now) < p.cfg.MinRuntimeMS || !(prs[i] < slowTask) {
 				continue
 			}

@@ -47,6 +47,20 @@ func lastMapStraggler(b *clustertest.Builder) {
 	startAt(b, "j", "m0", events.Map, "n1", now-90_000, 0.25, "map", 0.25)
 }
 
+// reducersWaitingForMaps: map m0 of job j still runs (30 s in); reducer r1 has copied for
+// 200 s at 10 % while r2..r4, started later, are at 30 %. n2 has a free slot.
+func reducersWaitingForMaps(b *clustertest.Builder) {
+	b.Node("n1", "r1", 8, 16384, 8, 0)
+	b.Node("n2", "r1", 8, 16384, 7, 0)
+	b.Node("n3", "r1", 8, 16384, 8, 0)
+	b.App("j", "sort", 1, 4)
+	startAt(b, "j", "m0", events.Map, "n1", now-30_000, 0.5, "map", 0.5)
+	startAt(b, "j", "r1", events.Reduce, "n3", now-200_000, 0.1, "shuffle", 0.3)
+	for _, id := range []string{"r2", "r3", "r4"} {
+		startAt(b, "j", id, events.Reduce, "n2", now-100_000, 0.3, "shuffle", 0.9)
+	}
+}
+
 // doneOn records a finished task of another app on node (LATE's node score).
 func doneOn(b *clustertest.Builder, node, task string) {
 	b.App("old", "sort", 4, 0)
@@ -90,6 +104,11 @@ func TestLATE(t *testing.T) {
 			lastMapStraggler(b)
 			b.Progress("m0_0", 0.9, "map", 0.9) // 90 % in 90 s: faster than the finished maps
 		}, nil},
+		{"a reduce copying while its job's maps still run is left alone (its rate is the maps')", nil, reducersWaitingForMaps, nil},
+		{"the same reduces once the maps are done: the slow one is backed up", nil, func(b *clustertest.Builder) {
+			reducersWaitingForMaps(b)
+			b.Finish("m0_0", events.StateSucceeded, nil)
+		}, []want{{"r1", "n2", -1}}},
 		{"a task with a running copy is not speculated again", nil, func(b *clustertest.Builder) {
 			lateReducers(b)
 			b.Start("j", "r1", events.Reduce, "r1_1", "n3", true)

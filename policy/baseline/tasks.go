@@ -103,6 +103,19 @@ func GroupByJob(running []*cluster.Attempt) []*Group {
 	return out
 }
 
+// WaitsForMaps reports a reduce attempt still copying while its job has maps
+// pending or running: its progress rate is the slowest map's, not its own,
+// and a backup would wait for the same maps. Speculating it spends the
+// backup budget (and containers) the straggling map needs.
+func WaitsForMaps(at *cluster.Attempt) bool {
+	t := at.Task
+	if t.Kind != events.Reduce || (at.Phase != events.PhaseShuffle && at.Phase != "") {
+		return false
+	}
+	maps := t.App.Count[events.Map]
+	return maps.Pending > 0 || maps.Running > 0
+}
+
 // Key identifies a task across apps.
 func Key(t *cluster.Task) string { return t.App.ID + "/" + t.ID }
 

@@ -158,7 +158,7 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		if !(e.pr < (1-p.cfg.STaC)*p.slowTaskAPR(g)) { // eq. 6
 			continue
 		}
-		if e.at.Speculative || baseline.HasRunningCopy(t) ||
+		if e.at.Speculative || baseline.HasRunningCopy(t) || baseline.WaitsForMaps(e.at) ||
 			g.app.Count[e.kind].Pending > 0 || // new tasks first (Fig. 4)
 			p.proposals.Recent(baseline.Key(t), now, p.cfg.ReproposeMS) {
 			continue

@@ -357,3 +357,30 @@ func TestLastMapStragglerAgainstFinishedSiblings(t *testing.T) {
 		})
 	}
 }
+
+// TestReduceWaitingForMapsNotSpeculated: a reducer copying while its job's
+// maps still run progresses at the maps' pace; a backup would wait for the
+// same maps. Once the maps are done, the slow reducer is backed up.
+func TestReduceWaitingForMapsNotSpeculated(t *testing.T) {
+	setup := func(b *clustertest.Builder) {
+		b.Node("n1", "r1", 8, 16384, 8, 0)
+		b.Node("n2", "r1", 8, 16384, 7, 0)
+		b.Node("n3", "r1", 8, 16384, 8, 0)
+		b.App("j", "sort", 1, 4)
+		startAt(b, "j", "m0", events.Map, "n1", now-30_000, 0.5, "map", 0.5)
+		startAt(b, "j", "r1", events.Reduce, "n3", now-200_000, 0.1, "shuffle", 0.3)
+		for _, id := range []string{"r2", "r3", "r4"} {
+			startAt(b, "j", id, events.Reduce, "n2", now-100_000, 0.3, "shuffle", 0.9)
+		}
+	}
+	b := clustertest.New(now)
+	setup(b)
+	spec, _ := speculate(t, newSAMR(t, nil, nil), b)
+	check(t, spec, nil)
+
+	b = clustertest.New(now)
+	setup(b)
+	b.Finish("m0_0", events.StateSucceeded, nil)
+	spec, _ = speculate(t, newSAMR(t, nil, nil), b)
+	check(t, spec, []want{{"r1", "n2", -1}})
+}
