@@ -8,7 +8,7 @@ MOCKGEN_VERSION     := v0.6.0
 FUZZTIME      ?= 30s
 PKGS          := ./...
 
-.PHONY: tidy-check all build yarn-plugin test-plugins test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning paper-dynamicmr paper-tmar paper-speculation demo sim-demo docker-config-check clean tools
+.PHONY: tidy-check all build yarn-plugin test-plugins test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning paper-dynamicmr paper-tmar paper-speculation speculation-sweep demo sim-demo docker-config-check clean tools
 
 all: build yarn-plugin
 
@@ -69,6 +69,9 @@ paper-learning: ## learning scheduler: each claim of Dhok & Varma beside the mea
 
 paper-speculation: ## SAMR, ERUL, MCP/exMCP, SEPB: each claim beside the measured number, per-stack backups and waste (SEEDS=5)
 	$(GO) run ./scripts/paper-speculation -seeds $(or $(SEEDS),5)
+
+speculation-sweep: ## LATE, SAMR, ERUL, exMCP vs none and stock YARN on N random heterogeneous scenarios (N=100; worst cases saved in out/sweep-worst)
+	$(GO) run ./scripts/speculation-sweep -n $(or $(N),100) -csv out/sweep.csv -save-worst out/sweep-worst
 
 paper-tmar: ## TMaR: each claim of Jeddi & Fazlossadat beside the measured number (SEEDS=3)
 	$(GO) run ./scripts/paper-tmar -seeds $(or $(SEEDS),3)
