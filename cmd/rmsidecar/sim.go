@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -27,6 +30,7 @@ type simOptions struct {
 	nodes      int
 	parallel   int
 	quiet      bool
+	seeds      int
 }
 
 func newSimCmd(a *app) *cobra.Command {
@@ -49,12 +53,17 @@ Each policy reads its settings from the scenario's policy_args.<name>, else from
 the --config file's policies.<name> (the way to configure a --trace run), else
 its defaults (docs/policies.md).
 
-The same scenario and --seed give byte-identical results.json. --emit-events
+The same scenario and --seed give byte-identical results.json. --seeds N runs
+N seeds (in parallel) and adds a summary: every metric as mean ± 95% confidence
+interval, and each stack's change against yarn (else the first stack) paired by
+seed, marked * where the interval crosses 0 (report/seeds.txt, results.json
+seed_stats). --emit-events
 writes the first stack's events (events v1 JSONL), so a simulated run can be
 replayed into the live sidecar.`,
 		Example: `  rmsidecar sim --scenario scenarios/samr-sort.yaml --policies none,naive,late,yarn,samr --out out/samr-sort
   rmsidecar sim --trace swim:testdata/traces/SWIM_FB-2009_samples_24_times_1hr_0_first50jobs.tsv --nodes 50 --policies yarn
-  rmsidecar sim --trace rumen:testdata/traces/rumen-2jobs2min.json --policies yarn --emit-events out/rumen.jsonl`,
+  rmsidecar sim --trace rumen:testdata/traces/rumen-2jobs2min.json --policies yarn --emit-events out/rumen.jsonl
+  rmsidecar sim --scenario scenarios/sepb-batch-5.yaml --policies late,late+sepb --seeds 10 --parallel 0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, a, o) },
 	}
@@ -66,7 +75,8 @@ replayed into the live sidecar.`,
 	f.StringVar(&o.out, "out", "out", "output directory for results.json and report/")
 	f.StringVar(&o.emitEvents, "emit-events", "", "write the first stack's events to this JSONL file")
 	f.IntVar(&o.nodes, "nodes", 0, "cluster size for --trace (default 600, the FB-2009 cluster)")
-	f.IntVar(&o.parallel, "parallel", 1, "stacks simulated at once (results do not depend on it)")
+	f.IntVar(&o.parallel, "parallel", 1, "stacks simulated at once; with --seeds, seeds at once (0: one per CPU); results do not depend on it")
+	f.IntVar(&o.seeds, "seeds", 1, "simulate seeds SEED..SEED+N-1 and report every metric as mean ± 95% CI, changes vs the baseline (yarn, else the first stack) paired by seed")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bar and no table on stdout")
 	cmd.MarkFlagsMutuallyExclusive("scenario", "trace")
 	cmd.MarkFlagsOneRequired("scenario", "trace")
@@ -156,6 +166,15 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 			bar.Set(sum)
 		}
 	}
+	if o.seeds < 1 {
+		return badInput("--seeds: must be >= 1, got %d", o.seeds)
+	}
+	if o.seeds > 1 {
+		if bar != nil {
+			bar.Finish() // the seeds' own progress line follows
+		}
+		return runSeeds(ctx, a, o, sc, stacks, opts)
+	}
 	res, err := sim.Simulate(ctx, sc, stacks, opts)
 	if bar != nil {
 		bar.Finish()
@@ -174,6 +193,79 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 			return err
 		}
 		fmt.Fprintf(a.io.out, "\nwrote %s and %s/\n", filepath.Join(o.out, report.ResultsFile), filepath.Join(o.out, report.ReportDir))
+	}
+	return nil
+}
+
+// runSeeds simulates the scenario with seeds sc.Seed .. sc.Seed+N-1, at most
+// --parallel (default: the CPUs) at once, and reports every metric as mean ±
+// 95 % CI with the change against the baseline paired by seed. The first
+// seed's runs are results.json's runs (and its report), the summary is
+// results.json's seed_stats and report/seeds.txt.
+func runSeeds(ctx context.Context, a *app, o simOptions, sc *sim.Scenario, stacks []string, opts sim.Options) error {
+	workers := o.parallel
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	opts.Parallel, opts.Progress = 1, nil
+	first := sc.Seed
+	perSeed := make([]report.Results, o.seeds)
+	errs := make([]error, o.seeds)
+	var bar *report.Progress
+	if !o.quiet {
+		bar = report.NewProgress(a.io.err, o.seeds, isTerminal(a.io.err)).WithUnit("seeds")
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for i := range o.seeds {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c := *sc
+			c.Seed = first + uint64(i)
+			o := opts
+			if i > 0 {
+				o.Events = nil // --emit-events: the first seed's first stack
+			}
+			perSeed[i], errs[i] = sim.Simulate(ctx, &c, stacks, o)
+			if bar != nil {
+				bar.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
+	for i, err := range errs {
+		if err != nil {
+			if errors.Is(err, ctx.Err()) {
+				return fmt.Errorf("simulation interrupted: %w", err)
+			}
+			return fmt.Errorf("simulate seed %d: %w", first+uint64(i), err)
+		}
+	}
+	stats := report.Summarize(perSeed)
+	res := perSeed[0]
+	res.SeedStats = &stats
+	if err := report.Write(o.out, res); err != nil {
+		return fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	var table bytes.Buffer
+	if err := report.WriteSeedTable(&table, res.Scenario, stats); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.out, report.ReportDir, "seeds.txt"), table.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	if !o.quiet {
+		if _, err := a.io.out.Write(table.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.io.out, "\nwrote %s (seed_stats; runs of seed %d) and %s/\n", filepath.Join(o.out, report.ResultsFile), first,
+			filepath.Join(o.out, report.ReportDir))
 	}
 	return nil
 }

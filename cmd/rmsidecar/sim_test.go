@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rmsidecar/rmsidecar/sim/report"
 )
 
 func TestSimBadInputExitsTwo(t *testing.T) {
@@ -33,5 +35,38 @@ func TestSimBadInputExitsTwo(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 containing %q", code, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// TestSimSeeds: --seeds N writes the first seed's runs plus a summary over
+// the N seeds, the same whatever --parallel is.
+func TestSimSeeds(t *testing.T) {
+	var outs []string
+	for _, par := range []string{"1", "0"} {
+		dir := t.TempDir()
+		code, stdout, stderr := run(t, "sim", "--scenario", "../../scenarios/samr-sort.yaml", "--policies", "none,yarn",
+			"--seeds", "3", "--parallel", par, "--out", dir, "--quiet")
+		if code != 0 {
+			t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+		}
+		res, err := report.ReadFile(filepath.Join(dir, "results.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := res.SeedStats
+		if st == nil || len(st.Seeds) != 3 || st.Seeds[0] != res.Seed || st.Baseline != "yarn" || len(st.Stacks) != 2 || st.Stacks[0].N != 3 {
+			t.Fatalf("seed_stats = %+v", st)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "report", "seeds.txt"))
+		if err != nil || !strings.Contains(string(b), "3 seeds") {
+			t.Fatalf("seeds.txt: %v\n%s", err, b)
+		}
+		outs = append(outs, string(b))
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("--parallel changed the summary:\n%s\n%s", outs[0], outs[1])
+	}
+	if code, _, stderr := run(t, "sim", "--scenario", "../../scenarios/samr-sort.yaml", "--seeds", "0"); code != exitBadUse || !strings.Contains(stderr, "--seeds") {
+		t.Errorf("--seeds 0: exit %d %s", code, stderr)
 	}
 }

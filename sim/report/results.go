@@ -9,6 +9,9 @@ type Results struct {
 	Scenario string `json:"scenario"`
 	Seed     uint64 `json:"seed"`
 	Runs     []Run  `json:"runs"`
+	// SeedStats, with `sim --seeds N`, summarizes the runs of N seeds (Runs
+	// are the first seed's). An extension of the contract.
+	SeedStats *SeedStats `json:"seed_stats,omitempty"`
 }
 
 // Locality is the share of map attempts launched at each locality level.
