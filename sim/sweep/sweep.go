@@ -22,6 +22,11 @@ import (
 // the references.
 var Stacks = []string{"none", "yarn", "late", "samr", "erul", "exmcp"}
 
+// MaxWastedShare is the stated bound on a speculation stack's waste: the
+// container-seconds of backups that lost, as a share of the cluster's
+// container-seconds during the run, averaged over a sweep's scenarios.
+const MaxWastedShare = 0.05
+
 // Bounds limit what Generate draws.
 type Bounds struct {
 	MinNodes, MaxNodes int

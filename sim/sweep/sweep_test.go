@@ -45,7 +45,9 @@ func TestGenerateIsDeterministicAndInBounds(t *testing.T) {
 // (the full one: make speculation-sweep). On 12 scenarios of up to 60 nodes:
 // the paper policies beat no speculation and stock YARN on average, and no
 // stack is more than 2 % behind no speculation on makespan or mean job time
-// in any of them (the full sweep, where a few scenarios are: docs/policies.md).
+// in any of them (the full sweep, where a few scenarios are: docs/policies.md),
+// and backups that lose waste at most MaxWastedShare of the cluster's
+// container time.
 func TestSweepSample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates 72 runs")
@@ -64,6 +66,9 @@ func TestSweepSample(t *testing.T) {
 	for _, s := range sums {
 		if s.Stack == "none" {
 			continue
+		}
+		if s.WastedShare > MaxWastedShare {
+			t.Errorf("%s: backups wasted %.2f %% of the container time, bound %.0f %%", s.Stack, 100*s.WastedShare, 100*MaxWastedShare)
 		}
 		if s.Over2Pct > 0 {
 			t.Errorf("%s: more than 2 %% behind no speculation in %d scenarios (worst: %d)", s.Stack, s.Over2Pct, s.WorstSeed)
