@@ -36,6 +36,7 @@ func badInput(format string, args ...any) error {
 type app struct {
 	io         stdio
 	env        []string
+	args       []string // the command line after the program name
 	configFile string
 	logLevel   string
 	logFormat  string
@@ -120,7 +121,7 @@ variables < flags. Exit codes: 0 ok, 1 runtime failure, 2 bad input or config.`,
 
 // execute runs the command line and maps errors to exit codes.
 func execute(ctx context.Context, args []string, io stdio, env []string) int {
-	a := &app{io: io, env: env}
+	a := &app{io: io, env: env, args: args}
 	root := newRootCmd(a)
 	a.cmd = root
 	root.SetArgs(args)

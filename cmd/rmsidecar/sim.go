@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -31,6 +33,7 @@ type simOptions struct {
 	parallel   int
 	quiet      bool
 	seeds      int
+	args       []string // the command line, for results.json's meta
 }
 
 func newSimCmd(a *app) *cobra.Command {
@@ -65,7 +68,10 @@ replayed into the live sidecar.`,
   rmsidecar sim --trace rumen:testdata/traces/rumen-2jobs2min.json --policies yarn --emit-events out/rumen.jsonl
   rmsidecar sim --scenario scenarios/sepb-batch-5.yaml --policies late,late+sepb --seeds 10 --parallel 0`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, a, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.args = a.args
+			return runSim(cmd, a, o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "scenario YAML file")
@@ -185,6 +191,10 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 		}
 		return fmt.Errorf("simulate: %w", err)
 	}
+	res.Meta, err = simMeta(o, sc, stacks, []uint64{sc.Seed})
+	if err != nil {
+		return err
+	}
 	if err := report.Write(o.out, res); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
@@ -250,6 +260,11 @@ func runSeeds(ctx context.Context, a *app, o simOptions, sc *sim.Scenario, stack
 	stats := report.Summarize(perSeed)
 	res := perSeed[0]
 	res.SeedStats = &stats
+	meta, err := simMeta(o, sc, stacks, stats.Seeds)
+	if err != nil {
+		return err
+	}
+	res.Meta = meta
 	if err := report.Write(o.out, res); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
@@ -268,4 +283,44 @@ func runSeeds(ctx context.Context, a *app, o simOptions, sc *sim.Scenario, stack
 			filepath.Join(o.out, report.ReportDir))
 	}
 	return nil
+}
+
+// simMeta is results.json's provenance: version, arguments, the input's
+// digest, cluster size and seeds.
+func simMeta(o simOptions, sc *sim.Scenario, stacks []string, seeds []uint64) (*report.Meta, error) {
+	input := o.scenario
+	if input == "" {
+		_, input, _ = strings.Cut(o.trace, ":")
+	}
+	data, err := os.ReadFile(input)
+	if err != nil {
+		return nil, fmt.Errorf("digest of %s: %w", input, err)
+	}
+	nodes := 0
+	for _, g := range sc.Cluster.Nodes {
+		nodes += g.Count
+	}
+	sum := sha256.Sum256(data)
+	return &report.Meta{Version: buildVersion(), Args: resultArgs(o.args), Input: input, Digest: hex.EncodeToString(sum[:]),
+		Nodes: nodes, Seeds: seeds, Stacks: stacks}, nil
+}
+
+// resultArgs drops the flags that do not change the results (where they are
+// written, how fast, how chatty), so the same run gives the same file.
+func resultArgs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(args[i], "=")
+		switch name {
+		case "--out", "--parallel", "--emit-events":
+			if !hasValue {
+				i++ // the value is the next argument
+			}
+			continue
+		case "--quiet":
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }

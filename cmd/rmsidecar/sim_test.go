@@ -70,3 +70,34 @@ func TestSimSeeds(t *testing.T) {
 		t.Errorf("--seeds 0: exit %d %s", code, stderr)
 	}
 }
+
+// TestSimResultsMeta: results.json says which binary, arguments, input
+// (with its digest), cluster size and seeds made it; where it was written
+// and how fast do not change it.
+func TestSimResultsMeta(t *testing.T) {
+	var files [][]byte
+	for i, extra := range [][]string{{"--parallel", "1"}, {"--parallel=2", "--quiet"}} {
+		dir := t.TempDir()
+		args := append([]string{"sim", "--scenario", "../../scenarios/samr-sort.yaml", "--policies", "none,yarn", "--out", dir}, extra...)
+		if code, _, stderr := run(t, args...); code != 0 {
+			t.Fatalf("run %d: %s", i, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, b)
+		res, err := report.ReadFile(filepath.Join(dir, "results.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Meta
+		if m == nil || m.Version == "" || m.Input != "../../scenarios/samr-sort.yaml" || len(m.Digest) != 64 || m.Nodes != 8 ||
+			len(m.Seeds) != 1 || strings.Join(m.Args, " ") != "sim --scenario ../../scenarios/samr-sort.yaml --policies none,yarn" {
+			t.Fatalf("meta = %+v", m)
+		}
+	}
+	if string(files[0]) != string(files[1]) {
+		t.Error("results.json differs between two runs that differ only in --out, --parallel and --quiet")
+	}
+}

@@ -12,6 +12,20 @@ type Results struct {
 	// SeedStats, with `sim --seeds N`, summarizes the runs of N seeds (Runs
 	// are the first seed's). An extension of the contract.
 	SeedStats *SeedStats `json:"seed_stats,omitempty"`
+	// Meta says what produced the file, so a figure can be traced back to
+	// its binary, command and input. An extension of the contract.
+	Meta *Meta `json:"meta,omitempty"`
+}
+
+// Meta is the provenance of a results.json.
+type Meta struct {
+	Version string   `json:"version"`          // rmsidecar version (a tag or VCS revision)
+	Args    []string `json:"args"`             // the command line after the program name
+	Input   string   `json:"input"`            // scenario or trace file
+	Digest  string   `json:"sha256"`           // of the input file's bytes
+	Nodes   int      `json:"nodes"`            // simulated cluster size
+	Seeds   []uint64 `json:"seeds"`            // the seeds simulated
+	Stacks  []string `json:"stacks,omitempty"` // in run order
 }
 
 // Locality is the share of map attempts launched at each locality level.
