@@ -90,6 +90,7 @@ func (s *sim) results() report.Run {
 	}
 	r.MeanJCTS = sum / float64(len(jcts))
 	sort.Float64s(jcts)
+	r.P50JCTS = jcts[max(0, int(math.Ceil(0.5*float64(len(jcts))))-1)] // nearest rank, as p95
 	r.P95JCTS = jcts[max(0, int(math.Ceil(0.95*float64(len(jcts))))-1)]
 	if sumX2 > 0 {
 		r.Jain = sumX * sumX / (float64(len(jcts)) * sumX2)

@@ -9,7 +9,7 @@ import (
 
 // runsCSVHeader: one row per run; the names follow results.json.
 var runsCSVHeader = []string{
-	"policy", "makespan_s", "rel_makespan", "mean_jct_s", "p95_jct_s",
+	"policy", "makespan_s", "rel_makespan", "mean_jct_s", "p50_jct_s", "p95_jct_s",
 	"locality_node", "locality_rack", "locality_off",
 	"spec_launched", "spec_won", "spec_wasted_s",
 	"cross_rack_shuffle_bytes", "utilization", "jain", "energy_kwh",
@@ -30,7 +30,7 @@ func WriteRunsCSV(w io.Writer, res Results) error {
 			rel = num(v)
 		}
 		rec := []string{
-			r.Policy, num(r.MakespanS), rel, num(r.MeanJCTS), num(r.P95JCTS),
+			r.Policy, num(r.MakespanS), rel, num(r.MeanJCTS), num(r.P50JCTS), num(r.P95JCTS),
 			num(r.Locality.Node), num(r.Locality.Rack), num(r.Locality.Off),
 			strconv.Itoa(r.Spec.Launched), strconv.Itoa(r.Spec.Won), num(r.Spec.WastedS),
 			strconv.FormatInt(r.CrossRackShuffleBytes, 10), num(r.Utilization), num(r.Jain), num(r.EnergyKWh),

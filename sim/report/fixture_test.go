@@ -36,18 +36,18 @@ func fixture() Results {
 		Seed:     7,
 		Runs: []Run{
 			{
-				Policy: "none", MakespanS: 1700.5, MeanJCTS: 361.2, P95JCTS: 1500,
+				Policy: "none", MakespanS: 1700.5, MeanJCTS: 361.2, P50JCTS: 240, P95JCTS: 1500,
 				Locality: Locality{Node: 0.62, Rack: 0.3, Off: 0.08}, CrossRackShuffleBytes: 12_500_000_000,
 				Utilization: 0.553, Jain: 0.81234, EnergyKWh: 3.25, Jobs: jobs(1), Timeline: timeline(8, 40), Events: 120000,
 			},
 			{
-				Policy: "yarn", MakespanS: 1620, MeanJCTS: 320.75, P95JCTS: 1320,
+				Policy: "yarn", MakespanS: 1620, MeanJCTS: 320.75, P50JCTS: 210.5, P95JCTS: 1320,
 				Locality: Locality{Node: 0.71, Rack: 0.25, Off: 0.04}, Spec: Spec{Launched: 14, Won: 6, WastedS: 412.5},
 				CrossRackShuffleBytes: 11_000_000_000, Utilization: 0.581, Jain: 0.84, EnergyKWh: 3.1,
 				Jobs: jobs(0.9), Timeline: timeline(12, 36), Events: 118000, Hints: map[string]int{"speculate": 14, "kill": 8}, Killed: 8,
 			},
 			{
-				Policy: "dhsa-pi+sepb+samr", MakespanS: 1404.25, MeanJCTS: 280, P95JCTS: 1111.1,
+				Policy: "dhsa-pi+sepb+samr", MakespanS: 1404.25, MeanJCTS: 280, P50JCTS: 190, P95JCTS: 1111.1,
 				Locality: Locality{Node: 0.8, Rack: 0.18, Off: 0.02}, Spec: Spec{Launched: 9, Won: 7, WastedS: 95},
 				CrossRackShuffleBytes: 9_000_000_000, Utilization: 0.66, Jain: 0.9, EnergyKWh: 2.8,
 				Jobs: jobs(0.75), Events: 101000, Extra: map[string]float64{"ratio_hints": 31},

@@ -68,6 +68,7 @@ type Run struct {
 	Policy                string   `json:"policy"`
 	MakespanS             float64  `json:"makespan_s"`
 	MeanJCTS              float64  `json:"mean_jct_s"`
+	P50JCTS               float64  `json:"p50_jct_s,omitempty"` // extension: median job completion time
 	P95JCTS               float64  `json:"p95_jct_s"`
 	Locality              Locality `json:"locality"`
 	Spec                  Spec     `json:"spec"`

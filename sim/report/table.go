@@ -10,7 +10,7 @@ import (
 
 // tableColumns are the summary's columns; the "vs <baseline>" column is
 // added after makespan when there is more than one run.
-var tableColumns = []string{"policy", "makespan s", "mean JCT s", "p95 JCT s", "node-local", "spec", "won", "wasted s", "x-rack GB", "util", "Jain", "energy kWh"}
+var tableColumns = []string{"policy", "makespan s", "mean JCT s", "p50 JCT s", "p95 JCT s", "node-local", "spec", "won", "wasted s", "x-rack GB", "util", "Jain", "energy kWh"}
 
 // summaryRows is the table as strings, shared by the text table and the
 // HTML report so both always show the same figures.
@@ -36,7 +36,7 @@ func summaryRows(res Results) (header []string, rows [][]string) {
 			}
 		}
 		row = append(row,
-			f1(r.MeanJCTS), f1(r.P95JCTS),
+			f1(r.MeanJCTS), f1(r.P50JCTS), f1(r.P95JCTS),
 			pct(r.Locality.Node),
 			strconv.Itoa(r.Spec.Launched), strconv.Itoa(r.Spec.Won), fmt.Sprintf("%.0f", r.Spec.WastedS),
 			fmt.Sprintf("%.2f", float64(r.CrossRackShuffleBytes)/1e9),
