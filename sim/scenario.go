@@ -380,7 +380,8 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		for _, g := range sc.Cluster.Nodes {
 			nodes += g.Count
 		}
-		jobs, err := readTrace(tr.format, path, nodes, int64(sc.Cluster.HDFS.BlockMB)<<20, tr.limit)
+		jobs, err := readTraceOpts(tr.format, path, TraceOptions{Nodes: nodes, TraceNodes: tr.traceNodes, FromS: tr.fromS,
+			ToS: tr.toS, LimitJobs: tr.limit}, int64(sc.Cluster.HDFS.BlockMB)<<20)
 		if err != nil {
 			return nil, &ScenarioError{File: name, Line: tr.line, Key: "workload.trace", Msg: err.Error()}
 		}
@@ -396,6 +397,8 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 type traceRef struct {
 	format, path string
 	limit, line  int
+	traceNodes   int
+	fromS, toS   float64
 }
 
 func readCluster(d *ydec, n *yaml.Node, c *Cluster) {
@@ -548,6 +551,9 @@ func readWorkload(d *ydec, n *yaml.Node, sc *Scenario) *traceRef {
 		t.str("format", &tr.format)
 		t.str("path", &tr.path)
 		t.int("limit_jobs", &tr.limit, nonNegative)
+		t.int("trace_nodes", &tr.traceNodes, nonNegative)
+		t.float("from_s", &tr.fromS, nonNegative)
+		t.float("to_s", &tr.toS, nonNegative)
 		if tr.format != "swim" && tr.format != "rumen" {
 			d.fail(t.get("format"), "workload.trace.format", "must be swim or rumen, got %q", tr.format)
 		}

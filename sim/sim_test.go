@@ -489,3 +489,48 @@ func TestScenarioTraceRelativePath(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTraceWindowAndOrigin: --window keeps the jobs submitted in [from, to)
+// shifted to 0; --trace-nodes scales bytes by nodes / trace nodes, so a
+// trace from a 3000-node cluster simulated on 600 nodes gets a fifth of the
+// input (at SWIM's 64 MB floor at least).
+func TestTraceWindowAndOrigin(t *testing.T) {
+	const day = "../testdata/traces/SWIM_FB-2009_samples_24_times_1hr_0.tsv"
+	full, err := ScenarioFromTrace("swim", day, 600, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, j := range full.Jobs {
+		if j.SubmitS >= 3600 && j.SubmitS < 7200 {
+			want++
+		}
+	}
+	hour, err := ScenarioFromTraceOptions("swim", day, TraceOptions{Nodes: 600, FromS: 3600, ToS: 7200}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hour.Jobs) != want || want == 0 {
+		t.Fatalf("window 3600:7200: %d jobs, want %d", len(hour.Jobs), want)
+	}
+	for _, j := range hour.Jobs {
+		if j.SubmitS < 0 || j.SubmitS >= 3600 {
+			t.Fatalf("job %s submitted at %v s, want within [0, 3600)", j.Name, j.SubmitS)
+		}
+	}
+	big, err := ScenarioFromTraceOptions("swim", day, TraceOptions{Nodes: 600, TraceNodes: 3000, FromS: 3600, ToS: 7200}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in600, in3000 int64
+	for i := range hour.Jobs {
+		in600 += hour.Jobs[i].InputBytes
+		in3000 += big.Jobs[i].InputBytes
+	}
+	if !(in3000 < in600/3) {
+		t.Errorf("input with trace nodes 3000: %d bytes, with 600: %d; want about a fifth", in3000, in600)
+	}
+	if _, err := ScenarioFromTraceOptions("swim", day, TraceOptions{FromS: 1e9}, 1); err == nil {
+		t.Error("an empty window must be an error")
+	}
+}

@@ -19,7 +19,43 @@ const (
 )
 
 // readTrace parses a SWIM or Rumen file into jobs.
+// TraceOptions shape a trace run.
+type TraceOptions struct {
+	// Nodes is the simulated cluster size (<= 0: 600 for SWIM, the recorded
+	// hosts for Rumen).
+	Nodes int
+	// TraceNodes is the size of the cluster the SWIM trace was recorded on
+	// (0: 600, FB-2009); bytes scale by Nodes / TraceNodes.
+	TraceNodes int
+	// FromS and ToS keep the jobs submitted in [FromS, ToS) seconds of the
+	// trace (ToS 0: to the end), shifted to start at 0.
+	FromS, ToS float64
+	// LimitJobs keeps the first jobs (0: all).
+	LimitJobs int
+}
+
+// submitWindow keeps the jobs submitted in [from, to) and shifts them to 0.
+func submitWindow(jobs []trace.Job, from, to float64) []trace.Job {
+	if from <= 0 && to <= 0 {
+		return jobs
+	}
+	out := jobs[:0]
+	for _, j := range jobs {
+		if j.SubmitS < from || to > 0 && j.SubmitS >= to {
+			continue
+		}
+		j.SubmitS -= from
+		out = append(out, j)
+	}
+	return out
+}
+
 func readTrace(format, path string, nodes int, blockBytes int64, limit int) ([]trace.Job, error) {
+	return readTraceOpts(format, path, TraceOptions{Nodes: nodes, LimitJobs: limit}, blockBytes)
+}
+
+func readTraceOpts(format, path string, o TraceOptions, blockBytes int64) ([]trace.Job, error) {
+	nodes, limit := o.Nodes, o.LimitJobs
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
@@ -28,7 +64,13 @@ func readTrace(format, path string, nodes int, blockBytes int64, limit int) ([]t
 	var jobs []trace.Job
 	switch format {
 	case "swim":
-		jobs, err = trace.ParseSWIM(f, trace.SWIMOptions{File: path, Nodes: nodes, BlockBytes: blockBytes, LimitJobs: limit})
+		// The window is applied before the job limit: SWIM's LimitJobs counts
+		// from the start of the file.
+		swimLimit := limit
+		if o.FromS > 0 || o.ToS > 0 {
+			swimLimit = 0
+		}
+		jobs, err = trace.ParseSWIM(f, trace.SWIMOptions{File: path, Nodes: nodes, TraceNodes: o.TraceNodes, BlockBytes: blockBytes, LimitJobs: swimLimit})
 	case "rumen":
 		jobs, err = trace.ParseRumen(f)
 		if err == nil && limit > 0 && len(jobs) > limit {
@@ -40,6 +82,13 @@ func readTrace(format, path string, nodes int, blockBytes int64, limit int) ([]t
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", path, err)
 	}
+	jobs = submitWindow(jobs, o.FromS, o.ToS)
+	if limit > 0 && len(jobs) > limit {
+		jobs = jobs[:limit]
+	}
+	if len(jobs) == 0 {
+		return nil, fmt.Errorf("trace %s: no job submitted in [%g, %g) s", path, o.FromS, o.ToS)
+	}
 	return jobs, nil
 }
 
@@ -49,6 +98,13 @@ func readTrace(format, path string, nodes int, blockBytes int64, limit int) ([]t
 // default YARN, network and HDFS settings, no stragglers. format is "swim"
 // or "rumen".
 func ScenarioFromTrace(format, path string, nodes int, seed uint64) (*Scenario, error) {
+	return ScenarioFromTraceOptions(format, path, TraceOptions{Nodes: nodes}, seed)
+}
+
+// ScenarioFromTraceOptions is ScenarioFromTrace with the trace's origin
+// cluster size, a time window and a job limit.
+func ScenarioFromTraceOptions(format, path string, o TraceOptions, seed uint64) (*Scenario, error) {
+	nodes := o.Nodes
 	if format == "" {
 		format = traceDefaultFormat
 	}
@@ -80,7 +136,8 @@ func ScenarioFromTrace(format, path string, nodes int, seed uint64) (*Scenario, 
 		},
 		YARN: YARN{NodeLocalDelay: -1, RackLocalDelay: -1},
 	}
-	jobs, err := readTrace(format, path, nodes, DefaultBlockMB<<20, 0)
+	o.Nodes = nodes
+	jobs, err := readTraceOpts(format, path, o, DefaultBlockMB<<20)
 	if err != nil {
 		return nil, err
 	}

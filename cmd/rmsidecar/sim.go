@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -33,6 +34,9 @@ type simOptions struct {
 	parallel   int
 	quiet      bool
 	seeds      int
+	traceNodes int
+	window     string
+	limitJobs  int
 	args       []string // the command line, for results.json's meta
 }
 
@@ -49,7 +53,7 @@ also printed on stdout.
 
 The workload is a scenario YAML (cluster, YARN settings, stragglers, jobs; see
 scenarios/ and docs/contract.md) or a trace: swim:FILE (SWIM TSV; bytes
-scaled by --nodes / 600 as SWIM does) or rumen:FILE (Rumen job history). A
+scaled by --nodes / --trace-nodes, 600 by default, as SWIM does) or rumen:FILE (Rumen job history). A
 trace runs on --nodes identical nodes (default 600).
 
 Each policy reads its settings from the scenario's policy_args.<name>, else from
@@ -82,6 +86,9 @@ replayed into the live sidecar.`,
 	f.StringVar(&o.emitEvents, "emit-events", "", "write the first stack's events to this JSONL file")
 	f.IntVar(&o.nodes, "nodes", 0, "cluster size for --trace (default 600, the FB-2009 cluster)")
 	f.IntVar(&o.parallel, "parallel", 1, "stacks simulated at once; with --seeds, seeds at once (0: one per CPU); results do not depend on it")
+	f.IntVar(&o.traceNodes, "trace-nodes", 0, "--trace swim: size of the cluster the trace was recorded on; bytes scale by --nodes / this (default 600, FB-2009; FB-2010 came from about 3000)")
+	f.StringVar(&o.window, "window", "", "--trace: keep the jobs submitted in FROM:TO seconds of the trace (e.g. 0:3600; TO empty: to the end), shifted to start at 0")
+	f.IntVar(&o.limitJobs, "limit-jobs", 0, "--trace: keep the first N jobs (after --window)")
 	f.IntVar(&o.seeds, "seeds", 1, "simulate seeds SEED..SEED+N-1 and report every metric as mean ± 95% CI, changes vs the baseline (yarn, else the first stack) paired by seed")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bar and no table on stdout")
 	cmd.MarkFlagsMutuallyExclusive("scenario", "trace")
@@ -118,8 +125,8 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 	var sc *sim.Scenario
 	switch {
 	case o.scenario != "":
-		if o.nodes != 0 {
-			return badInput("--nodes applies to --trace only; set the cluster in %s", o.scenario)
+		if o.nodes != 0 || o.traceNodes != 0 || o.window != "" || o.limitJobs != 0 {
+			return badInput("--nodes, --trace-nodes, --window and --limit-jobs apply to --trace only; set them in %s (cluster, workload.trace)", o.scenario)
 		}
 		if sc, err = sim.LoadScenario(o.scenario); err != nil {
 			return &inputError{err: err}
@@ -133,7 +140,20 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 		if seed == 0 {
 			seed = 1
 		}
-		if sc, err = sim.ScenarioFromTrace(format, path, o.nodes, seed); err != nil {
+		topts := sim.TraceOptions{Nodes: o.nodes, TraceNodes: o.traceNodes, LimitJobs: o.limitJobs}
+		if o.window != "" {
+			from, to, ok := strings.Cut(o.window, ":")
+			f, err1 := strconv.ParseFloat(strings.TrimSpace(from), 64)
+			t, err2 := strconv.ParseFloat(strings.TrimSpace(to), 64)
+			if to == "" {
+				t, err2 = 0, nil
+			}
+			if !ok || err1 != nil || err2 != nil || f < 0 || t < 0 || (t > 0 && t <= f) {
+				return badInput("--window %q: want FROM:TO seconds of the trace, FROM < TO (TO empty: to the end)", o.window)
+			}
+			topts.FromS, topts.ToS = f, t
+		}
+		if sc, err = sim.ScenarioFromTraceOptions(format, path, topts, seed); err != nil {
 			return &inputError{err: err}
 		}
 	}
