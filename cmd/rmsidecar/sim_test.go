@@ -23,7 +23,7 @@ func TestSimBadInputExitsTwo(t *testing.T) {
 		{"both workloads", []string{"sim", "--scenario", bad, "--trace", "swim:x"}, "none of the others can be"},
 		{"bad trace format", []string{"sim", "--trace", "csv:x", "--policies", "none"}, `--trace "csv:x": want swim:FILE or rumen:FILE`},
 		{"missing trace file", []string{"sim", "--trace", "swim:/nope.tsv", "--policies", "none"}, "/nope.tsv"},
-		{"nodes with scenario", []string{"sim", "--scenario", bad, "--nodes", "3", "--policies", "none"}, "--nodes applies to --trace only"},
+		{"nodes with scenario", []string{"sim", "--scenario", bad, "--nodes", "3", "--policies", "none"}, "--nodes, --trace-nodes, --window and --limit-jobs apply to --trace only"},
 		{"bad scenario names line and key", []string{"sim", "--scenario", bad, "--policies", "none"}, "bad.yaml:5"},
 		{"unknown policy", []string{"sim", "--trace", "swim:/nope.tsv", "--policies", "none,telepathy"}, "telepathy"},
 		{"bad policy setting in config", []string{"--config", badCfg, "sim", "--trace", "swim:/nope.tsv", "--policies", "tmar"}, "policies.tmar.alpha"},
