@@ -133,8 +133,13 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	}
 	var restoreTook time.Duration // loading, decoding and installing the checkpoint
 	eopts := engine.Options{TickMS: cfg.Engine.Tick.Milliseconds(), Log: o.Log, IDPrefix: s.instance + "-"}
+	// Finished apps leave the model after model.retain_finished: a live
+	// sidecar runs for weeks and must not hold every app it ever saw.
+	retain := cluster.WithRetention(cluster.Retention{AfterMS: cfg.Model.RetainFinished.Milliseconds(),
+		MaxFinished: cfg.Model.MaxFinished})
+	eopts.State = cluster.New(retain)
 	if ck != nil {
-		st, err := cluster.Restore(ck.Cluster)
+		st, err := cluster.Restore(ck.Cluster, retain)
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint in %s: %w", cfg.Profiles.Path, err)
 		}
