@@ -67,7 +67,9 @@ func (g *soakGen) step(k int) []events.Event {
 		id := k - s
 		app := "application_1700000000000_" + strconv.Itoa(id)
 		task := func(kind string, i int) string { return "task_" + app[12:] + "_" + kind + "_" + strconv.Itoa(i) }
-		attempt := func(kind string, i int) string { return "attempt_" + app[12:] + "_" + kind + "_" + strconv.Itoa(i) + "_0" }
+		attempt := func(kind string, i int) string {
+			return "attempt_" + app[12:] + "_" + kind + "_" + strconv.Itoa(i) + "_0"
+		}
 		node := func(i int) string { return g.node(id*7 + i) }
 		switch s {
 		case 0:
