@@ -421,8 +421,9 @@ func newQueue(limit int) *queue {
 	return &queue{limit: limit, byTarget: map[string]*entry{}, wake: make(chan struct{}, 1)}
 }
 
-// push queues h; it reports whether h replaced a queued hint, and the hint
-// dropped to make room, if any.
+// push queues h; it reports whether h and a queued (or in-flight) hint for
+// the same target were coalesced into the newer one, and the hint dropped to
+// make room, if any.
 func (q *queue) push(h policy.Hint, target string) (coalesced bool, dropped *policy.Hint) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -430,10 +431,18 @@ func (q *queue) push(h policy.Hint, target string) (coalesced bool, dropped *pol
 		return false, nil
 	}
 	if e := q.byTarget[target]; e != nil {
-		e.h = h
+		// The newer decision wins, whichever arrived last: a checkpoint's
+		// outbox dispatched after a restart must not replace what the
+		// engine decided since.
+		if h.TS >= e.h.TS {
+			e.h = h
+		}
 		return true, nil
 	}
 	if q.inflight != nil && q.inflight.target == target {
+		if h.TS < q.inflight.h.TS {
+			return true, nil // older than the one being delivered
+		}
 		q.inflight.replaced = true
 	}
 	if len(q.items)-q.head >= q.limit {

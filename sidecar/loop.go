@@ -257,6 +257,13 @@ func (l *Loop) Assigned(claims map[string][]int32) {
 	}
 }
 
+// isAssigned reports whether partitions were assigned once.
+func (l *Loop) isAssigned() bool {
+	l.claimMu.Lock()
+	defer l.claimMu.Unlock()
+	return l.assigned
+}
+
 // Claimed implements kafka.Feed.
 func (l *Loop) Claimed(tp kafka.TopicPartition, initial, highWater int64) {
 	l.claimMu.Lock()

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -285,4 +286,84 @@ func status(t *testing.T, addr, path string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// recordingRM is a ResourceManager writer that works and records the
+// containers it was asked to signal.
+type recordingRM struct {
+	mu         sync.Mutex
+	containers []string
+}
+
+func (r *recordingRM) SetNodeResource(context.Context, string, int, int) error { return nil }
+func (r *recordingRM) SetNodeClass(context.Context, string, bool, bool) error  { return nil }
+func (r *recordingRM) SetAppPriority(context.Context, string, int) error       { return nil }
+func (r *recordingRM) SignalContainer(_ context.Context, c string) error {
+	r.mu.Lock()
+	r.containers = append(r.containers, c)
+	r.mu.Unlock()
+	return nil
+}
+func (r *recordingRM) count() int { r.mu.Lock(); defer r.mu.Unlock(); return len(r.containers) }
+
+// TestOutboxDeliveredAfterRestart: hints the RM did not take before a stop
+// are in the final checkpoint and reach the RM after the restart, although
+// no new event arrives (at-least-once actuation without waiting for the RM).
+func TestOutboxDeliveredAfterRestart(t *testing.T) {
+	url, _ := badRM(t, "hangs")
+	cfg, err := config.Load("", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, cfg.Kafka.EventsTopic),
+		kfake.SeedTopics(1, cfg.Kafka.NodeTopic, cfg.Kafka.HintsTopic, cfg.Kafka.DeadLetterTopic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	cfg.Kafka.Brokers = kc.ListenAddrs()
+	cfg.Actuators.Enabled = []string{"rm"}
+	cfg.Actuators.Journal = filepath.Join(t.TempDir(), "j.jsonl")
+	cfg.Policies.Stack = "killer"
+	reg := policy.Registry{}
+	if err := reg.Register("killer", func(policy.Handle) (policy.Plugin, error) { return killer{}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	store := profiles.NewMemory()
+	defer store.Close()
+	run := func(rm actuate.RMWriter, until func(sc *Sidecar) bool, what string) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		sc, err := New(ctx, Options{Config: cfg, Registry: reg, Profiles: store, Log: zerolog.Nop(), RM: rm,
+			DeterministicTicks: true, HealthInterval: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- sc.Run(ctx) }()
+		waitFor(t, 20*time.Second, what, func() bool { return until(sc) })
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := kafka.NewProducer(kafka.Client{Brokers: cfg.Kafka.Brokers, Version: cfg.Kafka.Version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := kafka.ProduceLog(context.Background(), p, bytes.NewReader(recordedLog), kafka.ProduceOptions{Topic: cfg.Kafka.EventsTopic})
+	_ = p.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(rmWriter(t, url), func(sc *Sidecar) bool { return sc.Loop().Applied() >= uint64(st.Produced) },
+		"every event applied with the RM hanging")
+	ck, err := ProfileCheckpoints{Store: store}.Load(context.Background())
+	if err != nil || ck == nil || len(ck.Outbox) == 0 {
+		t.Fatalf("final checkpoint %v (err %v) keeps no undelivered hints", ck != nil, err)
+	}
+	want := len(ck.Outbox)
+	rm := &recordingRM{}
+	run(rm, func(*Sidecar) bool { return rm.count() >= want }, "the outbox delivered after the restart")
 }

@@ -195,7 +195,13 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	s.loop = NewLoop(eng, LoopOptions{QueueSize: cfg.Engine.QueueSize, IdleTick: idle, Checkpoints: ckpts,
 		Metrics: s.metrics, Log: o.Log, EventsTopic: cfg.Kafka.EventsTopic})
 	if ck != nil {
-		s.outbox = ck.Outbox
+		// Hints that expired (in event time) before the checkpoint are of
+		// no use any more.
+		for _, h := range ck.Outbox {
+			if h.ExpiresTS == 0 || h.ExpiresTS > eopts.State.Now() {
+				s.outbox = append(s.outbox, h)
+			}
+		}
 		s.loop.Resume(ck.Positions)
 		s.loop.Restored(restoreTook)
 	}
@@ -330,9 +336,7 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	}
 	go s.watchActuators(healthCtx)
 	if len(s.outbox) > 0 {
-		// Hints the last checkpoint covered but no actuator had delivered.
-		n, _ := s.disp.Dispatch(actCtx, s.outbox)
-		s.log.Info().Int("hints", n).Msg("re-dispatching the checkpoint's undelivered hints")
+		go s.redispatch(healthCtx, s.outbox)
 		s.outbox = nil
 	}
 
@@ -481,6 +485,28 @@ func probeBrokers(ctx context.Context, brokers []string, timeout time.Duration) 
 		return errors.New("no brokers configured")
 	}
 	return fmt.Errorf("no broker reachable: %w", errors.Join(errs...))
+}
+
+// redispatch hands the restored checkpoint's undelivered hints to the
+// dispatcher once partitions are assigned: before that this instance does not
+// know whether it leads, and a non-leader's dispatcher skips cluster-wide
+// hints.
+func (s *Sidecar) redispatch(ctx context.Context, hs []policy.Hint) {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for !s.loop.isAssigned() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+	n, err := s.disp.Dispatch(ctx, hs)
+	if err != nil {
+		s.log.Warn().Err(err).Msg("re-dispatching the checkpoint's undelivered hints")
+		return
+	}
+	s.log.Info().Int("hints", n).Msg("re-dispatched the checkpoint's undelivered hints")
 }
 
 // watchActuators copies the dispatcher's degraded actuators to readiness.
