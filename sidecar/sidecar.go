@@ -330,10 +330,10 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	s.loop.o.Sink = s.disp
 	actCtx, stopActs := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopActs()
-	s.disp.Start(actCtx)
 	for _, a := range acts {
-		s.metrics.Degraded(a.Name(), false) // the gauge exists from the start
+		s.metrics.Degraded(a.Name(), false) // the gauge exists from the start (before a worker can set it)
 	}
+	s.disp.Start(actCtx)
 	go s.watchActuators(healthCtx)
 	if len(s.outbox) > 0 {
 		go s.redispatch(healthCtx, s.outbox)

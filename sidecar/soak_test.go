@@ -145,7 +145,8 @@ func rssBytes() uint64 {
 //
 //	go test -run '^$' -bench BenchmarkSoak -benchtime=1x ./sidecar/
 //
-// SOAK_APPS overrides the app count (quick looks).
+// SOAK_APPS overrides the app count (quick looks); SOAK_NO_RETENTION=1 turns
+// retention off for comparison.
 func BenchmarkSoak(b *testing.B) {
 	apps := 1_000_000
 	if v, err := strconv.Atoi(os.Getenv("SOAK_APPS")); err == nil && v > 0 {
@@ -163,8 +164,11 @@ func BenchmarkSoak(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		st := cluster.New(cluster.WithRetention(cluster.Retention{AfterMS: cfg.Model.RetainFinished.Milliseconds(),
-			MaxFinished: cfg.Model.MaxFinished}))
+		retain := cluster.Retention{AfterMS: cfg.Model.RetainFinished.Milliseconds(), MaxFinished: cfg.Model.MaxFinished}
+		if os.Getenv("SOAK_NO_RETENTION") != "" {
+			retain = cluster.Retention{} // the model as it was: every app kept
+		}
+		st := cluster.New(cluster.WithRetention(retain))
 		eng := engine.New(stack, engine.Options{State: st, Log: zerolog.Nop()})
 		g := &soakGen{nodes: 10_000}
 		reg := g.register()
