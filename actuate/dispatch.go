@@ -147,7 +147,8 @@ func IsClusterWide(h *policy.Hint) bool {
 }
 
 // Start runs one worker per actuator until Close. ctx bounds retries: when
-// it is done, hints still failing are given up (and reported).
+// it is done, the hint being retried is given up (and reported) and the
+// workers stop, leaving the rest queued (see Pending).
 func (d *Dispatcher) Start(ctx context.Context) {
 	ctx, d.stop = context.WithCancel(ctx)
 	for _, w := range d.workers {
@@ -157,6 +158,13 @@ func (d *Dispatcher) Start(ctx context.Context) {
 			for {
 				e := w.q.next(ctx)
 				if e == nil {
+					return
+				}
+				if ctx.Err() != nil {
+					// Stopping: what is still queued stays undelivered (the
+					// final checkpoint's outbox has it) rather than each
+					// hint failing, logging and counting against the actuator.
+					w.q.finish(e)
 					return
 				}
 				if !d.aborted.Load() {
