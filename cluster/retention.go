@@ -24,7 +24,9 @@ type Retention struct {
 // remembered, so that a late or re-delivered event for it (at-least-once
 // replay after a restart, a straggling progress report) is ignored instead
 // of creating a phantom app that never finishes and therefore never leaves.
-const goneHorizonMS = int64(time.Hour / time.Millisecond)
+// Events come back after a restart from the last checkpoint (seconds to
+// minutes old) and stragglers within minutes, so half an hour is ample.
+const goneHorizonMS = int64(30 * time.Minute / time.Millisecond)
 
 // maxGone caps the remembered ids of forgotten apps (about 100 bytes each).
 const maxGone = 200_000

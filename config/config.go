@@ -184,7 +184,7 @@ func defaults() map[string]any {
 		"engine.tick":                    "1s",
 		"engine.queue_size":              4096,
 		"model.retain_finished":          "10m",
-		"model.max_finished":             10000,
+		"model.max_finished":             5000,
 		"policies.stack":                 "yarn",
 		"actuators.enabled":              []string{"log"},
 		"actuators.journal":              "rmsidecar-actuated.jsonl",
