@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -326,5 +327,154 @@ func TestShortLine(t *testing.T) {
 		if got := ShortLine(tt.h); got != tt.want {
 			t.Errorf("ShortLine(%s) =\n  %q\nwant\n  %q", tt.h.Kind, got, tt.want)
 		}
+	}
+}
+
+// gate blocks every delivery until released (an RM that hangs), recording
+// what it was given.
+type gate struct {
+	mu      sync.Mutex
+	got     []string
+	release chan struct{}
+	started chan struct{}
+}
+
+func newGate() *gate { return &gate{release: make(chan struct{}), started: make(chan struct{}, 100)} }
+
+func (g *gate) Name() string { return "gate" }
+func (g *gate) Deliver(ctx context.Context, h policy.Hint) error {
+	g.started <- struct{}{}
+	select {
+	case <-g.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	g.mu.Lock()
+	g.got = append(g.got, h.ID)
+	g.mu.Unlock()
+	return nil
+}
+
+type queueMetrics struct {
+	*countMetrics
+	dropped, coalesced map[string]int
+	degraded           map[string]bool
+}
+
+func newQueueMetrics() *queueMetrics {
+	return &queueMetrics{countMetrics: newCountMetrics(), dropped: map[string]int{}, coalesced: map[string]int{},
+		degraded: map[string]bool{}}
+}
+func (m *queueMetrics) Dropped(a, _ string) { m.mu.Lock(); m.dropped[a]++; m.mu.Unlock() }
+func (m *queueMetrics) Coalesced(a string)  { m.mu.Lock(); m.coalesced[a]++; m.mu.Unlock() }
+func (m *queueMetrics) Degraded(a string, d bool) {
+	m.mu.Lock()
+	m.degraded[a] = d
+	m.mu.Unlock()
+}
+
+// capHint is a node-capacity hint for node n (one target per node).
+func capHint(id, node string, vcores int) policy.Hint {
+	h := hint(id, policy.KindNodeCapacity, 1)
+	h.Node, h.VCores = node, vcores
+	return h
+}
+
+// TestDispatchNeverBlocksCoalescesAndCountsDrops: with the actuator stuck on
+// its first hint, Dispatch returns at once; a newer hint for a queued target
+// replaces it; a full queue drops its oldest and counts it; Pending lists
+// what is undelivered; Close returns within its drain timeout.
+func TestDispatchNeverBlocksCoalescesAndCountsDrops(t *testing.T) {
+	g := newGate()
+	m := newQueueMetrics()
+	d := NewDispatcher(Options{Actuators: []Actuator{g}, QueueSize: 3, Metrics: m, DrainTimeout: 100 * time.Millisecond,
+		Log: zerolog.Nop()})
+	d.Start(context.Background())
+	steps := []struct {
+		h           policy.Hint
+		wantPending []string
+	}{
+		{capHint("a1", "n1", 1), []string{"a1"}}, // taken by the worker, which hangs
+		{capHint("b1", "n2", 1), []string{"a1", "b1"}},
+		{capHint("c1", "n3", 1), []string{"a1", "b1", "c1"}},
+		{capHint("b2", "n2", 2), []string{"a1", "b2", "c1"}},       // supersedes b1 in place
+		{capHint("d1", "n4", 1), []string{"a1", "b2", "c1", "d1"}}, // the queue holds 3: full now
+		{capHint("e1", "n5", 1), []string{"a1", "c1", "d1", "e1"}}, // drops b2, the oldest queued
+	}
+	for i, s := range steps {
+		start := time.Now()
+		if _, err := d.Dispatch(context.Background(), []policy.Hint{s.h}); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 100*time.Millisecond {
+			t.Fatalf("step %d: Dispatch blocked %v on a stuck actuator", i, took)
+		}
+		if i == 0 {
+			<-g.started // a1 is in flight
+		}
+		var ids []string
+		for _, h := range d.Pending() {
+			ids = append(ids, h.ID)
+		}
+		if !slices.Equal(ids, s.wantPending) {
+			t.Errorf("step %d: pending %v, want %v", i, ids, s.wantPending)
+		}
+	}
+	m.mu.Lock()
+	if m.dropped["gate"] != 1 || m.coalesced["gate"] != 1 {
+		t.Errorf("dropped %d coalesced %d, want 1 and 1", m.dropped["gate"], m.coalesced["gate"])
+	}
+	m.mu.Unlock()
+	start := time.Now()
+	d.Close()
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Close took %v with the actuator stuck", took)
+	}
+}
+
+// TestDispatcherDegradedAfterConsecutiveFailures: the degraded state is set
+// after DegradedAfter failed attempts in a row and cleared by a success.
+func TestDispatcherDegradedAfterConsecutiveFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		fails        int
+		wantDegraded bool // while failing
+	}{
+		{"two failures stay healthy", 2, false},
+		{"three failures degrade", 3, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &flaky{fails: tc.fails}
+			m := newQueueMetrics()
+			var seen atomic.Bool
+			d := NewDispatcher(Options{Actuators: []Actuator{a}, Backoff: 20 * time.Millisecond, MaxAttempts: 10,
+				DegradedAfter: 3, Metrics: m, Log: zerolog.Nop()})
+			d.Start(context.Background())
+			if _, err := d.Dispatch(context.Background(), []policy.Hint{hint("h1", policy.KindSpeculate, 1)}); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				a.mu.Lock()
+				delivered := len(a.got) > 0
+				a.mu.Unlock()
+				if len(d.Degraded()) > 0 {
+					seen.Store(true)
+				}
+				if delivered || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			d.Close()
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			if seen.Load() != tc.wantDegraded {
+				t.Errorf("degraded seen %v, want %v", seen.Load(), tc.wantDegraded)
+			}
+			if m.degraded["flaky"] || len(d.Degraded()) != 0 {
+				t.Error("still degraded after a successful delivery")
+			}
+		})
 	}
 }

@@ -23,7 +23,11 @@ type Checkpoint struct {
 	Nodes      []NodeCk    `json:"nodes"`
 	Apps       []AppCk     `json:"apps"`
 	Attempts   []AttemptCk `json:"attempts"`
-	_          struct{}    `json:"-"`
+	// Gone are the apps forgotten after they finished (see Retention), with
+	// the event time they were forgotten at, so that events re-consumed
+	// after a restart do not bring them back.
+	Gone []GoneCk `json:"gone,omitempty"`
+	_    struct{} `json:"-"`
 }
 
 // Stamp is the exported form of a field group's (ts, id) write stamp.
@@ -34,6 +38,12 @@ type Stamp struct {
 
 func exportStamp(s stamp) Stamp { return Stamp{TS: s.ts, ID: s.id} }
 func (s Stamp) internal() stamp { return stamp{ts: s.TS, id: s.ID} }
+
+// GoneCk is a forgotten app.
+type GoneCk struct {
+	ID string `json:"id"`
+	TS int64  `json:"ts"`
+}
 
 // NodeCk is a node with its stamps.
 type NodeCk struct {
@@ -105,6 +115,11 @@ func (s *State) Checkpoint() *Checkpoint {
 			}
 		}
 		c.Apps = append(c.Apps, ac)
+	}
+	for _, g := range s.goneList {
+		if s.gone[g.ID] == g.TS {
+			c.Gone = append(c.Gone, GoneCk(g))
+		}
 	}
 	return c
 }
@@ -178,6 +193,27 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 			s.node(at.Node)
 		}
 		s.attemptChanged(at)
+	}
+	for _, g := range c.Gone {
+		if g.ID == "" || s.apps[g.ID] != nil {
+			return nil, fmt.Errorf("restore cluster state: gone app %q: empty or still present", g.ID)
+		}
+		if s.gone == nil {
+			s.gone = make(map[string]int64)
+		}
+		s.gone[g.ID] = g.TS
+		s.goneList = append(s.goneList, goneApp(g))
+	}
+	// The retention queue: finished apps in the order they finished.
+	var fin []*App
+	for _, a := range s.appList {
+		if a.Finished() {
+			fin = append(fin, a)
+		}
+	}
+	slices.SortStableFunc(fin, func(a, b *App) int { return cmp.Compare(a.FinishTS, b.FinishTS) })
+	for _, a := range fin {
+		s.noteFinished(a)
 	}
 	// Running lists were rebuilt in attempt order; put them back in arrival order.
 	for i := range c.Nodes {

@@ -45,6 +45,15 @@ type State struct {
 	// lastAttempt is the attempt the newest event named (written only by
 	// Apply, so concurrent readers holding the engine still may read it).
 	lastAttempt *Attempt
+
+	// Retention (see retention.go): finished apps in the order they
+	// finished, the event time of the next batch of forgetting, and the
+	// ids of forgotten apps whose events are ignored.
+	retention  Retention
+	finished   []*App
+	nextForget int64
+	gone       map[string]int64
+	goneList   []goneApp
 }
 
 var _ View = (*State)(nil)
@@ -112,6 +121,17 @@ func (s *State) Attempt(id string) *Attempt {
 func (s *State) Apply(ev *events.Event) bool {
 	if ev.TS > s.now {
 		s.now = ev.TS
+	}
+	changed := s.apply(ev)
+	s.forget()
+	return changed
+}
+
+func (s *State) apply(ev *events.Event) bool {
+	if ev.App != "" && s.gone != nil {
+		if _, ok := s.gone[ev.App]; ok {
+			return false // finished and forgotten: a late event must not bring it back
+		}
 	}
 	switch ev.Type {
 	case events.NodeRegistered:
@@ -215,6 +235,17 @@ func (s *State) nodeHeartbeat(ev *events.Event) bool {
 // addSample keeps the newest historyLen samples sorted by time, one per ts.
 func (s *State) addSample(n *Node, smp LoadSample) bool {
 	h := n.History
+	if k := len(h); k >= s.historyLen && h[k-1].TS < smp.TS {
+		// Full: shift the oldest out in place. Appending and then
+		// reslicing the front, as before, let every node's array grow to
+		// about twice historyLen (30 MB instead of 15 at 10,000 nodes) and
+		// reallocate it over and over.
+		h = h[k-s.historyLen:]
+		copy(h, h[1:])
+		h[len(h)-1] = smp
+		n.History = h
+		return true
+	}
 	if k := len(h); k == 0 || h[k-1].TS < smp.TS {
 		h = append(h, smp)
 	} else {
@@ -275,6 +306,9 @@ func (s *State) appFinished(ev *events.Event) bool {
 	a.finStamp = stamp{ev.TS, ev.ID}
 	a.State = AppState(ev.State)
 	a.FinishTS = ev.TS
+	if a.Finished() {
+		s.noteFinished(a)
+	}
 	return true
 }
 

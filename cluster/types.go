@@ -102,6 +102,8 @@ type App struct {
 	subStamp, finStamp stamp
 	submitted          bool
 	taskIndex          map[string]*Task
+	// queued: waiting in State.finished to be forgotten; gone: forgotten.
+	queued, gone bool
 }
 
 // TaskCounts counts an app's tasks of one kind by state.

@@ -33,6 +33,7 @@ type Config struct {
 	HTTP      HTTP      `mapstructure:"http"`
 	Kafka     Kafka     `mapstructure:"kafka"`
 	Engine    Engine    `mapstructure:"engine"`
+	Model     Model     `mapstructure:"model"`
 	Policies  Policies  `mapstructure:"policies"`
 	Actuators Actuators `mapstructure:"actuators"`
 	RM        RM        `mapstructure:"rm"`
@@ -121,6 +122,15 @@ type Engine struct {
 	QueueSize int           `mapstructure:"queue_size"`
 }
 
+// Model bounds the cluster model's memory: finished applications, with
+// their tasks and containers, leave it after RetainFinished (event time) or
+// once more than MaxFinished have finished, oldest first. Learned profiles
+// are kept regardless. 0 turns a limit off.
+type Model struct {
+	RetainFinished time.Duration `mapstructure:"retain_finished"`
+	MaxFinished    int           `mapstructure:"max_finished"`
+}
+
 // Policies selects the policy stack and carries per-policy settings
 // (policies.samr.hp, policies.erul.alpha, ...).
 type Policies struct {
@@ -194,6 +204,8 @@ func defaults() map[string]any {
 		"kafka.sasl.password":            "",
 		"engine.tick":                    "1s",
 		"engine.queue_size":              4096,
+		"model.retain_finished":          "10m",
+		"model.max_finished":             5000,
 		"policies.stack":                 DefaultStack,
 		"actuators.enabled":              []string{"log"},
 		"actuators.journal":              "rmsidecar-actuated.jsonl",
@@ -400,6 +412,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Engine.QueueSize <= 0 {
 		bad("engine.queue_size", "must be > 0")
+	}
+	if c.Model.RetainFinished < 0 {
+		bad("model.retain_finished", "must be >= 0 (0: no time limit)")
+	}
+	if c.Model.MaxFinished < 0 {
+		bad("model.max_finished", "must be >= 0 (0: no cap)")
 	}
 	if strings.TrimSpace(c.Policies.Stack) == "" {
 		bad("policies.stack", "must not be empty")

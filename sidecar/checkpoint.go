@@ -20,6 +20,12 @@ type Checkpoint struct {
 	Cluster   *cluster.Checkpoint `json:"cluster"`
 	Engine    engine.Checkpoint   `json:"engine"`
 	Positions []Position          `json:"positions"`
+	// Outbox holds the hints emitted by the events the checkpoint covers
+	// that no actuator had delivered yet. Writing them here, not waiting for
+	// delivery, is the barrier before offsets are committed: an actuator
+	// that is down does not stop ingestion, and after a restart the outbox
+	// is dispatched again (the journal skips what was delivered meanwhile).
+	Outbox []policy.Hint `json:"outbox,omitempty"`
 }
 
 // Position is the next offset to consume of one partition.

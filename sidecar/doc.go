@@ -5,8 +5,11 @@
 //
 // Reliability: offsets are committed only after the events before them are
 // applied, their hints handed to the actuators, and a checkpoint of the
-// cluster state, the engine and the positions written to the profiles store
-// together with the plugins' learned profiles. A restart restores that
+// cluster state, the engine, the positions and the hints no actuator has
+// delivered yet (the outbox) written to the profiles store together with the
+// plugins' learned profiles. The checkpoint does not wait for delivery, so a
+// ResourceManager that is down does not stop ingestion; the outbox is
+// dispatched again after a restart. A restart restores that
 // checkpoint and resumes from the committed offsets; events re-consumed after
 // a crash are applied again, which changes nothing twice, and an actuation
 // journal keeps their hints from being actuated twice.

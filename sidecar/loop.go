@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,13 @@ import (
 // HintSink takes the hints the engine emits (an actuate.Dispatcher).
 type HintSink interface {
 	Dispatch(ctx context.Context, hs []policy.Hint) (int, error)
+}
+
+// Outbox is what a HintSink may also offer: the hints it holds that no
+// actuator has delivered yet (an actuate.Dispatcher). The loop keeps them in
+// its checkpoints.
+type Outbox interface {
+	Pending() []policy.Hint
 }
 
 // ErrStopped is returned to the consumer once the loop has stopped.
@@ -98,6 +106,13 @@ type Loop struct {
 	consumedBy map[events.Type]prometheus.Counter
 	lagBy      map[kafka.TopicPartition]prometheus.Gauge
 	hintsBy    map[hintLabel]prometheus.Counter
+
+	// brokerDown, when set, says why the Kafka brokers are unreachable
+	// (SetBrokerHealth); the loop is not ready meanwhile.
+	brokerDown atomic.Pointer[string]
+	// degraded, when set, names the actuators failing (SetDegraded); the
+	// loop stays ready, /readyz says so.
+	degraded atomic.Pointer[string]
 
 	claimMu  sync.Mutex
 	claims   map[kafka.TopicPartition]*claimInfo
@@ -242,6 +257,13 @@ func (l *Loop) Assigned(claims map[string][]int32) {
 	}
 }
 
+// isAssigned reports whether partitions were assigned once.
+func (l *Loop) isAssigned() bool {
+	l.claimMu.Lock()
+	defer l.claimMu.Unlock()
+	return l.assigned
+}
+
 // Claimed implements kafka.Feed.
 func (l *Loop) Claimed(tp kafka.TopicPartition, initial, highWater int64) {
 	l.claimMu.Lock()
@@ -261,7 +283,18 @@ func (l *Loop) Released(tp kafka.TopicPartition) {
 
 // Ready reports whether partitions are assigned and every claim has caught
 // up with its high-water mark once.
+//
+// The brokers being unreachable makes it not ready: nothing is consumed, and
+// the lag gauges, which only move with consumed messages, would otherwise
+// show an idle, caught-up consumer. A failing actuator does not: the
+// sidecar goes on consuming and deciding, its hints wait in bounded queues,
+// and taking it out of service would not bring the ResourceManager back; the
+// answer names the degraded actuators and rmsidecar_actuator_degraded says
+// the same.
 func (l *Loop) Ready() (bool, string) {
+	if why := l.brokerDown.Load(); why != nil {
+		return false, "kafka unreachable: " + *why
+	}
 	l.claimMu.Lock()
 	defer l.claimMu.Unlock()
 	if !l.assigned {
@@ -272,7 +305,30 @@ func (l *Loop) Ready() (bool, string) {
 			return false, "catching up on " + tp.String()
 		}
 	}
+	if d := l.degraded.Load(); d != nil {
+		return true, "ok (degraded actuators: " + *d + ")"
+	}
 	return true, "ok"
+}
+
+// SetBrokerHealth records whether the Kafka brokers answer; why explains an
+// outage.
+func (l *Loop) SetBrokerHealth(up bool, why string) {
+	if up {
+		l.brokerDown.Store(nil)
+		return
+	}
+	l.brokerDown.Store(&why)
+}
+
+// SetDegraded records the actuators failing right now (none: healthy).
+func (l *Loop) SetDegraded(actuators []string) {
+	if len(actuators) == 0 {
+		l.degraded.Store(nil)
+		return
+	}
+	s := strings.Join(actuators, ",")
+	l.degraded.Store(&s)
 }
 
 // EventNow is the newest event time applied (epoch ms), safe from any goroutine.
@@ -609,12 +665,13 @@ func (l *Loop) startCheckpoint(ctx context.Context, reply chan barrierResult) {
 		answer(barrierResult{pos: l.clonePositions(pos)})
 		return
 	}
-	if w, ok := l.o.Sink.(interface{ Wait(context.Context) error }); ok {
-		if err := w.Wait(ctx); err != nil {
-			l.mu.Unlock()
-			answer(barrierResult{err: fmt.Errorf("checkpoint: %w", err)})
-			return
-		}
+	// The hints of the events covered are all in the sink by now (Dispatch
+	// queues synchronously); those not yet delivered go into the checkpoint
+	// rather than being waited for, so an unreachable ResourceManager does
+	// not hold back checkpoints, commits and ingestion.
+	var outbox []policy.Hint
+	if ob, ok := l.o.Sink.(Outbox); ok {
+		outbox = ob.Pending()
 	}
 	if err := l.eng.Flush(ctx); err != nil {
 		l.mu.Unlock()
@@ -622,7 +679,8 @@ func (l *Loop) startCheckpoint(ctx context.Context, reply chan barrierResult) {
 		return
 	}
 	l.begun.Add(1)
-	c := &Checkpoint{V: 1, Cluster: l.eng.State().Checkpoint(), Engine: l.eng.Checkpoint(), Positions: positionsOf(pos)}
+	c := &Checkpoint{V: 1, Cluster: l.eng.State().Checkpoint(), Engine: l.eng.Checkpoint(), Positions: positionsOf(pos),
+		Outbox: outbox}
 	l.dirty = false
 	l.mu.Unlock()
 

@@ -20,6 +20,10 @@ type Metrics struct {
 	actErrors   *prometheus.CounterVec
 	actuated    *prometheus.CounterVec
 	gaveUp      *prometheus.CounterVec
+	dropped     *prometheus.CounterVec
+	coalesced   *prometheus.CounterVec
+	degraded    *prometheus.GaugeVec
+	brokerUp    prometheus.Gauge
 	lag         *prometheus.GaugeVec
 	queueDepth  prometheus.Gauge
 	checkpoints prometheus.Counter
@@ -51,6 +55,16 @@ func NewMetrics() *Metrics {
 			Help: "Hints delivered, by actuator."}, []string{"actuator"}),
 		gaveUp: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rmsidecar_actuation_gave_up_total",
 			Help: "Hints an actuator could not deliver after every retry (each is also logged)."}, []string{"actuator"}),
+		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rmsidecar_actuation_dropped_total",
+			Help: "Hints dropped undelivered, by actuator and reason (full: the actuator's bounded queue was full and this was its oldest hint)."},
+			[]string{"actuator", "reason"}),
+		coalesced: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rmsidecar_actuation_coalesced_total",
+			Help: "Queued or retried hints replaced by a newer hint for the same target before delivery, by actuator."},
+			[]string{"actuator"}),
+		degraded: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rmsidecar_actuator_degraded",
+			Help: "1 while an actuator's deliveries keep failing (consecutive failures), else 0."}, []string{"actuator"}),
+		brokerUp: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rmsidecar_kafka_broker_up",
+			Help: "1 while at least one configured Kafka broker accepts connections, else 0."}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rmsidecar_consumer_lag",
 			Help: "Messages behind the partition's high-water mark, by topic/partition."}, []string{"partition"}),
 		queueDepth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rmsidecar_engine_queue_depth",
@@ -62,7 +76,7 @@ func NewMetrics() *Metrics {
 		PostedRejected: prometheus.NewCounter(prometheus.CounterOpts{Name: "rmsidecar_posted_events_rejected_total",
 			Help: "Lines of POST /v1/events bodies that are not valid events (dead-lettered by the consumer)."}),
 	}
-	r.MustRegister(m.consumed, m.rejected, m.hints, m.latency, m.actErrors, m.actuated, m.gaveUp, m.lag,
+	r.MustRegister(m.consumed, m.rejected, m.hints, m.latency, m.actErrors, m.actuated, m.gaveUp, m.dropped, m.coalesced, m.degraded, m.brokerUp, m.lag,
 		m.queueDepth, m.checkpoints, m.PostedEvents, m.PostedRejected,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -76,6 +90,21 @@ func (m *Metrics) Actuated(a string) { m.actuated.WithLabelValues(a).Inc() }
 
 // GaveUp implements actuate.Metrics.
 func (m *Metrics) GaveUp(a string) { m.gaveUp.WithLabelValues(a).Inc() }
+
+// Dropped implements actuate.QueueMetrics.
+func (m *Metrics) Dropped(a, reason string) { m.dropped.WithLabelValues(a, reason).Inc() }
+
+// Coalesced implements actuate.QueueMetrics.
+func (m *Metrics) Coalesced(a string) { m.coalesced.WithLabelValues(a).Inc() }
+
+// Degraded implements actuate.QueueMetrics.
+func (m *Metrics) Degraded(a string, degraded bool) {
+	v := 0.0
+	if degraded {
+		v = 1
+	}
+	m.degraded.WithLabelValues(a).Set(v)
+}
 
 func partitionLabel(topic string, p int32) string { return topic + "/" + strconv.Itoa(int(p)) }
 

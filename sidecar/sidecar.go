@@ -52,6 +52,9 @@ type Options struct {
 	// ShortHints makes the log actuator write one short line per hint (a
 	// console) instead of the hint's JSON.
 	ShortHints bool
+	// HealthInterval is how often the brokers are probed and the actuators'
+	// health is copied to readiness (default 2s).
+	HealthInterval time.Duration
 }
 
 // Sidecar is one live instance.
@@ -70,6 +73,9 @@ type Sidecar struct {
 	log          zerolog.Logger
 
 	pendingActs []actuate.Actuator
+	// outbox are the undelivered hints of the restored checkpoint, handed
+	// to the dispatcher once it runs.
+	outbox []policy.Hint
 	// posted produces POST /v1/events bodies once Kafka is reached.
 	posted *kafkaEvents
 
@@ -136,8 +142,13 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	}
 	var restoreTook time.Duration // loading, decoding and installing the checkpoint
 	eopts := engine.Options{TickMS: cfg.Engine.Tick.Milliseconds(), Log: o.Log, IDPrefix: s.instance + "-"}
+	// Finished apps leave the model after model.retain_finished: a live
+	// sidecar runs for weeks and must not hold every app it ever saw.
+	retain := cluster.WithRetention(cluster.Retention{AfterMS: cfg.Model.RetainFinished.Milliseconds(),
+		MaxFinished: cfg.Model.MaxFinished})
+	eopts.State = cluster.New(retain)
 	if ck != nil {
-		st, err := cluster.Restore(ck.Cluster)
+		st, err := cluster.Restore(ck.Cluster, retain)
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint in %s: %w", cfg.Profiles.Path, err)
 		}
@@ -187,6 +198,13 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	s.loop = NewLoop(eng, LoopOptions{QueueSize: cfg.Engine.QueueSize, IdleTick: idle, Checkpoints: ckpts,
 		Metrics: s.metrics, Log: o.Log, EventsTopic: cfg.Kafka.EventsTopic})
 	if ck != nil {
+		// Hints that expired (in event time) before the checkpoint are of
+		// no use any more.
+		for _, h := range ck.Outbox {
+			if h.ExpiresTS == 0 || h.ExpiresTS > eopts.State.Now() {
+				s.outbox = append(s.outbox, h)
+			}
+		}
 		s.loop.Resume(ck.Positions)
 		s.loop.Restored(restoreTook)
 	}
@@ -266,6 +284,9 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	if _, err := kafka.SaramaConfig(kc); err != nil {
 		return &config.KeyError{Key: "kafka", Reason: err.Error()}
 	}
+	healthCtx, stopHealth := context.WithCancel(ctx)
+	defer stopHealth()
+	go s.watchBrokers(healthCtx, brokers)
 
 	// HTTP first: /healthz answers and /readyz explains while Kafka is
 	// being reached.
@@ -275,7 +296,7 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	}
 	defer func() {
 		if srv != nil {
-			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			sctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			_ = srv.Shutdown(sctx)
 			cancel()
 		}
@@ -307,11 +328,20 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	s.posted.setProducer(dlqProd) // the same acks=all producer serves POST /v1/events
 
 	s.disp = actuate.NewDispatcher(actuate.Options{Actuators: acts, Journal: s.journal, Leader: s.loop.Leader,
-		QueueSize: s.cfg.Engine.QueueSize, Metrics: s.metrics, Log: s.log, Now: s.loop.EventNow})
+		QueueSize: s.cfg.Engine.QueueSize, Metrics: s.metrics, Log: s.log, Now: s.loop.EventNow,
+		AttemptTimeout: s.cfg.RM.Timeout, DrainTimeout: drainTimeout})
 	s.loop.o.Sink = s.disp
 	actCtx, stopActs := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopActs()
+	for _, a := range acts {
+		s.metrics.Degraded(a.Name(), false) // the gauge exists from the start (before a worker can set it)
+	}
 	s.disp.Start(actCtx)
+	go s.watchActuators(healthCtx)
+	if len(s.outbox) > 0 {
+		go s.redispatch(healthCtx, s.outbox)
+		s.outbox = nil
+	}
 
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLoop()
@@ -354,17 +384,149 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 
 	<-ctx.Done()
 	s.log.Info().Msg("shutting down: finishing in-flight events, committing")
-	wg.Wait() // each consumer committed what the loop applied
-	for _, c := range consumers {
-		if err := c.Close(); err != nil {
-			s.log.Warn().Err(err).Msg("closing consumer group")
+	// Every step of the shutdown is bounded, so SIGTERM ends the process
+	// within 10 s whatever is down: a broker that does not answer the final
+	// commit only costs re-reading those events after the restart.
+	if !waitTimeout(wg.Wait, consumerStopTimeout) { // each consumer committed what the loop applied
+		s.log.Warn().Dur("after", consumerStopTimeout).Msg("consumers did not stop in time; their last offsets may be re-read")
+	}
+	if !waitTimeout(func() {
+		for _, c := range consumers {
+			if err := c.Close(); err != nil {
+				s.log.Warn().Err(err).Msg("closing consumer group")
+			}
 		}
+	}, consumerCloseTimeout) {
+		s.log.Warn().Msg("closing the consumer groups timed out")
 	}
 	stopLoop()
 	err = <-loopErr
 	s.disp.Close()
 	s.log.Info().Uint64("applied", s.loop.Applied()).Uint64("rejected", s.loop.Rejected()).Msg("stopped")
 	return err
+}
+
+// Shutdown budget (SIGTERM to exit within 10 s): consumers' final commit,
+// closing the groups, the actuators' drain (plus 1 s for deliveries to
+// notice cancellation) and the HTTP server's shutdown.
+const (
+	consumerStopTimeout  = 3 * time.Second
+	consumerCloseTimeout = time.Second
+	drainTimeout         = 2 * time.Second
+)
+
+// waitTimeout runs f and reports whether it returned within d (f runs on
+// regardless: it is only abandoned to the process's exit).
+func waitTimeout(f func(), d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		f()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+func (s *Sidecar) healthInterval() time.Duration {
+	if s.o.HealthInterval > 0 {
+		return s.o.HealthInterval
+	}
+	return 2 * time.Second
+}
+
+// watchBrokers probes the brokers until ctx is done: the sidecar is ready
+// only while at least one accepts a connection. The consumer groups retry on
+// their own; without this, /readyz stayed 200 and the lag gauges froze at
+// their last values during a broker outage.
+func (s *Sidecar) watchBrokers(ctx context.Context, brokers []string) {
+	t := time.NewTicker(s.healthInterval())
+	defer t.Stop()
+	wasUp := true
+	for {
+		err := probeBrokers(ctx, brokers, min(time.Second, s.healthInterval()))
+		if ctx.Err() != nil {
+			return
+		}
+		up := err == nil
+		if up {
+			s.loop.SetBrokerHealth(true, "")
+			s.metrics.brokerUp.Set(1)
+		} else {
+			s.loop.SetBrokerHealth(false, err.Error())
+			s.metrics.brokerUp.Set(0)
+		}
+		if up != wasUp {
+			ev := s.log.Info()
+			if !up {
+				ev = s.log.Warn().Err(err)
+			}
+			ev.Bool("up", up).Msg("kafka brokers reachability changed")
+			wasUp = up
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// probeBrokers returns nil once one broker accepts a TCP connection.
+func probeBrokers(ctx context.Context, brokers []string, timeout time.Duration) error {
+	var errs []error
+	for _, b := range brokers {
+		d := net.Dialer{Timeout: timeout}
+		c, err := d.DialContext(ctx, "tcp", b)
+		if err == nil {
+			_ = c.Close()
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		return errors.New("no brokers configured")
+	}
+	return fmt.Errorf("no broker reachable: %w", errors.Join(errs...))
+}
+
+// redispatch hands the restored checkpoint's undelivered hints to the
+// dispatcher once partitions are assigned: before that this instance does not
+// know whether it leads, and a non-leader's dispatcher skips cluster-wide
+// hints.
+func (s *Sidecar) redispatch(ctx context.Context, hs []policy.Hint) {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for !s.loop.isAssigned() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+	n, err := s.disp.Dispatch(ctx, hs)
+	if err != nil {
+		s.log.Warn().Err(err).Msg("re-dispatching the checkpoint's undelivered hints")
+		return
+	}
+	s.log.Info().Int("hints", n).Msg("re-dispatched the checkpoint's undelivered hints")
+}
+
+// watchActuators copies the dispatcher's degraded actuators to readiness.
+func (s *Sidecar) watchActuators(ctx context.Context) {
+	t := time.NewTicker(min(time.Second, s.healthInterval()))
+	defer t.Stop()
+	for {
+		s.loop.SetDegraded(s.disp.Degraded())
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // retry runs connect until it succeeds or ctx is done, backing off from 1 s
