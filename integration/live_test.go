@@ -257,3 +257,53 @@ func eventsPartitions(in *instance) []int32 {
 	}
 	return out
 }
+
+// TestDeadLettersOnceAcrossKill: bad events consumed by a run that is killed
+// before its commit are consumed again by the next run; each must be on the
+// dead-letter topic once, not once per run.
+func TestDeadLettersOnceAcrossKill(t *testing.T) {
+	all := readLines(t, "testdata/sample-2jobs.jsonl")
+	n := len(all)
+	cut1, cut2 := n/3, 2*n/3
+	bad := [][]byte{[]byte(`{"v":1,"id":"bad-1","type":"node.exploded","ts":1}`), []byte(`not json`),
+		[]byte(`{"v":1,"id":"bad-3","type":"task.progress","ts":1,"app":"a","task":"t","attempt":"x","progress":7,"phase":"map"}`)}
+	middle := append(append([][]byte{}, all[cut1:cut2]...), bad...)
+	brokers := startKafka(t, 1)
+	dir := t.TempDir()
+	cfg := testConfig(t, brokers, dir, "it")
+	rec := &recorder{}
+
+	first := start(t, cfg, rec)
+	produce(t, brokers, join(all[:cut1]), false)
+	waitFor(t, "run 1 applied its events", 20*time.Second, func() bool { return first.sc.Loop().Applied() == uint64(cut1) })
+	first.stop(t)
+
+	second := start(t, cfg, rec)
+	produce(t, brokers, join(middle), false)
+	waitFor(t, "run 2 applied and rejected its events", 20*time.Second, func() bool {
+		l := second.sc.Loop()
+		return l.Applied() == uint64(cut2-cut1) && l.Rejected() == uint64(len(bad))
+	})
+	second.kill(t)
+
+	third := start(t, cfg, rec)
+	produce(t, brokers, join(all[cut2:]), false)
+	waitFor(t, "run 3 consumed the second part again and the rest", 20*time.Second, func() bool {
+		return third.sc.Loop().Applied() == uint64(n-cut1)
+	})
+	third.stop(t)
+
+	dead := consumeAll(t, brokers, cfg.Kafka.DeadLetterTopic)
+	offsets := map[string]int{}
+	for _, m := range dead {
+		offsets[header(m, kafka.HeaderOffset)]++
+	}
+	if len(dead) != len(bad) {
+		t.Errorf("%d dead letters for %d bad events (by origin offset: %v): written again after the kill", len(dead), len(bad), offsets)
+	}
+	for off, c := range offsets {
+		if c != 1 {
+			t.Errorf("offset %s dead-lettered %d times", off, c)
+		}
+	}
+}

@@ -325,6 +325,7 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	}
 	defer dlqProd.Close()
 	dead := kafka.NewDeadLetterProducer(dlqProd, s.cfg.Kafka.DeadLetterTopic)
+	s.recallDeadLetters(ctx, kc, dead)
 	s.posted.setProducer(dlqProd) // the same acks=all producer serves POST /v1/events
 
 	s.disp = actuate.NewDispatcher(actuate.Options{Actuators: acts, Journal: s.journal, Leader: s.loop.Leader,
@@ -605,4 +606,25 @@ func StatusLine(prev, cur Totals, span time.Duration) string {
 	}
 	return fmt.Sprintf("status: %.0f events/s, %.1f hints/s, lag %.0f, dead letters %.0f",
 		(cur.Events-prev.Events)/sec, (cur.Hints-prev.Hints)/sec, cur.Lag, cur.DeadLetters)
+}
+
+// recallDeadLetters reads the dead-letter topic's tail so a bad record
+// consumed again after a crash is not dead-lettered twice. A failure costs
+// only that: it is logged and the sidecar goes on.
+func (s *Sidecar) recallDeadLetters(ctx context.Context, kc kafka.Client, dead *kafka.DeadLetterProducer) {
+	cfg, err := kafka.SaramaConfig(kc)
+	if err == nil {
+		var c sarama.Client
+		if c, err = sarama.NewClient(kc.Brokers, cfg); err == nil {
+			defer c.Close()
+			rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			var n int
+			if n, err = dead.Recall(rctx, c, kafka.DefaultDeadLetterTail); err == nil {
+				s.log.Info().Int("records", n).Str("topic", s.cfg.Kafka.DeadLetterTopic).Msg("dead letters already written, not to be written again")
+				return
+			}
+		}
+	}
+	s.log.Warn().Err(err).Msg("dead-letter topic not read: a bad event consumed again after a crash may be dead-lettered twice")
 }

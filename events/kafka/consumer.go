@@ -296,6 +296,7 @@ type DeadLetters interface {
 type DeadLetterProducer struct {
 	topic string
 	prod  sarama.SyncProducer
+	deadLetterState
 }
 
 // NewDeadLetterProducer returns a producer writing to topic.
@@ -305,6 +306,9 @@ func NewDeadLetterProducer(prod sarama.SyncProducer, topic string) *DeadLetterPr
 
 // Send writes m's key and value to the dead-letter topic.
 func (d *DeadLetterProducer) Send(_ context.Context, m *sarama.ConsumerMessage, reason error) error {
+	if d.already(m) {
+		return nil // dead-lettered before a restart (see Recall)
+	}
 	msg := &sarama.ProducerMessage{
 		Topic: d.topic,
 		Value: sarama.ByteEncoder(m.Value),
