@@ -26,9 +26,14 @@ type Journal interface {
 	Record(actuator string, h *policy.Hint) error
 }
 
-// journalKey identifies a decision: the actuator, the hint's target and content.
+// journalKey identifies a decision: the actuator, the hint's target and
+// content (policy.IdentityVersion 2).
 func journalKey(actuator string, h *policy.Hint) string {
-	sum := sha256.Sum256([]byte(actuator + "\x00" + h.Target() + "\x00" + h.Content()))
+	return hashKey(actuator, h.Target(), h.Content())
+}
+
+func hashKey(actuator, target, content string) string {
+	sum := sha256.Sum256([]byte(actuator + "\x00" + target + "\x00" + content))
 	return hex.EncodeToString(sum[:16])
 }
 
@@ -37,6 +42,9 @@ type MemoryJournal struct {
 	mu      sync.Mutex
 	expires map[string]int64
 	kept    int // entries left by the last prune
+	// legacy holds entries a version 1 journal file wrote (keys of
+	// legacyContentV1), honoured until they expire; see OpenFileJournal.
+	legacy map[string]int64
 }
 
 // NewMemoryJournal returns an empty journal.
@@ -46,7 +54,10 @@ func NewMemoryJournal() *MemoryJournal { return &MemoryJournal{expires: map[stri
 func (j *MemoryJournal) Seen(actuator string, h *policy.Hint) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.expires[journalKey(actuator, h)] > h.TS
+	if j.expires[journalKey(actuator, h)] > h.TS {
+		return true
+	}
+	return len(j.legacy) > 0 && j.legacy[legacyJournalKey(actuator, h)] > h.TS
 }
 
 // Record implements Journal.
@@ -82,9 +93,12 @@ type FileJournal struct {
 	f *os.File
 }
 
+// journalLine is one entry of the file. V is the identity version of K:
+// absent (0) in files written before identity version 2.
 type journalLine struct {
 	K   string `json:"k"`
 	Exp int64  `json:"exp"`
+	V   int    `json:"v,omitempty"`
 }
 
 // journalHorizon bounds how long after the newest expiry in the file an
@@ -96,8 +110,12 @@ const journalHorizon = int64(3_600_000)
 // they expire in event time; at open the file is rewritten without
 // duplicates and without entries older than the newest by journalHorizon.
 func OpenFileJournal(path string) (*FileJournal, error) {
-	j := &FileJournal{MemoryJournal: MemoryJournal{expires: map[string]int64{}}}
-	var order []string
+	j := &FileJournal{MemoryJournal: MemoryJournal{expires: map[string]int64{}, legacy: map[string]int64{}}}
+	type entry struct {
+		k string
+		v int
+	}
+	var order []entry
 	if f, err := os.Open(path); err == nil {
 		sc := bufio.NewScanner(f)
 		for line := 1; sc.Scan(); line++ {
@@ -106,10 +124,11 @@ func OpenFileJournal(path string) (*FileJournal, error) {
 				// A torn last line from a kill: everything before it counts.
 				break
 			}
-			if _, ok := j.expires[l.K]; !ok {
-				order = append(order, l.K)
+			m := j.entries(l.V)
+			if _, ok := m[l.K]; !ok {
+				order = append(order, entry{l.K, l.V})
 			}
-			j.expires[l.K] = max(j.expires[l.K], l.Exp)
+			m[l.K] = max(m[l.K], l.Exp)
 		}
 		f.Close()
 		if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
@@ -119,12 +138,14 @@ func OpenFileJournal(path string) (*FileJournal, error) {
 		return nil, fmt.Errorf("actuation journal %s: %w", path, err)
 	}
 	var newest int64
-	for _, exp := range j.expires {
-		newest = max(newest, exp)
+	for _, m := range []map[string]int64{j.expires, j.legacy} {
+		for _, exp := range m {
+			newest = max(newest, exp)
+		}
 	}
-	order = slices.DeleteFunc(order, func(k string) bool {
-		if j.expires[k] < newest-journalHorizon {
-			delete(j.expires, k)
+	order = slices.DeleteFunc(order, func(e entry) bool {
+		if m := j.entries(e.v); m[e.k] < newest-journalHorizon {
+			delete(m, e.k)
 			return true
 		}
 		return false
@@ -136,8 +157,8 @@ func OpenFileJournal(path string) (*FileJournal, error) {
 	}
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
-	for _, k := range order {
-		if err := enc.Encode(journalLine{K: k, Exp: j.expires[k]}); err != nil {
+	for _, e := range order {
+		if err := enc.Encode(journalLine{K: e.k, Exp: j.entries(e.v)[e.k], V: e.v}); err != nil {
 			out.Close()
 			return nil, fmt.Errorf("actuation journal %s: %w", path, err)
 		}
@@ -156,10 +177,19 @@ func OpenFileJournal(path string) (*FileJournal, error) {
 	return j, nil
 }
 
+// entries is the map holding keys of identity version v: entries written
+// before version 2 are kept apart, under their old keys.
+func (j *FileJournal) entries(v int) map[string]int64 {
+	if v < policy.IdentityVersion {
+		return j.legacy
+	}
+	return j.expires
+}
+
 // Record implements Journal.
 func (j *FileJournal) Record(actuator string, h *policy.Hint) error {
 	k := journalKey(actuator, h)
-	b, err := json.Marshal(journalLine{K: k, Exp: h.ExpiresTS})
+	b, err := json.Marshal(journalLine{K: k, Exp: h.ExpiresTS, V: policy.IdentityVersion})
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ type Engine struct {
 	// "policy/kind"; building that string per hint costs an allocation).
 	hints   map[hintCounter]uint64
 	out     []policy.Hint
-	content []byte // appendContent's buffer
+	content []byte // policy.AppendContent's buffer
 	target  []byte // AppendTarget's buffer
 	id      []byte // hint id buffer
 }
@@ -358,8 +358,8 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 			e.log.Warn().Str("policy", h.Policy).Err(err).Msg("policy returned an invalid hint")
 			continue
 		}
-		e.target = AppendTarget(e.target[:0], &h)
-		e.content = appendContent(e.content[:0], &h)
+		e.target = policy.AppendTarget(e.target[:0], &h)
+		e.content = policy.AppendContent(e.content[:0], &h)
 		a, ok := e.active[string(e.target)]
 		if ok && a.expires > now && a.content == string(e.content) {
 			e.stats.Suppressed++

@@ -3,8 +3,6 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/rmsidecar/rmsidecar/events"
 )
@@ -91,32 +89,6 @@ func (h *Hint) Key() string {
 		return h.Queue
 	}
 	return h.Node
-}
-
-// Target identifies what a hint is about (kind plus subject), so the engine
-// can tell a repeat from a change.
-func (h *Hint) Target() string {
-	var b strings.Builder
-	b.WriteString(string(h.Kind))
-	for _, s := range []string{h.App, h.Queue, h.Task, h.Attempt, h.Container, h.Node} {
-		b.WriteByte('|')
-		b.WriteString(s)
-	}
-	if h.Kind == KindReduceBinding {
-		b.WriteByte('|')
-		b.WriteString(strconv.Itoa(h.Partition))
-	}
-	return b.String()
-}
-
-// Content is the decision a hint carries, without its identity, time or
-// reason: two hints with the same Target and Content say the same thing.
-func (h *Hint) Content() string {
-	c := *h
-	c.ID, c.TS, c.ExpiresTS, c.Reason, c.Policy, c.V = "", 0, 0, "", "", 0
-	// est_* drift with every tick; they do not change the decision.
-	c.EstRemainingMS, c.EstBackupMS = 0, 0
-	return fmt.Sprintf("%v", c)
 }
 
 type hintWire struct {

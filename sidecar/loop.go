@@ -564,7 +564,7 @@ func (l *Loop) remember(hs []policy.Hint) {
 	for i := range hs {
 		h := hs[i]
 		h.Nodes = slices.Clone(h.Nodes)
-		l.target = engine.AppendTarget(l.target[:0], &h)
+		l.target = policy.AppendTarget(l.target[:0], &h)
 		l.current[string(l.target)] = h
 	}
 	if len(l.current) > 4096 {

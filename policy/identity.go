@@ -1,0 +1,106 @@
+package policy
+
+import "strconv"
+
+// IdentityVersion is the version of the hint identity (Target and Content).
+// Version 1 was fmt's %v of the Go struct, so any change to Hint changed
+// every identity; version 2 names each field by its wire name and writes
+// nothing for a zero value, so adding a field keeps the identity of every
+// hint that leaves it zero. The actuation journal stores this version with
+// each entry.
+const IdentityVersion = 2
+
+// Target identifies what a hint is about (kind plus subject), so the engine
+// can tell a repeat from a change.
+func (h *Hint) Target() string { return string(AppendTarget(nil, h)) }
+
+// AppendTarget appends h.Target() to b: kind, app, queue, task, attempt,
+// container and node separated by '|', then the partition of a
+// reduce-binding (a partition is its own subject).
+func AppendTarget(b []byte, h *Hint) []byte {
+	b = append(b, h.Kind...)
+	for _, s := range [...]string{h.App, h.Queue, h.Task, h.Attempt, h.Container, h.Node} {
+		b = append(b, '|')
+		b = append(b, s...)
+	}
+	if h.Kind == KindReduceBinding {
+		b = append(b, '|')
+		b = strconv.AppendInt(b, int64(h.Partition), 10)
+	}
+	return b
+}
+
+// Content is the decision a hint carries, without its identity, time,
+// reason, policy or estimates: two hints with the same Target and Content
+// say the same thing. It is stable across releases (see IdentityVersion).
+func (h *Hint) Content() string { return string(AppendContent(nil, h)) }
+
+// AppendContent appends h.Content() to b without reflection (the engine
+// compares every hint it emits with the one in force). The form is
+// "v2 kind=<q>" followed by " name=value" for each non-zero field, in wire
+// names, strings quoted; a field added to Hint must be added here or to
+// the exclusions of TestContentCoversEveryField.
+func AppendContent(b []byte, h *Hint) []byte {
+	b = append(b, "v2 kind="...)
+	b = appendQuoted(b, string(h.Kind))
+	for _, f := range [...]struct{ name, v string }{{"app", h.App}, {"queue", h.Queue}, {"task", h.Task},
+		{"attempt", h.Attempt}, {"container", h.Container}, {"node", h.Node}} {
+		if f.v != "" {
+			b = append(b, ' ')
+			b = append(b, f.name...)
+			b = append(b, '=')
+			b = appendQuoted(b, f.v)
+		}
+	}
+	if h.MapSlow {
+		b = append(b, " map_slow=true"...)
+	}
+	if h.ReduceSlow {
+		b = append(b, " reduce_slow=true"...)
+	}
+	if len(h.Nodes) > 0 {
+		b = append(b, " nodes=["...)
+		for i, n := range h.Nodes {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendQuoted(b, n.Node)
+			b = append(b, ':')
+			b = strconv.AppendFloat(b, n.Score, 'g', -1, 64)
+			if n.Locality != "" {
+				b = append(b, ':')
+				b = appendQuoted(b, string(n.Locality))
+			}
+		}
+		b = append(b, ']')
+	}
+	if h.Strict {
+		b = append(b, " strict=true"...)
+	}
+	for _, f := range [...]struct {
+		name string
+		v    int
+	}{{"partition", h.Partition}, {"reducers", h.Reducers}, {"max_maps", h.MaxMaps}, {"max_reduces", h.MaxReduces},
+		{"vcores", h.VCores}, {"memory_mb", h.MemoryMB}, {"priority", h.Priority}} {
+		if f.v != 0 {
+			b = append(b, ' ')
+			b = append(b, f.name...)
+			b = append(b, '=')
+			b = strconv.AppendInt(b, int64(f.v), 10)
+		}
+	}
+	return b
+}
+
+// appendQuoted appends s in Go quotes; plain ASCII (every id YARN makes)
+// skips strconv.AppendQuote's per-rune work, with the same result.
+func appendQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
