@@ -66,6 +66,43 @@ type HTTP struct {
 	// OperatorHints lets POST /v1/hints add hints that the Hadoop plug-ins
 	// act on like a policy's (operator overrides, tests).
 	OperatorHints bool `mapstructure:"operator_hints"`
+	// Token, when set (or read from TokenFile), is required as
+	// "Authorization: Bearer <token>" on every endpoint but /healthz and
+	// /readyz.
+	Token     Secret `mapstructure:"token"`
+	TokenFile string `mapstructure:"token_file"`
+	// TLS serves HTTPS when both files are set.
+	TLS HTTPTLS `mapstructure:"tls"`
+	// Pprof mounts /debug/pprof (off by default: it exposes the command line
+	// and costs CPU when profiled).
+	Pprof bool `mapstructure:"pprof"`
+}
+
+// HTTPTLS is the HTTP server's certificate and key (PEM files).
+type HTTPTLS struct {
+	CertFile string `mapstructure:"cert_file"`
+	KeyFile  string `mapstructure:"key_file"`
+}
+
+// Enabled reports whether the server speaks HTTPS.
+func (t HTTPTLS) Enabled() bool { return t.CertFile != "" }
+
+// BearerToken is the token the HTTP API requires: http.token, else the
+// first line of http.token_file; empty when neither is set.
+func (h HTTP) BearerToken() (string, error) {
+	if h.TokenFile == "" {
+		return string(h.Token), nil
+	}
+	b, err := os.ReadFile(h.TokenFile)
+	if err != nil {
+		return "", &KeyError{Key: "http.token_file", Reason: err.Error()}
+	}
+	tok, _, _ := strings.Cut(string(b), "\n")
+	tok = strings.TrimSpace(tok)
+	if tok == "" {
+		return "", &KeyError{Key: "http.token_file", Reason: h.TokenFile + ": empty"}
+	}
+	return tok, nil
 }
 
 // Kafka configures ingestion and the hints and dead-letter topics.
@@ -115,6 +152,12 @@ func (s Secret) String() string {
 	}
 	return "******"
 }
+
+// GoString hides the value from %#v too.
+func (s Secret) GoString() string { return strconv.Quote(s.String()) }
+
+// MarshalJSON hides the value from JSON (a logged or dumped config).
+func (s Secret) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(s.String())), nil }
 
 // Engine configures the event loop.
 type Engine struct {
@@ -182,6 +225,11 @@ func defaults() map[string]any {
 		"log.status_interval":            "10s",
 		"http.addr":                      "127.0.0.1:9464",
 		"http.operator_hints":            false,
+		"http.token":                     "",
+		"http.token_file":                "",
+		"http.tls.cert_file":             "",
+		"http.tls.key_file":              "",
+		"http.pprof":                     false,
 		"kafka.brokers":                  []string{},
 		"kafka.version":                  "3.9.0",
 		"kafka.group":                    "rmsidecar",
@@ -370,6 +418,22 @@ func (c *Config) Validate() error {
 	}
 	if err := hostPort(c.HTTP.Addr); err != nil {
 		bad("http.addr", "%v", err)
+	}
+	if c.HTTP.Token != "" && c.HTTP.TokenFile != "" {
+		bad("http.token", "set http.token or http.token_file, not both")
+	}
+	if _, err := c.HTTP.BearerToken(); err != nil {
+		errs = append(errs, err)
+	}
+	if (c.HTTP.TLS.CertFile == "") != (c.HTTP.TLS.KeyFile == "") {
+		bad("http.tls", "cert_file and key_file go together")
+	}
+	for _, kf := range [][2]string{{"http.tls.cert_file", c.HTTP.TLS.CertFile}, {"http.tls.key_file", c.HTTP.TLS.KeyFile}} {
+		if kf[1] != "" {
+			if _, err := os.Stat(kf[1]); err != nil {
+				bad(kf[0], "%v", err)
+			}
+		}
 	}
 	for i, b := range c.Kafka.Brokers {
 		if err := hostPort(b); err != nil {

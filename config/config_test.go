@@ -1,6 +1,8 @@
 package config
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +84,11 @@ func TestValidationNamesKeyAndReason(t *testing.T) {
 		{"kerberos without principal", "rm:\n  auth: kerberos\n", nil, "kerberos.principal: required with rm.auth: kerberos"},
 		{"kerberos without keytab", "rm:\n  auth: kerberos\nkerberos:\n  principal: rmsidecar@EXAMPLE.COM\n", nil, "kerberos.keytab: required with rm.auth: kerberos"},
 		{"missing keytab", "kerberos:\n  principal: rmsidecar@EXAMPLE.COM\n  keytab: /nonexistent/rmsidecar.keytab\n", nil, "kerberos.keytab: open /nonexistent/rmsidecar.keytab"},
+		{"token and token file", "http:\n  token: a\n  token_file: /dev/null\n", nil, "http.token: set http.token or http.token_file, not both"},
+		{"missing token file", "http:\n  token_file: /nonexistent/token\n", nil, "http.token_file: open /nonexistent/token"},
+		{"empty token file", "http:\n  token_file: /dev/null\n", nil, "http.token_file: /dev/null: empty"},
+		{"tls cert without key", "http:\n  tls:\n    cert_file: /dev/null\n", nil, "http.tls: cert_file and key_file go together"},
+		{"missing tls key", "http:\n  tls:\n    cert_file: /dev/null\n    key_file: /nonexistent/key.pem\n", nil, "http.tls.key_file: stat /nonexistent/key.pem"},
 		{"missing krb5.conf", "", []string{"RMSIDECAR_KERBEROS_PRINCIPAL=a@B", "RMSIDECAR_KERBEROS_KEYTAB=/dev/null", "RMSIDECAR_KERBEROS_KRB5_CONF=/nonexistent/krb5.conf"}, "kerberos.krb5_conf: stat /nonexistent/krb5.conf"},
 	}
 	for _, tt := range tests {
@@ -135,5 +142,26 @@ func TestSecretNeverPrints(t *testing.T) {
 	s := Secret("hunter2")
 	if s.String() != "******" {
 		t.Fatal("secret printed")
+	}
+	c := HTTP{Token: s}
+	j, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), string(j)} {
+		if strings.Contains(out, "hunter2") {
+			t.Errorf("secret in %s", out)
+		}
+	}
+}
+
+func TestBearerTokenFromFile(t *testing.T) {
+	f := write(t, "  tok-1  \nsecond line ignored\n")
+	got, err := HTTP{TokenFile: f}.BearerToken()
+	if err != nil || got != "tok-1" {
+		t.Fatalf("BearerToken = %q, %v; want tok-1", got, err)
+	}
+	if got, _ := (HTTP{Token: "inline"}).BearerToken(); got != "inline" {
+		t.Fatalf("inline token = %q", got)
 	}
 }

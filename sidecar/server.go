@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"cmp"
+	"crypto/subtle"
 	"encoding/json"
 	"net/http"
 	"net/http/pprof"
@@ -55,6 +56,11 @@ type API struct {
 	Events EventProducer
 	// OperatorHints lets POST /v1/hints add hints to the pull API.
 	OperatorHints bool
+	// Token, when not empty, is required as a bearer token on every path
+	// but /healthz and /readyz (probes carry no credentials).
+	Token string
+	// Pprof mounts /debug/pprof.
+	Pprof bool
 }
 
 // Handler builds the mux.
@@ -124,12 +130,32 @@ func (a API) Handler() http.Handler {
 		}
 		writeJSON(w, out)
 	})
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
+	if a.Pprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	if a.Token == "" {
+		return mux
+	}
+	return requireBearer(a.Token, mux)
+}
+
+// requireBearer answers 401 to a request without "Authorization: Bearer
+// <token>", except the health probes.
+func requireBearer(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" ||
+			subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) == 1 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="rmsidecar"`)
+		http.Error(w, "unauthorized: this sidecar requires Authorization: Bearer <http.token>", http.StatusUnauthorized)
+	})
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

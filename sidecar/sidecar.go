@@ -550,6 +550,19 @@ func (s *Sidecar) retry(ctx context.Context, what string, connect func() error) 
 	}
 }
 
+// loopback reports whether addr (host:port) listens on a loopback address only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 func (s *Sidecar) serveHTTP() (*http.Server, error) {
 	addr := s.cfg.HTTP.Addr
 	if addr == "" {
@@ -560,18 +573,36 @@ func (s *Sidecar) serveHTTP() (*http.Server, error) {
 	if err != nil {
 		return nil, &config.KeyError{Key: "http.addr", Reason: err.Error()}
 	}
-	api := API{Loop: s.loop, Pull: s.pull, Metrics: s.metrics, Events: s.posted, OperatorHints: s.cfg.HTTP.OperatorHints}
+	token, err := s.cfg.HTTP.BearerToken()
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	api := API{Loop: s.loop, Pull: s.pull, Metrics: s.metrics, Events: s.posted, OperatorHints: s.cfg.HTTP.OperatorHints,
+		Token: token, Pprof: s.cfg.HTTP.Pprof}
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	tlsCfg := s.cfg.HTTP.TLS
 	s.httpMu.Lock()
 	s.httpAddr = ln.Addr().String()
 	s.httpMu.Unlock()
 	close(s.httpUp)
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		serve := func() error { return srv.Serve(ln) }
+		if tlsCfg.Enabled() {
+			serve = func() error { return srv.ServeTLS(ln, tlsCfg.CertFile, tlsCfg.KeyFile) }
+		}
+		if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error().Err(err).Msg("http server")
 		}
 	}()
-	s.log.Info().Str("addr", s.httpAddr).Msg("http: /metrics /healthz /readyz /v1/hints /v1/hints/changes /v1/events /v1/nodes /v1/apps/{id} /debug/pprof")
+	paths := "/metrics /healthz /readyz /v1/hints /v1/hints/changes /v1/events /v1/nodes /v1/apps/{id}"
+	if api.Pprof {
+		paths += " /debug/pprof"
+	}
+	s.log.Info().Str("addr", s.httpAddr).Bool("tls", tlsCfg.Enabled()).Bool("token", token != "").Msg("http: " + paths)
+	if token == "" && !loopback(s.httpAddr) {
+		s.log.Warn().Str("addr", s.httpAddr).Msg("http: listening beyond loopback without http.token: anyone who reaches it can read hints and post events")
+	}
 	return srv, nil
 }
 

@@ -50,7 +50,9 @@ line: kind, target, policy, reason; a status line (events/s, hints/s, lag, dead
 letters) follows every log.status_interval (10s). JSON logs carry the whole hint.
 
 HTTP (--http, default 127.0.0.1:9464): /metrics, /healthz, /readyz, /v1/hints,
-/v1/nodes, /v1/apps/{id}, /debug/pprof.
+/v1/nodes, /v1/apps/{id}; /debug/pprof only with http.pprof. Beyond loopback set
+http.token (or http.token_file): every path but /healthz and /readyz then needs
+"Authorization: Bearer <token>"; http.tls.cert_file and key_file serve HTTPS.
 
 SIGTERM or SIGINT: finish the events in flight, checkpoint, commit, exit 0.`,
 		Example: `  rmsidecar run

@@ -1,5 +1,7 @@
 package org.rmsidecar.yarn;
 
+import java.io.IOException;
+
 import org.apache.hadoop.conf.Configuration;
 
 /** Every configuration key of the rmsidecar plug-ins, with its default. */
@@ -10,6 +12,12 @@ public final class RmSidecarConfig {
 
   /** Base URL of the sidecar's HTTP API; unset: the plug-ins pass everything through. */
   public static final String SIDECAR_URL = PREFIX + "sidecar.url";
+
+  /**
+   * Bearer token the sidecar's HTTP API requires (its http.token); read with
+   * Configuration.getPassword, so a Hadoop credential provider can hold it. Unset: no token sent.
+   */
+  public static final String SIDECAR_TOKEN = PREFIX + "sidecar.token";
 
   /** Connect and read timeout of one call to the sidecar (ms), beyond the long-poll wait. */
   public static final String TIMEOUT_MS = PREFIX + "sidecar.timeout-ms";
@@ -48,6 +56,20 @@ public final class RmSidecarConfig {
   public static final String RM_NODE_CLASS_ENABLED = PREFIX + "rm.node-class.enabled";
   public static final String RM_RATIO_ENABLED = PREFIX + "rm.ratio.enabled";
   public static final String RM_REDUCE_BINDING_ENABLED = PREFIX + "rm.reduce-binding.enabled";
+
+  /** The HTTP client for the sidecar at url: timeout and token from conf. */
+  public static SidecarHttp sidecarHttp(Configuration conf, String url) {
+    String token = null;
+    try {
+      char[] t = conf.getPassword(SIDECAR_TOKEN);
+      if (t != null && t.length > 0) {
+        token = new String(t).trim();
+      }
+    } catch (IOException e) {
+      throw new IllegalArgumentException(SIDECAR_TOKEN + ": cannot read it: " + e.getMessage(), e);
+    }
+    return new SidecarHttp(url, positiveMs(conf, TIMEOUT_MS, DEFAULT_TIMEOUT_MS), token);
+  }
 
   /** A positive duration in ms, or an IllegalArgumentException naming the key. */
   public static long positiveMs(Configuration conf, String key, long def) {

@@ -12,10 +12,18 @@ import java.nio.charset.StandardCharsets;
 public final class SidecarHttp {
   private final String base;
   private final int timeoutMs;
+  /** "Bearer <token>", or null when the sidecar needs none. */
+  private final String authorization;
 
   public SidecarHttp(String baseUrl, long timeoutMs) {
+    this(baseUrl, timeoutMs, null);
+  }
+
+  /** token: the sidecar's http.token, sent as a bearer token on every call; null or empty: none. */
+  public SidecarHttp(String baseUrl, long timeoutMs, String token) {
     this.base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.timeoutMs = (int) Math.min(Integer.MAX_VALUE, timeoutMs);
+    this.authorization = token == null || token.isEmpty() ? null : "Bearer " + token;
   }
 
   public String base() {
@@ -47,6 +55,9 @@ public final class SidecarHttp {
     c.setConnectTimeout(timeoutMs);
     c.setReadTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs + extraWaitMs));
     c.setUseCaches(false);
+    if (authorization != null) {
+      c.setRequestProperty("Authorization", authorization);
+    }
     return c;
   }
 

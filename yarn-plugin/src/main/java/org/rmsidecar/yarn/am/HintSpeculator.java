@@ -94,8 +94,7 @@ public class HintSpeculator extends DefaultSpeculator {
       scanMs = 0;
       return;
     }
-    SidecarHttp http = new SidecarHttp(url,
-        RmSidecarConfig.positiveMs(conf, RmSidecarConfig.TIMEOUT_MS, RmSidecarConfig.DEFAULT_TIMEOUT_MS));
+    SidecarHttp http = RmSidecarConfig.sidecarHttp(conf, url);
     feed = new HintFeed("am", http, context.getApplicationID().toString(),
         Arrays.asList("speculate", "deny-speculation", "kill"),
         RmSidecarConfig.positiveMs(conf, RmSidecarConfig.HINTS_WAIT_MS, RmSidecarConfig.DEFAULT_HINTS_WAIT_MS),

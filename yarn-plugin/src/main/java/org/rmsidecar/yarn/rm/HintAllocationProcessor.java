@@ -95,8 +95,7 @@ public class HintAllocationProcessor implements ApplicationMasterServiceProcesso
       LOG.info("rmsidecar: {} is not set: allocation requests pass through", RmSidecarConfig.SIDECAR_URL);
       return;
     }
-    feed = new HintFeed("rm", new SidecarHttp(url,
-        RmSidecarConfig.positiveMs(conf, RmSidecarConfig.TIMEOUT_MS, RmSidecarConfig.DEFAULT_TIMEOUT_MS)), null,
+    feed = new HintFeed("rm", RmSidecarConfig.sidecarHttp(conf, url), null,
         Arrays.asList("place", "node-class", "ratio", "reduce-binding", "speculate"),
         RmSidecarConfig.positiveMs(conf, RmSidecarConfig.HINTS_WAIT_MS, RmSidecarConfig.DEFAULT_HINTS_WAIT_MS),
         RmSidecarConfig.positiveMs(conf, RmSidecarConfig.HINTS_STALE_AFTER_MS,
