@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -36,7 +38,8 @@ type Options struct {
 	TickMS int64
 	// TTL overrides the time a hint of a kind stays in force (ms).
 	TTL map[policy.HintKind]int64
-	// IDPrefix starts every hint id, so instances and runs do not collide.
+	// IDPrefix starts every hint id (then 16 hex digits of a hash of the
+	// hint: see hintID), so instances do not collide.
 	IDPrefix string
 	Log      zerolog.Logger
 	// State is the state to start from (nil: empty).
@@ -369,8 +372,7 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 		e.active[string(e.target)] = active{content: string(e.content), expires: now + ttl}
 		e.seq++
 		h.V = policy.HintVersion
-		e.id = strconv.AppendUint(append(e.id[:0], e.idPrefix...), e.seq, 10)
-		h.ID = string(e.id)
+		h.ID = e.hintID(h.Policy, now)
 		h.TS = now
 		if h.ExpiresTS == 0 {
 			h.ExpiresTS = now + ttl
@@ -378,6 +380,26 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 		e.hints[hintCounter{h.Policy, h.Kind}]++
 		e.out = append(e.out, h)
 	}
+}
+
+// hintID names a hint by what it is: the prefix, then 16 hex digits of a
+// hash of its policy, target, content (e.target, e.content) and time. A
+// restart that applies events again (at-least-once) gives a hint emitted
+// again the id it had, and can never give an id to a different hint, as a
+// counter restored from a checkpoint would when a policy decides
+// differently the second time.
+func (e *Engine) hintID(policyName string, now int64) string {
+	e.id = append(e.id[:0], policyName...)
+	e.id = append(e.id, 0)
+	e.id = append(e.id, e.target...)
+	e.id = append(e.id, 0)
+	e.id = append(e.id, e.content...)
+	e.id = append(e.id, 0)
+	e.id = strconv.AppendInt(e.id, now, 10)
+	sum := sha256.Sum256(e.id)
+	e.id = append(e.id[:0], e.idPrefix...)
+	e.id = hex.AppendEncode(e.id, sum[:8])
+	return string(e.id)
 }
 
 // guard runs one plugin call, turning a panic into a counted, logged error.

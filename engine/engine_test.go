@@ -100,7 +100,7 @@ func TestRepeatedHintIsSuppressedUntilExpiry(t *testing.T) {
 	if len(first) != 1 {
 		t.Fatalf("first tick: %d hints", len(first))
 	}
-	if h := first[0]; h.ID != "h1" || h.TS != 2000 || h.ExpiresTS != 7000 || h.V != 1 {
+	if h := first[0]; !hintIDForm.MatchString(h.ID) || h.TS != 2000 || h.ExpiresTS != 7000 || h.V != 1 {
 		t.Fatalf("stamping: %+v", h)
 	}
 	if again := e.Tick(context.Background(), 3000); len(again) != 0 {
