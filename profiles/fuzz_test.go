@@ -30,7 +30,7 @@ func FuzzParseDocument(f *testing.F) {
 		recs, err := ParseDocument(bytes.NewReader(data))
 		if err != nil {
 			ve, ok := errors.AsType[*ValidationError](err)
-			if !ok || ve.Field == "" || ve.Msg == "" || ve.Index >= 0 && !bytes.Contains(data, []byte("records")) {
+			if !ok || ve.Field == "" || ve.Msg == "" || ve.Index < -1 {
 				t.Fatalf("error %#v is not a *ValidationError naming a field", err)
 			}
 			return
