@@ -3,6 +3,7 @@ package actuate
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -476,5 +477,73 @@ func TestDispatcherDegradedAfterConsecutiveFailures(t *testing.T) {
 				t.Error("still degraded after a successful delivery")
 			}
 		})
+	}
+}
+
+// TestFileJournalSkipsACorruptLineAndKeepsTheRest: one bad line in the middle
+// of the journal is reported with the file and line, and the valid entries
+// after it still count (issue 16: everything after it was dropped silently).
+func TestFileJournalSkipsACorruptLineAndKeepsTheRest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "actuated.jsonl")
+	h1, h2, h3 := hint("h1", policy.KindSpeculate, 100), hint("h2", policy.KindSpeculate, 100), hint("h3", policy.KindSpeculate, 100)
+	line := func(h policy.Hint) string {
+		return `{"k":"` + journalKey("a", &h) + `","exp":` + strconv.FormatInt(h.ExpiresTS, 10) + `,"v":2}` + "\n"
+	}
+	content := line(h1) + "{\"k\":\"0123\x00garbage\n" + line(h2) + "null\n" + line(h3) + `{"k":"` // torn last line
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := OpenFileJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []policy.Hint{h1, h2, h3} {
+		if !j.Seen("a", &h) {
+			t.Errorf("entry %s lost", h.ID)
+		}
+	}
+	var lines []int
+	for _, err := range j.Skipped {
+		le, ok := errors.AsType[*JournalLineError](err)
+		if !ok || le.File != path || !strings.Contains(err.Error(), path) {
+			t.Errorf("skipped error %v does not name the file", err)
+			continue
+		}
+		lines = append(lines, le.Line)
+	}
+	if !slices.Equal(lines, []int{2, 4, 6}) {
+		t.Errorf("skipped lines %v, want [2 4 6] (errors %v)", lines, j.Skipped)
+	}
+	if len(j.Skipped) == 3 && !strings.Contains(j.Skipped[2].Error(), "torn last line") {
+		t.Errorf("last: %v", j.Skipped[2])
+	}
+	j.Close()
+	// The rewrite at open keeps the valid entries only: a second open is clean.
+	j, err = OpenFileJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if len(j.Skipped) != 0 || len(j.expires) != 3 {
+		t.Errorf("reopened: skipped %v, %d entries, want none and 3", j.Skipped, len(j.expires))
+	}
+}
+
+// TestFileJournalSkipsAnOverlongLine: a line too long to be an entry is one
+// skipped line, not an error that stops the open.
+func TestFileJournalSkipsAnOverlongLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "actuated.jsonl")
+	h := hint("h1", policy.KindSpeculate, 100)
+	good := `{"k":"` + journalKey("a", &h) + `","exp":1100,"v":2}` + "\n"
+	if err := os.WriteFile(path, []byte(strings.Repeat("x", 200<<10)+"\n"+good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := OpenFileJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if !j.Seen("a", &h) || len(j.Skipped) != 1 || !strings.Contains(j.Skipped[0].Error(), "line 1: longer than") {
+		t.Errorf("seen %v, skipped %v", j.Seen("a", &h), j.Skipped)
 	}
 }

@@ -2,6 +2,7 @@ package actuate
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -91,6 +92,105 @@ func (j *MemoryJournal) record(k string, h *policy.Hint) {
 type FileJournal struct {
 	MemoryJournal
 	f *os.File
+
+	// Skipped lists the lines OpenFileJournal could not read (each a
+	// *JournalLineError naming the file and line), oldest first. They are
+	// left out, and every valid entry around them is kept; the rewrite at
+	// open drops them from the file, so a caller should log them.
+	Skipped []error
+}
+
+// JournalLineError is a journal line that is not a valid entry: corrupt, or
+// the torn last line of a process killed while writing.
+type JournalLineError struct {
+	File string
+	Line int // 1-based
+	Err  error
+}
+
+func (e *JournalLineError) Error() string {
+	return fmt.Sprintf("actuation journal %s: line %d: %v", e.File, e.Line, e.Err)
+}
+
+func (e *JournalLineError) Unwrap() error { return e.Err }
+
+// maxJournalLine bounds one journal line; an entry is about 60 bytes.
+const maxJournalLine = 64 << 10
+
+// readJournal calls keep for each valid entry of r in order and returns the
+// lines it skipped (as *JournalLineError naming file), or the error of r.
+func readJournal(r io.Reader, file string, keep func(journalLine)) (skipped []error, err error) {
+	br := bufio.NewReader(r)
+	for line := 1; ; line++ {
+		raw, tooLong, last, err := readJournalLine(br)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return skipped, nil
+			}
+			return skipped, fmt.Errorf("actuation journal %s: line %d: %w", file, line, err)
+		}
+		var l journalLine
+		var bad error
+		switch {
+		case tooLong:
+			bad = fmt.Errorf("longer than %d bytes", maxJournalLine)
+		case len(bytes.TrimSpace(raw)) == 0:
+			continue
+		default:
+			if err := json.Unmarshal(raw, &l); err != nil {
+				bad = fmt.Errorf("not a journal entry: %w", err)
+			} else if !validJournalKey(l.K) {
+				bad = fmt.Errorf("not a journal entry: key %q is not 32 hex digits", l.K)
+			}
+		}
+		if bad != nil {
+			if last {
+				bad = fmt.Errorf("torn last line (no newline: a kill while writing?): %w", bad)
+			}
+			skipped = append(skipped, &JournalLineError{File: file, Line: line, Err: bad})
+			continue
+		}
+		keep(l)
+	}
+}
+
+// readJournalLine reads one line; a line over maxJournalLine is read to its
+// end but not kept. last reports a final line without a newline.
+func readJournalLine(br *bufio.Reader) (raw []byte, tooLong, last bool, err error) {
+	var buf []byte
+	read := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		read = read || len(chunk) > 0
+		if !tooLong {
+			if len(buf)+len(chunk) > maxJournalLine+1 {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+			return buf, tooLong, false, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF) && read:
+			return buf, tooLong, true, nil
+		default:
+			return nil, false, false, err
+		}
+	}
+}
+
+func validJournalKey(k string) bool {
+	if len(k) != 32 {
+		return false
+	}
+	for i := range len(k) {
+		if c := k[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // journalLine is one entry of the file. V is the identity version of K:
@@ -109,6 +209,7 @@ const journalHorizon = int64(3_600_000)
 // OpenFileJournal loads and then appends to path. Entries are kept until
 // they expire in event time; at open the file is rewritten without
 // duplicates and without entries older than the newest by journalHorizon.
+// Lines that are not valid entries are skipped and listed in Skipped.
 func OpenFileJournal(path string) (*FileJournal, error) {
 	j := &FileJournal{MemoryJournal: MemoryJournal{expires: map[string]int64{}, legacy: map[string]int64{}}}
 	type entry struct {
@@ -117,23 +218,20 @@ func OpenFileJournal(path string) (*FileJournal, error) {
 	}
 	var order []entry
 	if f, err := os.Open(path); err == nil {
-		sc := bufio.NewScanner(f)
-		for line := 1; sc.Scan(); line++ {
-			var l journalLine
-			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-				// A torn last line from a kill: everything before it counts.
-				break
-			}
+		// A corrupt line, or the torn last line of a kill, is skipped and
+		// reported; every valid entry before and after it counts.
+		skipped, err := readJournal(f, path, func(l journalLine) {
 			m := j.entries(l.V)
 			if _, ok := m[l.K]; !ok {
 				order = append(order, entry{l.K, l.V})
 			}
 			m[l.K] = max(m[l.K], l.Exp)
-		}
+		})
 		f.Close()
-		if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("actuation journal %s: %w", path, err)
+		if err != nil {
+			return nil, err
 		}
+		j.Skipped = skipped
 	} else if !os.IsNotExist(err) {
 		return nil, fmt.Errorf("actuation journal %s: %w", path, err)
 	}

@@ -1,6 +1,9 @@
 package events
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"reflect"
 	"testing"
 )
@@ -66,4 +69,50 @@ func normalize(e Event) Event {
 		}
 	}
 	return e
+}
+
+// FuzzReader: the JSONL Reader ends on any input. It yields at most one
+// event or *LineError per line, with line numbers that only grow, then
+// io.EOF; an accepted event decodes the same from its line alone.
+func FuzzReader(f *testing.F) {
+	good := `{"v":1,"id":"a","type":"node.lost","ts":1,"node":"n","reason":"r"}`
+	f.Add([]byte(good + "\n" + good + "\n"))
+	f.Add([]byte(good + "\r\n\r\n  \t\n" + `{"v":1,"id":"b","type":"node.lost","ts":2,"node":"n"}` + "\ngarbage\n" + good))
+	f.Add([]byte(`{"v":1,"id":"e17","type":"task.progress","ts":1763719205000,"app":"a","task":"t","attempt":"x","progress":0.42,"phase":"map"}` + "\n\n"))
+	f.Add([]byte("\n\n\n"))
+	f.Add([]byte(""))
+	f.Add([]byte("{\n}\n[\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := bytes.Count(data, []byte("\n")) + 1
+		r := NewReader(bytes.NewReader(data))
+		last := 0
+		for calls := 0; ; calls++ {
+			if calls > lines {
+				t.Fatalf("%d results from %d lines: the reader does not advance", calls, lines)
+			}
+			ev, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if r.Line() <= last || r.Line() > lines {
+				t.Fatalf("line %d after line %d (%d lines)", r.Line(), last, lines)
+			}
+			last = r.Line()
+			var le *LineError
+			if errors.As(err, &le) {
+				if le.Line != r.Line() || le.Error() == "" {
+					t.Fatalf("LineError %v at reader line %d", le, r.Line())
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("error %v from a bytes.Reader", err)
+			}
+			raw := bytes.TrimRight(bytes.Split(data, []byte("\n"))[last-1], "\r")
+			again, err := Decode(raw)
+			if err != nil || !reflect.DeepEqual(again, ev) {
+				t.Fatalf("line %d: reader gave %+v, Decode gives %+v, %v", last, ev, again, err)
+			}
+		}
+	})
 }

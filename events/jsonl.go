@@ -2,6 +2,7 @@ package events
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -24,29 +25,40 @@ func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e
 func (e *LineError) Unwrap() error { return e.Err }
 
 // Reader reads events from a JSONL stream, one event per line. Blank lines
-// are skipped. After a *LineError the reader can continue with the next line.
+// are skipped. After a *LineError the reader can continue with the next line;
+// that includes a line longer than MaxLineBytes, whose bytes are discarded.
 type Reader struct {
-	sc   *bufio.Scanner
+	br   *bufio.Reader
+	buf  []byte
 	line int
+	err  error // sticky read error of the underlying reader
 }
 
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader) *Reader {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), MaxLineBytes)
-	return &Reader{sc: sc}
+	return &Reader{br: bufio.NewReaderSize(r, 64*1024)}
 }
 
 // Line is the number of the line read last (1-based).
 func (r *Reader) Line() int { return r.line }
 
 // Next returns the next event, io.EOF at the end, a *LineError for a line
-// that does not decode (the stream stays usable), or another error when the
+// that does not decode or is longer than MaxLineBytes (the stream stays
+// usable; such a LineError has no Raw), or another error when the
 // underlying reader fails.
 func (r *Reader) Next() (Event, error) {
-	for r.sc.Scan() {
+	for {
+		raw, tooLong, err := r.readLine()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return Event{}, io.EOF
+			}
+			return Event{}, fmt.Errorf("read line %d: %w", r.line+1, err)
+		}
 		r.line++
-		raw := r.sc.Bytes()
+		if tooLong {
+			return Event{}, &LineError{Line: r.line, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
+		}
 		if isBlank(raw) {
 			continue
 		}
@@ -61,13 +73,51 @@ func (r *Reader) Next() (Event, error) {
 		}
 		return ev, nil
 	}
-	if err := r.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return Event{}, &LineError{Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)}
-		}
-		return Event{}, fmt.Errorf("read line %d: %w", r.line+1, err)
+}
+
+// readLine returns the next line without its "\n" or "\r\n", valid until the
+// next call. A line over MaxLineBytes is read to its end but not kept:
+// tooLong is set and line is empty. At the end of the stream it returns
+// io.EOF (a last line without a newline is returned first).
+func (r *Reader) readLine() (line []byte, tooLong bool, err error) {
+	if r.err != nil {
+		return nil, false, r.err
 	}
-	return Event{}, io.EOF
+	r.buf = r.buf[:0]
+	read := false
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		read = read || len(chunk) > 0
+		if !tooLong {
+			if len(r.buf)+len(chunk) > MaxLineBytes+2 { // room for "\r\n"
+				tooLong, r.buf = true, r.buf[:0]
+			} else {
+				r.buf = append(r.buf, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if !read {
+				r.err = io.EOF
+				return nil, false, io.EOF
+			}
+		default:
+			r.err = err
+			return nil, false, err
+		}
+		if tooLong {
+			return nil, true, nil
+		}
+		line = bytes.TrimSuffix(r.buf, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) > MaxLineBytes {
+			return nil, true, nil
+		}
+		return line, false, nil
+	}
 }
 
 func isBlank(b []byte) bool {

@@ -189,6 +189,14 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 		if err != nil {
 			return nil, &config.KeyError{Key: "actuators.journal", Reason: err.Error()}
 		}
+		for _, err := range fj.Skipped {
+			// Dropped by the rewrite at open: say so once, here.
+			ev := o.Log.Warn().Err(err).Str("file", cfg.Actuators.Journal)
+			if le, ok := errors.AsType[*actuate.JournalLineError](err); ok {
+				ev = ev.Int("line", le.Line)
+			}
+			ev.Msg("actuation journal: skipped a line that is not a valid entry")
+		}
 		s.journal, s.closeJournal = fj, fj.Close
 	}
 	idle := cfg.Engine.Tick

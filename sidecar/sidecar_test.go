@@ -1,10 +1,13 @@
 package sidecar
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,5 +72,42 @@ func TestKafkaOutageDegradesNotCrashes(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not stop within 10 s of the signal")
+	}
+}
+
+// TestCorruptJournalLineIsLogged: a journal line that is not a valid entry
+// is named in a warning when the sidecar opens the journal.
+func TestCorruptJournalLineIsLogged(t *testing.T) {
+	cfg, err := config.Load("", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Kafka.Brokers = []string{"127.0.0.1:1"} // not the embedded demo: the file journal is opened
+	cfg.Policies.Stack = "none"
+	cfg.Actuators.Journal = filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.WriteFile(cfg.Actuators.Journal, []byte(`{"k":"00112233445566778899aabbccddeeff","exp":5}`+"\ngarbage\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	store := profiles.NewMemory()
+	defer store.Close()
+	var logs bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sc, err := New(ctx, Options{Config: cfg, Profiles: store, Log: zerolog.New(&logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sc.Run(ctx) }()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not stop")
+	}
+	out := logs.String()
+	if !strings.Contains(out, `"level":"warn"`) || !strings.Contains(out, `"line":2`) || !strings.Contains(out, "j.jsonl: line 2") {
+		t.Errorf("no warning naming the journal line:\n%s", out)
 	}
 }

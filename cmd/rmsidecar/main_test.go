@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -99,6 +100,39 @@ func TestReplaySkipBadKeepsGoingAndKeepsTheLines(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "6 events applied") || !strings.Contains(errOut, "2 bad lines skipped") || !strings.Contains(errOut, "1 lost") {
 		t.Errorf("summary: %s", errOut)
+	}
+}
+
+// TestReplaySkipBadPassesATooLongLine: --skip-bad carries on past a line over
+// events.MaxLineBytes (issue 16: it looped on it forever) and counts it once.
+func TestReplaySkipBadPassesATooLongLine(t *testing.T) {
+	long := `{"v":1,"id":"` + strings.Repeat("x", 5<<20) + `"}`
+	good := `{"v":1,"id":"y","type":"node.lost","ts":1763719300000,"node":"nm1.example:8041","reason":"expired"}`
+	skip := filepath.Join(t.TempDir(), "rejected.jsonl")
+	p := badLog(t, long, good)
+	type result struct {
+		code   int
+		errOut string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, errOut := run(t, "replay", "--events", p, "--policies", "none", "--skip-bad", skip, "--log-level", "error")
+		done <- result{code, errOut}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("replay --skip-bad did not finish on a too-long line")
+	}
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.errOut)
+	}
+	if !strings.Contains(res.errOut, "6 events applied") || !strings.Contains(res.errOut, "1 bad lines skipped") || !strings.Contains(res.errOut, "1 lost") {
+		t.Errorf("summary: %s", res.errOut)
+	}
+	if got, err := os.ReadFile(skip); err != nil || len(got) != 0 {
+		t.Errorf("rejected file = %d bytes, %v; want empty (the line is not kept)", len(got), err)
 	}
 }
 

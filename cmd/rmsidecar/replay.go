@@ -46,7 +46,8 @@ The default is the config's policies.stack.
 A line that is not valid events v1 stops the replay with exit code 2 and a
 message naming the file, the line and the field. With --skip-bad FILE, such
 lines are written to FILE unchanged (so they can be fixed and replayed) and the
-replay carries on; nothing is dropped silently.
+replay carries on; nothing is dropped silently. A line over 4 MiB is not
+copied to FILE: it is counted and logged with its line number.
 
 Learned profiles are kept in memory unless --profiles names a store file.`,
 		Example: `  rmsidecar replay --events integration/testdata/sample-2jobs.jsonl --policies none --hints-out -
@@ -186,7 +187,7 @@ func replayStream(ctx context.Context, file string, stdin io.Reader, eng *engine
 			}
 			res.skipped++
 			log.Warn().Str("file", file).Int("line", le.Line).Str("field", le.Field).Err(le.Err).Msg("skipping bad line")
-			if skipTo != nil {
+			if skipTo != nil && le.Raw != nil { // a line over events.MaxLineBytes is not kept: the log names it
 				if _, err := fmt.Fprintf(skipTo, "%s\n", le.Raw); err != nil {
 					return res, fmt.Errorf("--skip-bad: %w", err)
 				}

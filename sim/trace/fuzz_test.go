@@ -53,3 +53,34 @@ func FuzzParseRumen(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseSLS: any input parses into jobs in submit order, each with as
+// many tasks as maps plus reduces, or fails with a *ParseError; it never panics.
+func FuzzParseSLS(f *testing.F) {
+	f.Add(slsJobs)
+	f.Add(`[{"job.id":"j","job.start.ms":"7","job.tasks":[{"container.host":"/r/h","duration.ms":5,"container.priority":20}]}]`)
+	f.Add(`{"job.id":"j","job.tasks":[{"container.host":"h","container.start.ms":10,"container.end.ms":5}]}`)
+	f.Add(`{"job.id":"j","job.tasks":[{"container.host":"h","duration.ms":1,"count":-3,"container.type":"shuffle"}]}`)
+	f.Add(`{"job.id":1}{}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		jobs, err := ParseSLS(strings.NewReader(in))
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			return
+		}
+		for i, j := range jobs {
+			if i > 0 && j.SubmitS < jobs[i-1].SubmitS {
+				t.Fatalf("jobs out of submit order: %v", jobs)
+			}
+			if j.SubmitS < 0 {
+				t.Fatalf("job %s submitted at %v, before the earliest", j.Name, j.SubmitS)
+			}
+			if len(j.Tasks) != j.Maps+j.Reduces {
+				t.Fatalf("job %s: %d tasks for %d maps + %d reduces", j.Name, len(j.Tasks), j.Maps, j.Reduces)
+			}
+		}
+	})
+}

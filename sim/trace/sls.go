@@ -83,12 +83,13 @@ func parseSLS(r io.Reader, file string) ([]Job, error) {
 		startMS int64
 	}
 	var all []started
+	extra := int64(maxSLSCountTasks) // tasks "count" may add beyond the listed ones
 	err := decodeJSONObjects(r, file, func(raw json.RawMessage) error {
 		var sj slsJob
 		if err := json.Unmarshal(raw, &sj); err != nil {
 			return fixSLSFieldError(err)
 		}
-		j, err := sj.job()
+		j, err := sj.job(&extra)
 		if err != nil {
 			return err
 		}
@@ -120,7 +121,13 @@ func fixSLSFieldError(err error) error {
 	return fmt.Errorf("job object: %w", err)
 }
 
-func (sj *slsJob) job() (Job, error) {
+// maxSLSCountTasks bounds the tasks "count" adds to a whole trace beyond one
+// per listed container, so a few bytes ("count": 1e9) cannot demand
+// gigabytes; explicitly listed containers are bounded by the input size.
+const maxSLSCountTasks = 1 << 20
+
+// job converts sj; extra is what is left of maxSLSCountTasks.
+func (sj *slsJob) job(extra *int64) (Job, error) {
 	if sj.ID == "" {
 		return Job{}, &fieldError{"job.id", errors.New("missing")}
 	}
@@ -168,6 +175,10 @@ func (sj *slsJob) job() (Job, error) {
 		if count < 1 {
 			return Job{}, &fieldError{field + ".count", fmt.Errorf("%d must be at least 1", count)}
 		}
+		if count-1 > *extra {
+			return Job{}, &fieldError{field + ".count", fmt.Errorf("%d: counts add more than %d tasks to the trace", count, maxSLSCountTasks)}
+		}
+		*extra -= count - 1
 		rack, host := splitRackHost(st.Host)
 		for range count {
 			j.Tasks = append(j.Tasks, Task{Kind: kind, DurationMS: dur, Host: host, Rack: rack, StartMS: st.StartMS.get(start) - start})

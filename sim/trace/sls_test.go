@@ -55,6 +55,10 @@ func TestParseSLSErrors(t *testing.T) {
 		{"zero duration", `{"job.id":"j","job.start.ms":0,"job.tasks":[{"container.start.ms":5,"container.end.ms":5}]}`, "job.tasks[0]", "positive", 1},
 		{"bad count", "\n" + `{"job.id":"j","job.start.ms":0,"job.tasks":[{"duration.ms":5,"count":0}]}`, "job.tasks[0].count", "at least 1", 2},
 		{"missing id", `{"job.start.ms":0}`, "job.id", "missing", 1},
+		// A few bytes must not expand into gigabytes of tasks (found by FuzzParseSLS).
+		{"huge count", `{"job.id":"j","job.start.ms":0,"job.tasks":[{"duration.ms":5,"count":"1e9"}]}`, "job.tasks[0].count", "more than 1048576 tasks", 1},
+		{"counts over the trace", `{"job.id":"a","job.start.ms":0,"job.tasks":[{"duration.ms":5,"count":1000000}]}` + "\n" +
+			`{"job.id":"b","job.start.ms":0,"job.tasks":[{"duration.ms":5},{"duration.ms":5,"count":50000}]}`, "job.tasks[1].count", "more than 1048576 tasks", 2},
 		{"not a number", `{"job.id":"j","job.start.ms":"abc"}`, "", `"abc" is not an integer`, 1},
 	}
 	for _, tt := range tests {
