@@ -18,7 +18,7 @@ func corpus(t testing.TB) [][]byte {
 	t.Helper()
 	var out [][]byte
 	logs, _ := filepath.Glob("../integration/testdata/*.jsonl")
-	logs = append(logs, "../sidecar/demo/recorded.jsonl")
+	logs = append(logs, "../demo/recorded.jsonl")
 	for _, p := range logs {
 		b, err := os.ReadFile(p)
 		if err != nil {

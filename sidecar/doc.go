@@ -14,7 +14,8 @@
 // a crash are applied again, which changes nothing twice, and an actuation
 // journal keeps their hints from being actuated twice.
 //
-// With no brokers configured, Run starts an embedded Kafka broker (kfake) and
-// a demo event source feeding it in accelerated time, so `rmsidecar run`
-// shows events -> policies -> hints on a laptop.
+// The sidecar needs kafka.brokers. The embedded demo of `rmsidecar run`
+// (package demo: an in-process broker fed by the simulator) and the
+// benchmark (package bench) live outside this package, which imports
+// neither the simulator nor the embedded broker.
 package sidecar

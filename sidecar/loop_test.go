@@ -63,7 +63,7 @@ func (m *memCheckpoints) count() int                                { m.mu.Lock(
 
 func readLog(t *testing.T) []events.Event {
 	t.Helper()
-	f, err := os.Open("demo/recorded.jsonl")
+	f, err := os.Open("../demo/recorded.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

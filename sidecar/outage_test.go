@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -225,7 +226,7 @@ func TestSidecarRMHangBrokerDownAndShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := recordedLog
+	lines := recordedLog(t)
 	st, err := kafka.ProduceLog(context.Background(), p, bytes.NewReader(lines), kafka.ProduceOptions{Topic: cfg.Kafka.EventsTopic})
 	_ = p.Close()
 	if err != nil {
@@ -363,7 +364,7 @@ func TestOutboxDeliveredAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := kafka.ProduceLog(context.Background(), p, bytes.NewReader(recordedLog), kafka.ProduceOptions{Topic: cfg.Kafka.EventsTopic})
+	st, err := kafka.ProduceLog(context.Background(), p, bytes.NewReader(recordedLog(t)), kafka.ProduceOptions{Topic: cfg.Kafka.EventsTopic})
 	_ = p.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -377,4 +378,14 @@ func TestOutboxDeliveredAfterRestart(t *testing.T) {
 	want := len(ck.Outbox)
 	rm := &recordingRM{}
 	run(rm, func(*Sidecar) bool { return rm.count() >= want }, "the outbox delivered after the restart")
+}
+
+// recordedLog is the embedded demo's recorded event log.
+func recordedLog(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../demo/recorded.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -47,8 +47,9 @@ type Options struct {
 	// DeterministicTicks turns off the wall-clock idle tick, so the hints
 	// depend on the events only (replays, golden tests).
 	DeterministicTicks bool
-	// DemoSpeed is how much faster than recorded the embedded demo plays (default 10).
-	DemoSpeed float64
+	// Journal remembers actuated hints across restarts (nil: open the file
+	// actuators.journal; the embedded demo passes a memory journal).
+	Journal actuate.Journal
 	// ShortHints makes the log actuator write one short line per hint (a
 	// console) instead of the hint's JSON.
 	ShortHints bool
@@ -100,15 +101,12 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 		}
 		s.instance = h
 	}
-	s.store = o.Profiles
-	demo := len(cfg.Kafka.Brokers) == 0
-	if s.store == nil && demo {
-		// The embedded broker forgets everything at exit, so a checkpoint of
-		// its offsets would be wrong next time, and demo jobs must not teach
-		// a real profiles store: the demo learns in memory.
-		s.store = profiles.NewMemory()
-		s.ownStore = true
+	if len(cfg.Kafka.Brokers) == 0 {
+		// `rmsidecar run` starts the embedded demo (package demo) and sets
+		// the brokers before it gets here.
+		return nil, &config.KeyError{Key: "kafka.brokers", Reason: "no brokers"}
 	}
+	s.store = o.Profiles
 	if s.store == nil {
 		db, err := profiles.Open(cfg.Profiles.Path, profiles.Options{})
 		if err != nil {
@@ -183,8 +181,8 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	s.pull = actuate.NewPull(1000)
 	acts = append(acts, s.pull)
 	acts = append(acts, o.Actuators...)
-	s.journal = actuate.NewMemoryJournal()
-	if !demo {
+	s.journal = o.Journal
+	if s.journal == nil {
 		fj, err := actuate.OpenFileJournal(cfg.Actuators.Journal)
 		if err != nil {
 			return nil, &config.KeyError{Key: "actuators.journal", Reason: err.Error()}
@@ -256,9 +254,10 @@ func (s *Sidecar) closeStore() {
 	}
 }
 
-func (s *Sidecar) kafkaClient(brokers []string) kafka.Client {
-	k := s.cfg.Kafka
-	return kafka.Client{Brokers: brokers, Version: k.Version, ClientID: k.ClientID, Assignor: k.Assignor,
+// KafkaClient is the Kafka connection of the kafka.* settings k: brokers,
+// protocol version, client id, assignor, TLS and SASL.
+func KafkaClient(k config.Kafka) kafka.Client {
+	return kafka.Client{Brokers: k.Brokers, Version: k.Version, ClientID: k.ClientID, Assignor: k.Assignor,
 		TLS: kafka.TLS{Enabled: k.TLS.Enabled, CAFile: k.TLS.CAFile, CertFile: k.TLS.CertFile, KeyFile: k.TLS.KeyFile,
 			InsecureSkipVerify: k.TLS.InsecureSkipVerify},
 		SASL: kafka.SASL{Enabled: k.SASL.Enabled, Mechanism: k.SASL.Mechanism, User: k.SASL.User, Password: string(k.SASL.Password)}}
@@ -277,18 +276,7 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 		}
 	}()
 	brokers := s.cfg.Kafka.Brokers
-	var demo *embedded
-	if len(brokers) == 0 {
-		demo, err = startEmbedded(s.cfg.Kafka, s.log)
-		if err != nil {
-			return err
-		}
-		defer demo.close()
-		brokers = demo.brokers
-		s.log.Warn().Strs("brokers", brokers).Str("events_topic", s.cfg.Kafka.EventsTopic).
-			Msg("EMBEDDED DEMO MODE: no kafka.brokers configured, so an in-process Kafka broker is fed by a simulated cluster; set kafka.brokers to attach to a real cluster")
-	}
-	kc := s.kafkaClient(brokers)
+	kc := KafkaClient(s.cfg.Kafka)
 	if _, err := kafka.SaramaConfig(kc); err != nil {
 		return &config.KeyError{Key: "kafka", Reason: err.Error()}
 	}
@@ -357,9 +345,6 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	loopErr := make(chan error, 1)
 	go func() { loopErr <- s.loop.Run(loopCtx) }()
 
-	if demo != nil {
-		go demo.feed(ctx, kc, s.cfg.Kafka, s.o.DemoSpeed, s.log)
-	}
 	if iv := s.cfg.Log.StatusInterval; iv > 0 {
 		go s.logStatus(ctx, iv)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/config"
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/plugins"
 	"github.com/rmsidecar/rmsidecar/profiles"
 )
 
@@ -160,7 +162,7 @@ func BenchmarkSoak(b *testing.B) {
 	store := profiles.NewMemory()
 	defer store.Close()
 	for range b.N {
-		stack, err := buildStack("yarn", store, zerolog.Nop())
+		stack, err := plugins.NewRegistry().Build("yarn", policy.Handle{Profiles: store, Log: zerolog.Nop(), Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}

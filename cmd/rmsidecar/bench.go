@@ -12,7 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
-	"github.com/rmsidecar/rmsidecar/sidecar"
+	"github.com/rmsidecar/rmsidecar/bench"
 )
 
 type benchOptions struct {
@@ -68,9 +68,9 @@ measures, in one run:
 }
 
 func runBench(ctx context.Context, a *app, o benchOptions) error {
-	bo := sidecar.FullBench()
+	bo := bench.Full()
 	if o.quick {
-		bo = sidecar.QuickBench()
+		bo = bench.Quick()
 	}
 	if o.nodes <= 0 || o.conts <= 0 {
 		return badInput("--nodes and --containers must be > 0")
@@ -97,7 +97,7 @@ func runBench(ctx context.Context, a *app, o benchOptions) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	res, err := sidecar.RunBench(ctx, bo)
+	res, err := bench.Run(ctx, bo)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
@@ -128,7 +128,7 @@ func writeAllocs(path string) error {
 	return f.Close()
 }
 
-func printBench(w io.Writer, r sidecar.BenchResult) {
+func printBench(w io.Writer, r bench.Result) {
 	ratio := 0.0
 	if r.RawConsumePerS > 0 {
 		ratio = r.E2EEventsPerS / r.RawConsumePerS

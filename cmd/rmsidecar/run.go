@@ -13,6 +13,8 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/actuate"
 	"github.com/rmsidecar/rmsidecar/config"
+	"github.com/rmsidecar/rmsidecar/demo"
+	"github.com/rmsidecar/rmsidecar/profiles"
 	"github.com/rmsidecar/rmsidecar/sidecar"
 	"github.com/rmsidecar/rmsidecar/yarnclient"
 )
@@ -91,14 +93,37 @@ func runSidecar(ctx context.Context, a *app, cmd *cobra.Command, o runOptions) e
 		return err
 	}
 	short := cfg.Log.Format == "console" || (cfg.Log.Format == "auto" && isTerminal(a.io.err))
-	sc, err := sidecar.New(ctx, sidecar.Options{Config: cfg, Log: log, Seed: o.seed, DemoSpeed: o.demoSpeed, RM: rm,
-		ShortHints: short})
+	so := sidecar.Options{Config: cfg, Log: log, Seed: o.seed, RM: rm, ShortHints: short}
+	var feed func(context.Context)
+	if len(cfg.Kafka.Brokers) == 0 {
+		b, err := demo.Start(cfg.Kafka)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		cfg.Kafka.Brokers = b.Brokers()
+		log.Warn().Strs("brokers", cfg.Kafka.Brokers).Str("events_topic", cfg.Kafka.EventsTopic).
+			Msg("EMBEDDED DEMO MODE: no kafka.brokers configured, so an in-process Kafka broker is fed by a simulated cluster; set kafka.brokers to attach to a real cluster")
+		// The embedded broker forgets everything at exit, so a checkpoint of
+		// its offsets would be wrong next time, and demo jobs must not teach
+		// a real profiles store: the demo learns and journals in memory.
+		store := profiles.NewMemory()
+		defer store.Close()
+		so.Profiles, so.Journal = store, actuate.NewMemoryJournal()
+		feed = func(ctx context.Context) {
+			b.Feed(ctx, sidecar.KafkaClient(cfg.Kafka), cfg.Kafka, o.demoSpeed, log)
+		}
+	}
+	sc, err := sidecar.New(ctx, so)
 	if err != nil {
 		var ke *config.KeyError
 		if errors.As(err, &ke) {
 			return &inputError{err: err}
 		}
 		return err
+	}
+	if feed != nil {
+		go feed(ctx)
 	}
 	if err := sc.Run(ctx); err != nil {
 		var ke *config.KeyError

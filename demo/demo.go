@@ -1,4 +1,10 @@
-package sidecar
+// Package demo is the embedded demo of `rmsidecar run` with no
+// kafka.brokers configured: an in-process Kafka broker (franz-go kfake) and
+// the simulator as a live event source feeding it in accelerated time, so a
+// sidecar attached to it shows events -> policies -> hints on a laptop. It is
+// not production code: package sidecar does not import it (nor sim, nor
+// kfake); the command wires the two together.
+package demo
 
 import (
 	"bytes"
@@ -21,48 +27,54 @@ import (
 // recordedLog is the bundled event log the embedded demo falls back to: a
 // small cluster running two MapReduce jobs, recorded in events v1.
 //
-//go:embed demo/recorded.jsonl
+//go:embed recorded.jsonl
 var recordedLog []byte
 
 // demoScenario is the simulated cluster that feeds the embedded demo.
 //
-//go:embed demo/scenario.yaml
+//go:embed scenario.yaml
 var demoScenario []byte
 
 // demoWorldStack is the policy stack of the simulated world itself: it
 // behaves like stock YARN; the sidecar's own stack only observes it.
 const demoWorldStack = "yarn"
 
-// embedded is the in-process broker of the demo mode.
-type embedded struct {
+// Broker is the in-process Kafka broker of the demo mode, with the topics
+// of the kafka.* settings it was started with.
+type Broker struct {
 	cluster   *kfake.Cluster
 	brokers   []string
 	simBroken bool
 }
 
-// DemoPartitions is how many partitions the embedded events topic has.
-const DemoPartitions = 4
+// Partitions is how many partitions the embedded events topic has.
+const Partitions = 4
 
-func startEmbedded(k config.Kafka, log zerolog.Logger) (*embedded, error) {
+// Start starts the embedded broker with k's topics.
+func Start(k config.Kafka) (*Broker, error) {
 	c, err := kfake.NewCluster(
 		kfake.NumBrokers(1),
-		kfake.SeedTopics(DemoPartitions, k.EventsTopic),
+		kfake.SeedTopics(Partitions, k.EventsTopic),
 		kfake.SeedTopics(1, k.NodeTopic, k.HintsTopic, k.DeadLetterTopic),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("embedded kafka: %w", err)
 	}
-	return &embedded{cluster: c, brokers: c.ListenAddrs()}, nil
+	return &Broker{cluster: c, brokers: c.ListenAddrs()}, nil
 }
 
-func (e *embedded) close() { e.cluster.Close() }
+// Brokers are the addresses the embedded broker listens on.
+func (e *Broker) Brokers() []string { return e.brokers }
 
-// feed runs the simulator as a live event source: each round simulates the
+// Close stops the broker; it forgets every record and offset.
+func (e *Broker) Close() { e.cluster.Close() }
+
+// Feed runs the simulator as a live event source: each round simulates the
 // demo scenario (a new seed each round) and produces its events while they
 // are emitted, paced at speed times the simulated clock, with fresh ids and
 // later times than the round before. If the scenario cannot be simulated it
 // plays the bundled recorded log instead.
-func (e *embedded) feed(ctx context.Context, kc kafka.Client, k config.Kafka, speed float64, log zerolog.Logger) {
+func (e *Broker) Feed(ctx context.Context, kc kafka.Client, k config.Kafka, speed float64, log zerolog.Logger) {
 	if speed <= 0 {
 		speed = 10
 	}
@@ -76,7 +88,7 @@ func (e *embedded) feed(ctx context.Context, kc kafka.Client, k config.Kafka, sp
 	for round := 0; ctx.Err() == nil; round++ {
 		src, name, wait := e.source(ctx, round, log)
 		var first, last int64
-		rename := DemoRound(round, 0)
+		rename := Round(round, 0)
 		o := kafka.ProduceOptions{Topic: k.EventsTopic, NodeTopic: k.NodeTopic, Speed: speed, Rewrite: func(ev *events.Event) {
 			if first == 0 {
 				first = ev.TS
@@ -112,7 +124,7 @@ func (e *embedded) feed(ctx context.Context, kc kafka.Client, k config.Kafka, sp
 
 // source returns one round's events as JSONL: the simulator's live output
 // through a pipe, or the recorded log.
-func (e *embedded) source(ctx context.Context, round int, log zerolog.Logger) (io.Reader, string, func() error) {
+func (e *Broker) source(ctx context.Context, round int, log zerolog.Logger) (io.Reader, string, func() error) {
 	if !e.simBroken {
 		sc, err := sim.ParseScenario("demo", demoScenario)
 		if err == nil {
@@ -134,10 +146,10 @@ func (e *embedded) source(ctx context.Context, round int, log zerolog.Logger) (i
 	return bytes.NewReader(recordedLog), "recorded log", func() error { return nil }
 }
 
-// DemoRound rewrites an event of the recorded log for round r: ids and app,
+// Round rewrites an event of the recorded log for round r: ids and app,
 // task, attempt and container names get a round suffix and times move on by
 // r spans, so each round is a new set of jobs on the same nodes.
-func DemoRound(r int, spanMS int64) func(*events.Event) {
+func Round(r int, spanMS int64) func(*events.Event) {
 	if r == 0 {
 		return nil
 	}

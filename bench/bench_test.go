@@ -1,4 +1,4 @@
-package sidecar
+package bench
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 )
 
 // BenchmarkEngine applies the steady workload at 10,000 nodes and 100,000
-// running containers and reports events/s (go test -bench Engine ./sidecar).
+// running containers and reports events/s (go test -bench Engine ./bench).
 func BenchmarkEngine(b *testing.B) {
-	o := QuickBench()
+	o := Quick()
 	o.EngineEvents = max(b.N, 100_000)
 	o.Log = zerolog.Nop()
 	ctx := context.Background()
@@ -35,7 +35,7 @@ func BenchmarkEngine(b *testing.B) {
 
 // BenchmarkEndToEnd measures the Kafka path against a bare sarama consumer.
 func BenchmarkEndToEnd(b *testing.B) {
-	o := QuickBench()
+	o := Quick()
 	o.KafkaEvents = 100_000
 	o.Log = zerolog.Nop()
 	for range b.N {
@@ -53,9 +53,9 @@ func BenchmarkEndToEnd(b *testing.B) {
 // BenchmarkFirstScan applies the steady stream until the first speculation
 // scan that proposes copies over the full-size cluster (every job past the 5 %
 // gate at once), timing the Apply calls: the hint-latency measurement's worst
-// case (go test -bench FirstScan -benchtime 5x ./sidecar).
+// case (go test -bench FirstScan -benchtime 5x ./bench).
 func BenchmarkFirstScan(b *testing.B) {
-	o := QuickBench()
+	o := Quick()
 	o.Log = zerolog.Nop()
 	ctx := context.Background()
 	hints := 0

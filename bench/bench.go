@@ -1,4 +1,9 @@
-package sidecar
+// Package bench is `rmsidecar bench`: engine throughput, the Kafka path
+// (an embedded kfake broker read by a bare sarama consumer and by the
+// sidecar end to end), hint latency and memory, on a generated cluster. It
+// drives package sidecar from outside, so the production packages do not
+// import the embedded broker.
+package bench
 
 import (
 	"bufio"
@@ -28,10 +33,11 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/plugins"
 	"github.com/rmsidecar/rmsidecar/profiles"
+	"github.com/rmsidecar/rmsidecar/sidecar"
 )
 
-// BenchOptions size the benchmark.
-type BenchOptions struct {
+// Options size the benchmark.
+type Options struct {
 	Nodes      int    // default 10,000
 	Containers int    // running containers, default 100,000
 	Stack      string // policy stack, default "yarn"
@@ -46,8 +52,8 @@ type BenchOptions struct {
 	Log         zerolog.Logger
 }
 
-// BenchResult is the contract's `rmsidecar bench --json` object.
-type BenchResult struct {
+// Result is the contract's `rmsidecar bench --json` object.
+type Result struct {
 	V                 int     `json:"v"`
 	EngineEventsPerS  float64 `json:"engine_events_per_s"`
 	E2EEventsPerS     float64 `json:"e2e_events_per_s"`
@@ -87,15 +93,15 @@ func perCPU(n int, cpu time.Duration) float64 {
 	return float64(n) / cpu.Seconds()
 }
 
-// QuickBench and FullBench are the sizes of `bench --quick` and `bench`.
-func QuickBench() BenchOptions {
-	return BenchOptions{Nodes: 10_000, Containers: 100_000, Stack: "yarn", EngineEvents: 300_000,
+// Quick and Full are the sizes of `bench --quick` and `bench`.
+func Quick() Options {
+	return Options{Nodes: 10_000, Containers: 100_000, Stack: "yarn", EngineEvents: 300_000,
 		KafkaEvents: 100_000, OfferedRate: 100_000, LatencyFor: 2 * time.Second}
 }
 
-// FullBench is the full-size benchmark.
-func FullBench() BenchOptions {
-	o := QuickBench()
+// Full is the full-size benchmark.
+func Full() Options {
+	o := Quick()
 	o.EngineEvents, o.KafkaEvents, o.LatencyFor = 3_000_000, 500_000, 5*time.Second
 	return o
 }
@@ -200,10 +206,10 @@ func buildStack(stack string, store policy.ProfileStore, log zerolog.Logger) (*p
 	return st, nil
 }
 
-// RunBench measures the engine, the Kafka path and hint latency, and reads
+// Run measures the engine, the Kafka path and hint latency, and reads
 // the process's peak RSS.
-func RunBench(ctx context.Context, o BenchOptions) (BenchResult, error) {
-	res := BenchResult{V: 1, Nodes: o.Nodes, Containers: o.Containers, Stack: o.Stack}
+func Run(ctx context.Context, o Options) (Result, error) {
+	res := Result{V: 1, Nodes: o.Nodes, Containers: o.Containers, Stack: o.Stack}
 	store := profiles.NewMemory()
 	defer store.Close()
 
@@ -251,7 +257,7 @@ func RunBench(ctx context.Context, o BenchOptions) (BenchResult, error) {
 }
 
 // setupEngine builds the cluster in a fresh engine.
-func setupEngine(ctx context.Context, o BenchOptions, stack *policy.Stack) (*workload, *engine.Engine) {
+func setupEngine(ctx context.Context, o Options, stack *policy.Stack) (*workload, *engine.Engine) {
 	w := newWorkload(o.Nodes, o.Containers)
 	eng := engine.New(stack, engine.Options{Log: o.Log})
 	w.setup(func(ev *events.Event) { eng.Apply(ctx, ev) })
@@ -298,7 +304,7 @@ type kafkaRates struct {
 	checkpoints              int
 }
 
-func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
+func benchKafka(ctx context.Context, o Options) (r kafkaRates, err error) {
 	const topic = "bench.events"
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, topic), kfake.SeedTopics(1, "bench.nodes", "bench.dlq", "bench.hints"))
 	if err != nil {
@@ -318,9 +324,9 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 		return r, err
 	}
 	w, eng := setupEngine(ctx, o, stack)
-	ck := &Checkpoint{V: 1, Cluster: eng.State().Checkpoint(), Engine: eng.Checkpoint()}
+	ck := &sidecar.Checkpoint{V: 1, Cluster: eng.State().Checkpoint(), Engine: eng.Checkpoint()}
 	eng = nil
-	if err := (ProfileCheckpoints{Store: store}).Save(ctx, ck); err != nil {
+	if err := (sidecar.ProfileCheckpoints{Store: store}).Save(ctx, ck); err != nil {
 		return r, err
 	}
 	ck = nil
@@ -394,7 +400,7 @@ func benchKafka(ctx context.Context, o BenchOptions) (r kafkaRates, err error) {
 	ccfg.Actuators.Journal = dir + "/actuated.jsonl"
 	ccfg.HTTP.Addr = ""
 	ccfg.Engine.QueueSize = 16384
-	sc, err := New(ctx, Options{Config: ccfg, Profiles: store, Log: o.Log, DeterministicTicks: true})
+	sc, err := sidecar.New(ctx, sidecar.Options{Config: ccfg, Profiles: store, Log: o.Log, DeterministicTicks: true})
 	if err != nil {
 		return r, err
 	}
@@ -453,7 +459,7 @@ func (h *countingHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.C
 // benchLatency offers events at OfferedRate straight into a running loop
 // (the Kafka hop is measured above) and records event-received -> hint
 // latencies.
-func benchLatency(ctx context.Context, o BenchOptions) ([]time.Duration, float64, int, error) {
+func benchLatency(ctx context.Context, o Options) ([]time.Duration, float64, int, error) {
 	store := profiles.NewMemory()
 	defer store.Close()
 	stack, err := buildStack(o.Stack, store, o.Log)
@@ -465,7 +471,7 @@ func benchLatency(ctx context.Context, o BenchOptions) ([]time.Duration, float64
 		mu   sync.Mutex
 		lats []time.Duration
 	)
-	loop := NewLoop(eng, LoopOptions{QueueSize: 16384, Metrics: NewMetrics(), Log: o.Log,
+	loop := sidecar.NewLoop(eng, sidecar.LoopOptions{QueueSize: 16384, Metrics: sidecar.NewMetrics(), Log: o.Log,
 		OnLatency: func(d time.Duration, n int) {
 			mu.Lock()
 			for range n {
@@ -496,7 +502,7 @@ func benchLatency(ctx context.Context, o BenchOptions) ([]time.Duration, float64
 		}
 	}
 	offered := float64(sent) / time.Since(start).Seconds()
-	if _, err := loop.Sync(ctx, true); err != nil && !errors.Is(err, ErrStopped) {
+	if _, err := loop.Sync(ctx, true); err != nil && !errors.Is(err, sidecar.ErrStopped) {
 		stop()
 		return nil, 0, 0, err
 	}
