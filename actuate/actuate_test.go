@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/policy"
 )
 
@@ -545,5 +546,19 @@ func TestFileJournalSkipsAnOverlongLine(t *testing.T) {
 	defer j.Close()
 	if !j.Seen("a", &h) || len(j.Skipped) != 1 || !strings.Contains(j.Skipped[0].Error(), "line 1: longer than") {
 		t.Errorf("seen %v, skipped %v", j.Seen("a", &h), j.Skipped)
+	}
+}
+
+// TestKafkaConnectsLazily: the kafka actuator is built without a broker;
+// a delivery while none answers fails naming the topic (the dispatcher
+// retries it), and Close without a producer is a no-op.
+func TestKafkaConnectsLazily(t *testing.T) {
+	k := NewKafka(kafka.Client{Brokers: []string{"127.0.0.1:1"}, Version: "3.9.0"}, "hints")
+	err := k.Deliver(context.Background(), policy.Hint{ID: "h1", Kind: policy.KindSpeculate, App: "a"})
+	if err == nil || !strings.Contains(err.Error(), "to hints") {
+		t.Fatalf("delivery without a broker: %v", err)
+	}
+	if err := k.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

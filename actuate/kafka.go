@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/IBM/sarama"
 
@@ -12,10 +13,14 @@ import (
 )
 
 // Kafka writes hints v1 to a topic, keyed by app, else queue, else node
-// (policy.Hint.Key), so a consumer sees an app's hints in order.
+// (policy.Hint.Key), so a consumer sees an app's hints in order. It opens its
+// producer on Connect (the sidecar retries it at start while the brokers are
+// unreachable), else at its first delivery.
 type Kafka struct {
-	topic string
-	prod  sarama.SyncProducer
+	topic  string
+	client kafka.Client
+	mu     sync.Mutex
+	prod   sarama.SyncProducer
 }
 
 // NewKafkaProducer opens the idempotent producer the Kafka actuator needs:
@@ -37,8 +42,40 @@ func NewKafkaProducer(c kafka.Client) (sarama.SyncProducer, error) {
 	return p, nil
 }
 
-// NewKafka returns the actuator writing to topic through prod.
-func NewKafka(prod sarama.SyncProducer, topic string) *Kafka { return &Kafka{topic: topic, prod: prod} }
+// NewKafka returns the actuator writing to topic through an idempotent
+// producer on c (NewKafkaProducer), opened by Connect or the first delivery.
+func NewKafka(c kafka.Client, topic string) *Kafka { return &Kafka{topic: topic, client: c} }
+
+// Connect opens the producer unless it is open.
+func (k *Kafka) Connect() error {
+	_, err := k.producer()
+	return err
+}
+
+func (k *Kafka) producer() (sarama.SyncProducer, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.prod == nil {
+		p, err := NewKafkaProducer(k.client)
+		if err != nil {
+			return nil, err
+		}
+		k.prod = p
+	}
+	return k.prod, nil
+}
+
+// Close closes the producer if it was opened.
+func (k *Kafka) Close() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.prod == nil {
+		return nil
+	}
+	err := k.prod.Close()
+	k.prod = nil
+	return err
+}
 
 // Name implements Actuator.
 func (*Kafka) Name() string { return "kafka" }
@@ -49,7 +86,11 @@ func (k *Kafka) Deliver(_ context.Context, h policy.Hint) error {
 	if err != nil {
 		return fmt.Errorf("encode hint %s: %w", h.ID, err)
 	}
-	_, _, err = k.prod.SendMessage(&sarama.ProducerMessage{Topic: k.topic, Key: sarama.StringEncoder(h.Key()), Value: sarama.ByteEncoder(b)})
+	prod, err := k.producer()
+	if err != nil {
+		return fmt.Errorf("produce hint %s to %s: %w", h.ID, k.topic, err)
+	}
+	_, _, err = prod.SendMessage(&sarama.ProducerMessage{Topic: k.topic, Key: sarama.StringEncoder(h.Key()), Value: sarama.ByteEncoder(b)})
 	if err != nil {
 		return fmt.Errorf("produce hint %s to %s: %w", h.ID, k.topic, err)
 	}

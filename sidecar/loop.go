@@ -398,65 +398,27 @@ func (l *Loop) Run(ctx context.Context) error {
 	}
 }
 
+// handle applies one queue item: a barrier, a batch or a single message.
 func (l *Loop) handle(ctx context.Context, it item) {
-	if it.barrier != nil {
+	switch {
+	case it.barrier != nil:
 		l.barrier(ctx, it)
-		return
-	}
-	if it.batch != nil {
-		l.handleBatch(ctx, it.batch)
+	case it.batch != nil:
+		l.apply(ctx, it.batch)
 		kafka.Release(it.batch) // nothing keeps the messages or their events
 		<-l.room
-		return
-	}
-	m := it.msg
-	tp := kafka.TopicPartition{Topic: m.Topic, Partition: m.Partition}
-	var hs []policy.Hint
-	l.mu.Lock()
-	if m.Event == nil {
-		l.rejected.Add(1)
-		l.o.Metrics.rejected.WithLabelValues(kafka.RejectReason(m.Err)).Inc()
-	} else {
-		hs = l.eng.Apply(ctx, m.Event)
-		l.applied.Add(1)
-		c := l.consumedBy[m.Event.Type]
-		if c == nil {
-			c = l.o.Metrics.consumed.WithLabelValues(string(m.Event.Type))
-			l.consumedBy[m.Event.Type] = c
-		}
-		c.Inc()
-		l.lastEvent, l.lastTS = time.Now(), l.eng.State().Now()
-		l.eventNow.Store(l.lastTS)
-	}
-	if m.Topic != "" {
-		l.positions[tp] = m.Offset + 1
-	}
-	l.dirty = true
-	l.mu.Unlock()
-	l.deliver(ctx, hs, m.Received)
-	if m.Topic != "" {
-		lag := m.HighWater - m.Offset - 1
-		g := l.lagBy[tp]
-		if g == nil {
-			g = l.o.Metrics.lag.WithLabelValues(partitionLabel(m.Topic, m.Partition))
-			l.lagBy[tp] = g
-		}
-		g.Set(float64(max(lag, 0)))
-		if lag <= 0 {
-			l.claimMu.Lock()
-			if c := l.claims[tp]; c != nil {
-				c.caughtUp = true
-			}
-			l.claimMu.Unlock()
-		}
+	default:
+		one := [1]kafka.Message{it.msg}
+		l.apply(ctx, one[:])
 	}
 }
 
-// handleBatch is handle for several messages: the lock, the positions, the
-// counters and the metrics are updated once per batch (per partition run),
-// the events applied one by one in order, and any hints emitted as soon as
-// the event that caused them is applied.
-func (l *Loop) handleBatch(ctx context.Context, ms []kafka.Message) {
+// apply is the one event path of the loop, for a single message (Enqueue)
+// as for a batch (EnqueueBatch): the lock, the positions, the counters and
+// the metrics are updated once per batch (per partition run), the events
+// applied one by one in order, and any hints emitted as soon as the event
+// that caused them is applied.
+func (l *Loop) apply(ctx context.Context, ms []kafka.Message) {
 	var applied, rejected uint64
 	l.typeCounts = l.typeCounts[:0]
 	l.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -73,7 +74,8 @@ type Sidecar struct {
 	instance     string
 	log          zerolog.Logger
 
-	pendingActs []actuate.Actuator
+	// hintsKafka is the kafka actuator when enabled (connected in Run).
+	hintsKafka *actuate.Kafka
 	// outbox are the undelivered hints of the restored checkpoint, handed
 	// to the dispatcher once it runs.
 	outbox []policy.Hint
@@ -173,7 +175,7 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 			}
 			acts = append(acts, actuate.RM{W: o.RM})
 		case "kafka":
-			// Opened in Run, once the brokers are known.
+			// Last (below): after the pull API and the caller's actuators.
 		}
 	}
 	// The pull API keeps the newest hints for GET /v1/hints whatever else
@@ -181,6 +183,10 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	s.pull = actuate.NewPull(1000)
 	acts = append(acts, s.pull)
 	acts = append(acts, o.Actuators...)
+	if slices.Contains(cfg.Actuators.Enabled, "kafka") {
+		s.hintsKafka = actuate.NewKafka(KafkaClient(cfg.Kafka), cfg.Kafka.HintsTopic)
+		acts = append(acts, s.hintsKafka)
+	}
 	s.journal = o.Journal
 	if s.journal == nil {
 		fj, err := actuate.OpenFileJournal(cfg.Actuators.Journal)
@@ -201,8 +207,16 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	if o.DeterministicTicks {
 		idle = 0
 	}
+	// The dispatcher asks the loop who leads and what time it is: both are
+	// the loop's, which is built right after with the dispatcher as its sink.
+	s.disp = actuate.NewDispatcher(actuate.Options{Actuators: acts, Journal: s.journal, Leader: s.leader,
+		QueueSize: cfg.Engine.QueueSize, Metrics: s.metrics, Log: o.Log, Now: s.eventNow,
+		AttemptTimeout: cfg.RM.Timeout, DrainTimeout: drainTimeout})
+	for _, a := range acts {
+		s.metrics.Degraded(a.Name(), false) // the gauge exists from the start (before a worker can set it)
+	}
 	s.loop = NewLoop(eng, LoopOptions{QueueSize: cfg.Engine.QueueSize, IdleTick: idle, Checkpoints: ckpts,
-		Metrics: s.metrics, Log: o.Log, EventsTopic: cfg.Kafka.EventsTopic})
+		Sink: s.disp, Metrics: s.metrics, Log: o.Log, EventsTopic: cfg.Kafka.EventsTopic})
 	if ck != nil {
 		// Hints that expired (in event time) before the checkpoint are of
 		// no use any more.
@@ -214,10 +228,13 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 		s.loop.Resume(ck.Positions)
 		s.loop.Restored(restoreTook)
 	}
-	s.pendingActs = acts
 	ok = true
 	return s, nil
 }
+
+// leader and eventNow are the loop's, for the dispatcher.
+func (s *Sidecar) leader() bool    { return s.loop.Leader() }
+func (s *Sidecar) eventNow() int64 { return s.loop.EventNow() }
 
 // Loop is the engine loop (tests read its counters and state).
 func (s *Sidecar) Loop() *Loop { return s.loop }
@@ -241,9 +258,7 @@ func (s *Sidecar) HTTPAddr(ctx context.Context) (string, error) {
 // commit and queued hints are not delivered. Cancel Run's context after it.
 func (s *Sidecar) Abort() {
 	s.loop.Abort()
-	if s.disp != nil {
-		s.disp.Abort()
-	}
+	s.disp.Abort()
 }
 
 func (s *Sidecar) closeStore() {
@@ -298,18 +313,10 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 		}
 	}()
 
-	acts := s.pendingActs
-	for _, name := range s.cfg.Actuators.Enabled {
-		if name == "kafka" {
-			var hintsProd sarama.SyncProducer
-			if err := s.retry(ctx, "hints producer", func() (err error) {
-				hintsProd, err = actuate.NewKafkaProducer(kc)
-				return err
-			}); err != nil {
-				return nil // stopped while Kafka was unreachable: nothing to commit
-			}
-			defer hintsProd.Close()
-			acts = append(acts, actuate.NewKafka(hintsProd, s.cfg.Kafka.HintsTopic))
+	if s.hintsKafka != nil {
+		defer s.hintsKafka.Close()
+		if err := s.retry(ctx, "hints producer", s.hintsKafka.Connect); err != nil {
+			return nil // stopped while Kafka was unreachable: nothing to commit
 		}
 	}
 	var dlqProd sarama.SyncProducer
@@ -324,15 +331,8 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	s.recallDeadLetters(ctx, kc, dead)
 	s.posted.setProducer(dlqProd) // the same acks=all producer serves POST /v1/events
 
-	s.disp = actuate.NewDispatcher(actuate.Options{Actuators: acts, Journal: s.journal, Leader: s.loop.Leader,
-		QueueSize: s.cfg.Engine.QueueSize, Metrics: s.metrics, Log: s.log, Now: s.loop.EventNow,
-		AttemptTimeout: s.cfg.RM.Timeout, DrainTimeout: drainTimeout})
-	s.loop.o.Sink = s.disp
 	actCtx, stopActs := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopActs()
-	for _, a := range acts {
-		s.metrics.Degraded(a.Name(), false) // the gauge exists from the start (before a worker can set it)
-	}
 	s.disp.Start(actCtx)
 	go s.watchActuators(healthCtx)
 	if len(s.outbox) > 0 {
