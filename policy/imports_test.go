@@ -62,3 +62,30 @@ func deps(t *testing.T, pattern string) []string {
 	}
 	return strings.Fields(string(out))
 }
+
+// TestBaselineHoldsBaselines: package baseline holds the baselines (naive,
+// late, yarn) and nothing the research policies need; what they share lives
+// in packages named for it (policy/taskstat, policy/capacity). Only the
+// registry composes the baselines into stacks, so no other policy package
+// imports baseline (tests may, to compare against one).
+func TestBaselineHoldsBaselines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go tool")
+	}
+	mayCompose := map[string]bool{module + "/policy/plugins": true}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/policy/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || mayCompose[f[0]] {
+			continue
+		}
+		for _, imp := range f[1:] {
+			if imp == module+"/policy/baseline" {
+				t.Errorf("%s imports policy/baseline: take shared helpers from policy/taskstat or policy/capacity", f[0])
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ package policy
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rs/zerolog"
 
@@ -108,4 +109,16 @@ type Handle struct {
 	Log      zerolog.Logger
 	// Seed makes any randomness of the plugin reproducible.
 	Seed uint64
+}
+
+// DecodeArgs fills cfg from the settings of the named policy; without
+// settings (no Args) cfg keeps its defaults. Errors name the policy.
+func (h Handle) DecodeArgs(name string, cfg any) error {
+	if h.Args == nil {
+		return nil
+	}
+	if err := h.Args.Decode(name, cfg); err != nil {
+		return fmt.Errorf("%s settings: %w", name, err)
+	}
+	return nil
 }

@@ -1,6 +1,5 @@
 // Package baseline holds the speculation baselines every research policy is
-// measured against, and the estimation and targeting helpers they share with
-// the research policies (policy/samr, policy/sepb):
+// measured against:
 //
 //   - naive: Hadoop 0.20's rule. A task is a straggler when its progress score
 //     is 20 % below the average of its job's running tasks of the same kind
@@ -21,9 +20,7 @@
 // up and a target node with free capacity according to the latest heartbeats.
 // None speculates a task that already runs a speculative copy.
 //
-// The helpers: ProgressScore (SAMR eq. 1, 16–18 with any stage weights),
-// ProgressRate and TimeToEnd (eq. 4–5), Percentile, Capacity (free container
-// slots per node and a deterministic target choice), Durations (finished-task
-// duration statistics per job and kind) and Proposals (what was proposed
-// recently, so a hint is not re-proposed before the copy shows up).
+// The estimation they share with the research policies lives in package
+// policy/taskstat (progress score, rate, time to end, durations, proposals)
+// and the target choice in package policy/capacity.
 package baseline

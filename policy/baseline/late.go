@@ -10,6 +10,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/capacity"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
 // LATEName is the registered name of LATE.
@@ -46,8 +48,8 @@ func DefaultLATEConfig() LATEConfig {
 // SpeculativeCap.
 type LATE struct {
 	cfg       LATEConfig
-	durations *Durations
-	proposals *Proposals
+	durations *taskstat.Durations
+	proposals *taskstat.Proposals
 	// work done per node: succeeded tasks of running apps (LATE's node score
 	// is "the sum of progress scores of succeeded and in-progress tasks").
 	nodeDone map[string]float64
@@ -57,7 +59,7 @@ type LATE struct {
 // NewLATE is the factory of the late policy.
 func NewLATE(h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultLATEConfig()
-	if err := DecodeArgs(h, LATEName, &cfg); err != nil {
+	if err := h.DecodeArgs(LATEName, &cfg); err != nil {
 		return nil, err
 	}
 	for _, p := range []struct {
@@ -69,7 +71,7 @@ func NewLATE(h policy.Handle) (policy.Plugin, error) {
 			return nil, fmt.Errorf("late settings: %s: %v not in [0,1]", p.name, p.v)
 		}
 	}
-	return &LATE{cfg: cfg, durations: NewDurations(), proposals: NewProposals(),
+	return &LATE{cfg: cfg, durations: taskstat.NewDurations(), proposals: taskstat.NewProposals(),
 		nodeDone: map[string]float64{}, appDone: map[string]map[string]float64{}}, nil
 }
 
@@ -112,18 +114,18 @@ type lateCandidate struct {
 // Speculate implements policy.Speculator.
 func (p *LATE) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
 	now := v.Now()
-	running := Running(v)
+	running := taskstat.Running(v)
 	outstanding := p.proposals.Outstanding(v, now, p.cfg.ReproposeMS)
 
 	slowNode := p.slowNodes(v, running)
-	capTotal := max(1, int(math.Floor(p.cfg.SpeculativeCap*float64(TotalSlots(v, Need{VCores: 1})))))
-	spec := RunningSpeculative(running) + outstanding
+	capTotal := max(1, int(math.Floor(p.cfg.SpeculativeCap*float64(capacity.TotalSlots(v, capacity.Need{VCores: 1})))))
+	spec := taskstat.RunningSpeculative(running) + outstanding
 	if spec >= capTotal {
 		return nil, nil
 	}
 
 	var cands []lateCandidate
-	for _, g := range GroupByJob(running) {
+	for _, g := range taskstat.GroupByJob(running) {
 		if g.App.Count[g.Kind].Pending > 0 {
 			continue // the job's pending tasks take its slots first
 		}
@@ -131,23 +133,23 @@ func (p *LATE) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 		prs := make([]float64, len(g.Attempts))
 		sumPR := 0.0
 		for i, at := range g.Attempts {
-			ps[i] = ProgressScore(at, g.Kind, HadoopWeights) // eq. 1
-			prs[i] = ProgressRate(ps[i], Elapsed(at, now))   // eq. 4
+			ps[i] = taskstat.ProgressScore(at, g.Kind, taskstat.HadoopWeights) // eq. 1
+			prs[i] = taskstat.ProgressRate(ps[i], taskstat.Elapsed(at, now))   // eq. 4
 			sumPR += prs[i]
 		}
 		sorted := slices.Clone(prs)
 		slices.Sort(sorted)
 		// The percentile is over the job's tasks of the kind, the finished
-		// ones included (their rate is 1/duration): see Durations.Rates.
-		slowTask := PercentileOfTwo(sorted, p.durations.Rates(g.App.ID, g.Kind), p.cfg.SlowTaskThreshold)
+		// ones included (their rate is 1/duration): see taskstat.Durations.Rates.
+		slowTask := taskstat.PercentileOfTwo(sorted, p.durations.Rates(g.App.ID, g.Kind), p.cfg.SlowTaskThreshold)
 		avgPR := sumPR / float64(len(prs))
 		for i, at := range g.Attempts {
 			t := at.Task
-			if at.Speculative || HasRunningCopy(t) || WaitsForMaps(at) || p.proposals.Recent(Key(t), now, p.cfg.ReproposeMS) ||
-				Elapsed(at, now) < p.cfg.MinRuntimeMS || !(prs[i] < slowTask) {
+			if at.Speculative || taskstat.HasRunningCopy(t) || taskstat.WaitsForMaps(at) || p.proposals.Recent(taskstat.Key(t), now, p.cfg.ReproposeMS) ||
+				taskstat.Elapsed(at, now) < p.cfg.MinRuntimeMS || !(prs[i] < slowTask) {
 				continue
 			}
-			cands = append(cands, lateCandidate{at: at, tte: TimeToEnd(ps[i], prs[i]), avgPR: avgPR}) // eq. 5
+			cands = append(cands, lateCandidate{at: at, tte: taskstat.TimeToEnd(ps[i], prs[i]), avgPR: avgPR}) // eq. 5
 		}
 	}
 	// Longest approximate time to end first.
@@ -155,26 +157,26 @@ func (p *LATE) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 		if c := cmp.Compare(b.tte, a.tte); c != 0 {
 			return c
 		}
-		return cmp.Compare(Key(a.at.Task), Key(b.at.Task))
+		return cmp.Compare(taskstat.Key(a.at.Task), taskstat.Key(b.at.Task))
 	})
-	capacity := NewCapacity(v)
+	free := capacity.New(v)
 	fast := func(n *cluster.Node) bool { return !slowNode[n.ID] }
 	var out []policy.Hint
 	for _, c := range cands {
 		if spec >= capTotal {
 			break
 		}
-		node := capacity.Pick(NeedOf(c.at), fast, c.at.Node)
+		node := free.Pick(capacity.NeedOf(c.at), fast, c.at.Node)
 		if node == nil {
 			continue
 		}
 		t := c.at.Task
-		p.proposals.Add(Key(t), now)
+		p.proposals.Add(taskstat.Key(t), now)
 		spec++
 		out = append(out, policy.Hint{
 			Kind: policy.KindSpeculate, App: t.App.ID, Task: t.ID, Attempt: c.at.ID, Node: node.ID,
 			EstRemainingMS: int64(c.tte),
-			EstBackupMS:    EstBackupMS(p.durations.Of(t.App.ID, t.Kind), c.avgPR),
+			EstBackupMS:    taskstat.EstBackupMS(p.durations.Of(t.App.ID, t.Kind), c.avgPR),
 			Reason: fmt.Sprintf("late: longest TTE %.0f ms (eq. 5), PR below the %.0fth percentile; copies %d of cap %d",
 				c.tte, 100*p.cfg.SlowTaskThreshold, spec, capTotal),
 		})
@@ -197,7 +199,7 @@ func (p *LATE) slowNodes(v cluster.View, running []*cluster.Attempt) map[string]
 	}
 	for _, at := range running {
 		if _, ok := score[at.Node]; ok {
-			score[at.Node] += ProgressScore(at, at.Task.Kind, HadoopWeights)
+			score[at.Node] += taskstat.ProgressScore(at, at.Task.Kind, taskstat.HadoopWeights)
 		}
 	}
 	vals := make([]float64, 0, len(ids))
@@ -205,7 +207,7 @@ func (p *LATE) slowNodes(v cluster.View, running []*cluster.Attempt) map[string]
 		vals = append(vals, score[id])
 	}
 	slices.Sort(vals)
-	thr := Percentile(vals, p.cfg.SlowNodeThreshold)
+	thr := taskstat.Percentile(vals, p.cfg.SlowNodeThreshold)
 	slow := map[string]bool{}
 	for _, id := range ids {
 		if score[id] < thr {

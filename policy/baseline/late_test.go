@@ -5,7 +5,7 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy/baseline"
-	"github.com/rmsidecar/rmsidecar/policy/baseline/clustertest"
+	"github.com/rmsidecar/rmsidecar/policy/clustertest"
 )
 
 // lateReducers builds the SAMR §II-C situation for LATE: R1 has just finished

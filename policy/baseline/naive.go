@@ -9,6 +9,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/capacity"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
 // NaiveName is the registered name of Hadoop's rule.
@@ -36,17 +38,17 @@ func DefaultNaiveConfig() NaiveConfig {
 // kind minus 20 % gets one backup, at most once in its life.
 type Naive struct {
 	cfg       NaiveConfig
-	durations *Durations
-	proposals *Proposals
+	durations *taskstat.Durations
+	proposals *taskstat.Proposals
 }
 
 // NewNaive is the factory of the naive policy.
 func NewNaive(h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultNaiveConfig()
-	if err := DecodeArgs(h, NaiveName, &cfg); err != nil {
+	if err := h.DecodeArgs(NaiveName, &cfg); err != nil {
 		return nil, err
 	}
-	return &Naive{cfg: cfg, durations: NewDurations(), proposals: NewProposals()}, nil
+	return &Naive{cfg: cfg, durations: taskstat.NewDurations(), proposals: taskstat.NewProposals()}, nil
 }
 
 // Name implements policy.Plugin.
@@ -69,7 +71,7 @@ func (p *Naive) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *po
 	now := v.Now()
 	p.proposals.Outstanding(v, now, p.cfg.ReproposeMS) // prune
 	var cands []naiveCandidate
-	for _, g := range GroupByJob(Running(v)) {
+	for _, g := range taskstat.GroupByJob(taskstat.Running(v)) {
 		// Hadoop hands a job's free slot to its pending tasks before any
 		// speculative one.
 		if g.App.Count[g.Kind].Pending > 0 {
@@ -79,8 +81,8 @@ func (p *Naive) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *po
 		sumPR := 0.0
 		taskPS := make(map[*cluster.Task]float64, len(g.Attempts))
 		for i, at := range g.Attempts {
-			ps[i] = ProgressScore(at, g.Kind, HadoopWeights) // eq. 1
-			sumPR += ProgressRate(ps[i], Elapsed(at, now))
+			ps[i] = taskstat.ProgressScore(at, g.Kind, taskstat.HadoopWeights) // eq. 1
+			sumPR += taskstat.ProgressRate(ps[i], taskstat.Elapsed(at, now))
 			taskPS[at.Task] = max(taskPS[at.Task], ps[i]) // a task's progress is its best attempt's
 		}
 		// Eq. 2 averages over all T tasks of the kind, as Hadoop's job-level
@@ -98,14 +100,14 @@ func (p *Naive) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *po
 		avgPR := sumPR / float64(len(ps))
 		for i, at := range g.Attempts {
 			t := at.Task
-			if at.Speculative || HasRunningCopy(t) || EverSpeculated(t) ||
-				p.proposals.Recent(Key(t), now, p.cfg.ReproposeMS) ||
-				Elapsed(at, now) < p.cfg.MinRuntimeMS {
+			if at.Speculative || taskstat.HasRunningCopy(t) || taskstat.EverSpeculated(t) ||
+				p.proposals.Recent(taskstat.Key(t), now, p.cfg.ReproposeMS) ||
+				taskstat.Elapsed(at, now) < p.cfg.MinRuntimeMS {
 				continue
 			}
 			if ps[i] < avg-p.cfg.Gap { // eq. 3
 				cands = append(cands, naiveCandidate{at: at, ps: ps[i], avg: avg,
-					pr: ProgressRate(ps[i], Elapsed(at, now)), avgPR: avgPR})
+					pr: taskstat.ProgressRate(ps[i], taskstat.Elapsed(at, now)), avgPR: avgPR})
 			}
 		}
 	}
@@ -114,21 +116,21 @@ func (p *Naive) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *po
 		if c := cmp.Compare(a.ps, b.ps); c != 0 {
 			return c
 		}
-		return cmp.Compare(Key(a.at.Task), Key(b.at.Task))
+		return cmp.Compare(taskstat.Key(a.at.Task), taskstat.Key(b.at.Task))
 	})
-	capacity := NewCapacity(v)
+	free := capacity.New(v)
 	var out []policy.Hint
 	for _, c := range cands {
-		node := capacity.Pick(NeedOf(c.at), nil, c.at.Node)
+		node := free.Pick(capacity.NeedOf(c.at), nil, c.at.Node)
 		if node == nil {
 			continue
 		}
 		t := c.at.Task
-		p.proposals.Add(Key(t), now)
+		p.proposals.Add(taskstat.Key(t), now)
 		out = append(out, policy.Hint{
 			Kind: policy.KindSpeculate, App: t.App.ID, Task: t.ID, Attempt: c.at.ID, Node: node.ID,
-			EstRemainingMS: int64(TimeToEnd(c.ps, c.pr)),
-			EstBackupMS:    EstBackupMS(p.durations.Of(t.App.ID, t.Kind), c.avgPR),
+			EstRemainingMS: int64(taskstat.TimeToEnd(c.ps, c.pr)),
+			EstBackupMS:    taskstat.EstBackupMS(p.durations.Of(t.App.ID, t.Kind), c.avgPR),
 			Reason:         fmt.Sprintf("naive: PS %.3f < PS_avg %.3f - %.2f (eq. 3)", c.ps, c.avg, p.cfg.Gap),
 		})
 	}

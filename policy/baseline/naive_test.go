@@ -5,7 +5,7 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy/baseline"
-	"github.com/rmsidecar/rmsidecar/policy/baseline/clustertest"
+	"github.com/rmsidecar/rmsidecar/policy/clustertest"
 )
 
 const now = 10_000_000

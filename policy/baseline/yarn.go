@@ -9,6 +9,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/capacity"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
 // YARNName is the registered name of stock YARN speculation.
@@ -78,7 +80,7 @@ func DefaultYARNConfig() YARNConfig {
 // yarn_ref_test.go keeps as the reference of a differential test.
 type YARN struct {
 	cfg       YARNConfig
-	durations *Durations
+	durations *taskstat.Durations
 	// jobs holds the records of the running apps, keyed by the state's app
 	// (a pointer, so a different State never meets stale records).
 	jobs     map[*cluster.App]*yarnJob
@@ -87,7 +89,7 @@ type YARN struct {
 	// the next call (the engine copies what it keeps).
 	out      []policy.Hint
 	reason   []byte
-	capacity capacityScratch
+	capacity capacity.Scratch
 }
 
 // yarnJob is one app's task records, parallel to App.Tasks, and its
@@ -95,7 +97,7 @@ type YARN struct {
 type yarnJob struct {
 	tasks  []yarnTask
 	counts [2]*cluster.TaskCounts
-	stats  [2]*Stats
+	stats  [2]*taskstat.Stats
 }
 
 // yarnTask is what a scan needs of one task, copied from the state: 32
@@ -131,10 +133,10 @@ func kindIndex(k events.TaskKind) uint8 {
 // NewYARN is the factory of the yarn policy.
 func NewYARN(h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultYARNConfig()
-	if err := DecodeArgs(h, YARNName, &cfg); err != nil {
+	if err := h.DecodeArgs(YARNName, &cfg); err != nil {
 		return nil, err
 	}
-	return &YARN{cfg: cfg, durations: NewDurations(), jobs: map[*cluster.App]*yarnJob{}}, nil
+	return &YARN{cfg: cfg, durations: taskstat.NewDurations(), jobs: map[*cluster.App]*yarnJob{}}, nil
 }
 
 // Name implements policy.Plugin.
@@ -248,13 +250,13 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 	}
 	// The capacity snapshot is taken once, when the first copy needs a node:
 	// the state does not change during a scan.
-	var capacity *Capacity
+	var free *capacity.Capacity
 	p.out = p.out[:0]
 	for _, a := range v.Apps() {
 		if a.Finished() {
 			continue
 		}
-		p.scanApp(v, a, now, &capacity)
+		p.scanApp(v, a, now, &free)
 	}
 	if len(p.out) > 0 {
 		p.nextScan = now + p.cfg.RetryAfterSpeculateMS
@@ -273,7 +275,7 @@ type kindScan struct {
 	kind                  events.TaskKind
 	on                    bool
 	total                 int
-	stats                 Stats
+	stats                 taskstat.Stats
 	threshold             float64
 	replacementEnd        int64
 	best                  int32
@@ -282,7 +284,7 @@ type kindScan struct {
 }
 
 // scanApp scans both kinds of one job in one pass over its records.
-func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, capacity **Capacity) {
+func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, free **capacity.Capacity) {
 	ks := [2]kindScan{{kind: events.Map}, {kind: events.Reduce}}
 	j := p.job(a)
 	scan := false
@@ -300,7 +302,7 @@ func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, capacity **Cap
 		p.value(&ks[r.kind], r, a.Tasks, int32(i), now)
 	}
 	for k := range ks {
-		p.propose(v, a, j, &ks[k], now, capacity)
+		p.propose(v, a, j, &ks[k], now, free)
 	}
 }
 
@@ -335,9 +337,9 @@ func (p *YARN) gate(a *cluster.App, j *yarnJob, k int, ks *kindScan, now int64) 
 	}
 	ks.on, ks.total = true, total
 	if j.stats[k] == nil { // created with the first finished task, then kept
-		j.stats[k] = p.durations.stats(a.ID, ks.kind)
+		j.stats[k] = p.durations.Live(a.ID, ks.kind)
 	}
-	ks.stats = Stats{}
+	ks.stats = taskstat.Stats{}
 	if j.stats[k] != nil {
 		ks.stats = *j.stats[k]
 	}
@@ -391,7 +393,7 @@ func (p *YARN) value(ks *kindScan, r *yarnTask, tasks []*cluster.Task, i int32, 
 // propose turns a kind's best task into a speculate hint (appended to
 // p.out) while the job's copies stay under the cap and a node has room for
 // one more.
-func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan, now int64, capacity **Capacity) {
+func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan, now int64, free **capacity.Capacity) {
 	if !ks.on {
 		return
 	}
@@ -402,10 +404,10 @@ func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan,
 	}
 	r := &j.tasks[ks.best]
 	best := runningAttempt(a.Tasks[ks.best])
-	if *capacity == nil {
-		*capacity = p.capacity.capacity(v)
+	if *free == nil {
+		*free = p.capacity.Snapshot(v)
 	}
-	node := (*capacity).Pick(NeedOf(best), nil, best.Node)
+	node := (*free).Pick(capacity.NeedOf(best), nil, best.Node)
 	if node == nil {
 		return
 	}

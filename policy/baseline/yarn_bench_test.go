@@ -7,6 +7,7 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
 // bigCluster is the shape of `rmsidecar bench`: 10,000 nodes, 2,000 jobs of
@@ -59,7 +60,7 @@ func bigCluster(b *testing.B, p *YARN) *cluster.State {
 // BenchmarkYARNScan10k is the scan that proposes a copy for every one of the
 // 2,000 jobs at once (the hint-latency measurement's tick).
 func BenchmarkYARNScan10k(b *testing.B) {
-	p := &YARN{cfg: DefaultYARNConfig(), durations: NewDurations(), jobs: map[*cluster.App]*yarnJob{}}
+	p := &YARN{cfg: DefaultYARNConfig(), durations: taskstat.NewDurations(), jobs: map[*cluster.App]*yarnJob{}}
 	st := bigCluster(b, p)
 	ctx := context.Background()
 	hints := 0

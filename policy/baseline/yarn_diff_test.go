@@ -10,6 +10,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
 // yarnStream generates a random but valid-looking event stream: apps, tasks
@@ -132,7 +133,7 @@ func TestYARNMatchesFullScan(t *testing.T) {
 					ref *refYARN
 				}
 				newPair := func() pair {
-					return pair{&YARN{cfg: cfg, durations: NewDurations(), jobs: map[*cluster.App]*yarnJob{}}, newRefYARN(cfg)}
+					return pair{&YARN{cfg: cfg, durations: taskstat.NewDurations(), jobs: map[*cluster.App]*yarnJob{}}, newRefYARN(cfg)}
 				}
 				pairs := []pair{newPair()}
 				for step := range 3000 {

@@ -8,6 +8,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/capacity"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
 // refYARN is the yarn speculator as it was before its scan became
@@ -15,15 +17,15 @@ import (
 // differential test holds the incremental one to.
 type refYARN struct {
 	cfg        YARNConfig
-	durations  *Durations
-	proposals  *Proposals
+	durations  *taskstat.Durations
+	proposals  *taskstat.Proposals
 	speculated map[string]bool // DefaultSpeculator.mayHaveSpeculated
 	nextScan   int64
 }
 
 // NewYARN is the factory of the yarn policy.
 func newRefYARN(cfg YARNConfig) *refYARN {
-	return &refYARN{cfg: cfg, durations: NewDurations(), proposals: NewProposals(), speculated: map[string]bool{}}
+	return &refYARN{cfg: cfg, durations: taskstat.NewDurations(), proposals: taskstat.NewProposals(), speculated: map[string]bool{}}
 }
 
 // Name implements policy.Plugin.
@@ -49,14 +51,14 @@ func (p *refYARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *
 		return nil, nil
 	}
 	p.proposals.Outstanding(v, now, p.cfg.RetryAfterSpeculateMS) // prune
-	capacity := NewCapacity(v)
+	free := capacity.New(v)
 	var out []policy.Hint
 	for _, a := range v.Apps() {
 		if a.Finished() {
 			continue
 		}
 		for _, kind := range []events.TaskKind{events.Map, events.Reduce} {
-			if h, ok := p.scanJob(v, a, kind, now, capacity); ok {
+			if h, ok := p.scanJob(v, a, kind, now, free); ok {
 				out = append(out, h)
 			}
 		}
@@ -70,7 +72,7 @@ func (p *refYARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *
 }
 
 // scanJob is DefaultSpeculator.maybeScheduleASpeculation for one job and kind.
-func (p *refYARN) scanJob(v cluster.View, a *cluster.App, kind events.TaskKind, now int64, capacity *Capacity) (policy.Hint, bool) {
+func (p *refYARN) scanJob(v cluster.View, a *cluster.App, kind events.TaskKind, now int64, free *capacity.Capacity) (policy.Hint, bool) {
 	counts := a.Count[kind]
 	if counts.Pending > 0 {
 		return policy.Hint{}, false // the job still waits for containers of this kind
@@ -123,13 +125,13 @@ func (p *refYARN) scanJob(v cluster.View, a *cluster.App, kind events.TaskKind, 
 	if best == nil || int(allowed) <= already {
 		return policy.Hint{}, false
 	}
-	node := capacity.Pick(NeedOf(best), nil, best.Node)
+	node := free.Pick(capacity.NeedOf(best), nil, best.Node)
 	if node == nil {
 		return policy.Hint{}, false
 	}
 	t := best.Task
-	p.proposals.Add(Key(t), now)
-	p.speculated[Key(t)] = true
+	p.proposals.Add(taskstat.Key(t), now)
+	p.speculated[taskstat.Key(t)] = true
 	return policy.Hint{
 		Kind: policy.KindSpeculate, App: a.ID, Task: t.ID, Attempt: best.ID, Node: node.ID,
 		EstRemainingMS: max(0, bestEnd-now),
@@ -141,9 +143,9 @@ func (p *refYARN) scanJob(v cluster.View, a *cluster.App, kind events.TaskKind, 
 
 // speculationValue is DefaultSpeculator.speculationValue: how much earlier a
 // fresh attempt would end than the running one (>= 0), or a negative reason.
-func (p *refYARN) speculationValue(t *cluster.Task, now int64, enough bool, threshold float64, stats Stats) (int64, *cluster.Attempt, int64) {
-	key := Key(t)
-	mayHave := p.speculated[key] || EverSpeculated(t)
+func (p *refYARN) speculationValue(t *cluster.Task, now int64, enough bool, threshold float64, stats taskstat.Stats) (int64, *cluster.Attempt, int64) {
+	key := taskstat.Key(t)
+	mayHave := p.speculated[key] || taskstat.EverSpeculated(t)
 	if !mayHave && !enough {
 		return onSchedule, nil, 0
 	}

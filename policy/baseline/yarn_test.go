@@ -7,7 +7,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/baseline"
-	"github.com/rmsidecar/rmsidecar/policy/baseline/clustertest"
+	"github.com/rmsidecar/rmsidecar/policy/clustertest"
 )
 
 // yarnJob: 20 maps started at t0; m0 and m1 finished after 100 s (10 % done,

@@ -92,10 +92,8 @@ func NewPD(h policy.Handle) (policy.Plugin, error) { return newPlugin(h, PDName)
 
 func newPlugin(h policy.Handle, name string) (policy.Plugin, error) {
 	cfg := DefaultConfig()
-	if h.Args != nil {
-		if err := h.Args.Decode(name, &cfg); err != nil {
-			return nil, fmt.Errorf("%s settings: %w", name, err)
-		}
+	if err := h.DecodeArgs(name, &cfg); err != nil {
+		return nil, err
 	}
 	p, err := New(name, cfg)
 	if err != nil {

@@ -95,10 +95,8 @@ func NewExMCP(h policy.Handle) (policy.Plugin, error) {
 
 func newPlugin(h policy.Handle, name string, est Estimator, test benefitTest) (*Plugin, error) {
 	cfg := DefaultConfig(est)
-	if h.Args != nil {
-		if err := h.Args.Decode(name, &cfg); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
+	if err := h.DecodeArgs(name, &cfg); err != nil {
+		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("policies.%s.%w", name, err)

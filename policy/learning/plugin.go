@@ -106,10 +106,8 @@ func New(name string, h policy.Handle) (*Plugin, error) {
 		return nil, fmt.Errorf("learning: unknown plugin %q", name)
 	}
 	cfg := DefaultConfig()
-	if h.Args != nil {
-		if err := h.Args.Decode(name, &cfg); err != nil {
-			return nil, fmt.Errorf("%s settings: %w", name, err)
-		}
+	if err := h.DecodeArgs(name, &cfg); err != nil {
+		return nil, err
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("policies.%s.%w", name, err)

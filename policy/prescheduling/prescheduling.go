@@ -98,10 +98,8 @@ var _ policy.Assigner = (*Plugin)(nil)
 // NewPlugin is the factory of prescheduling.
 func NewPlugin(h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultConfig()
-	if h.Args != nil {
-		if err := h.Args.Decode(Name, &cfg); err != nil {
-			return nil, fmt.Errorf("%s settings: %w", Name, err)
-		}
+	if err := h.DecodeArgs(Name, &cfg); err != nil {
+		return nil, err
 	}
 	return New(cfg)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
-	"github.com/rmsidecar/rmsidecar/policy/baseline/clustertest"
+	"github.com/rmsidecar/rmsidecar/policy/clustertest"
 )
 
 // Steps 1–3 and Definitions 1–2 of §2.3 on the nodes of the Fig. 6 layout:

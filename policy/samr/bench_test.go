@@ -7,7 +7,7 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
-	"github.com/rmsidecar/rmsidecar/policy/baseline/clustertest"
+	"github.com/rmsidecar/rmsidecar/policy/clustertest"
 )
 
 // BenchmarkSpeculate measures one SAMR tick on 600 nodes running 6000

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/rmsidecar/rmsidecar/policy"
-	"github.com/rmsidecar/rmsidecar/policy/baseline"
 )
 
 // Name is the registered name.
@@ -53,7 +52,7 @@ func (c Config) validate() error {
 
 func decodeConfig(h policy.Handle) (Config, error) {
 	cfg := DefaultConfig()
-	if err := baseline.DecodeArgs(h, Name, &cfg); err != nil {
+	if err := h.DecodeArgs(Name, &cfg); err != nil {
 		return cfg, err
 	}
 	return cfg, cfg.validate()

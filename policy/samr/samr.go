@@ -9,7 +9,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
-	"github.com/rmsidecar/rmsidecar/policy/baseline"
+	"github.com/rmsidecar/rmsidecar/policy/capacity"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
 // Plugin is SAMR: an Observer (stage weights, durations), a Speculator
@@ -19,8 +20,8 @@ type Plugin struct {
 	store     policy.ProfileStore
 	hist      *history
 	jobs      map[string]*jobSamples
-	durations *baseline.Durations
-	proposals *baseline.Proposals
+	durations *taskstat.Durations
+	proposals *taskstat.Proposals
 	// nodes' last class and relative rate per kind, kept while a node runs
 	// no task of the kind.
 	slow  map[events.TaskKind]map[string]bool
@@ -45,7 +46,7 @@ func New(h policy.Handle) (policy.Plugin, error) {
 	}
 	p := &Plugin{
 		cfg: cfg, store: h.Profiles, hist: &history{entries: map[historyKey]*Entry{}},
-		jobs: map[string]*jobSamples{}, durations: baseline.NewDurations(), proposals: baseline.NewProposals(),
+		jobs: map[string]*jobSamples{}, durations: taskstat.NewDurations(), proposals: taskstat.NewProposals(),
 		slow:  map[events.TaskKind]map[string]bool{events.Map: {}, events.Reduce: {}},
 		ratio: map[events.TaskKind]map[string]float64{events.Map: {}, events.Reduce: {}},
 		class: map[string][2]bool{},
@@ -64,7 +65,7 @@ func (p *Plugin) Flush(ctx context.Context) error { return p.hist.save(ctx, p.st
 
 // History returns the stored stage weights of a node for a job type (Hadoop's
 // defaults when nothing was learned), for reports and tests.
-func (p *Plugin) History(jobType, node string, kind events.TaskKind) baseline.Weights {
+func (p *Plugin) History(jobType, node string, kind events.TaskKind) taskstat.Weights {
 	return p.hist.weights(jobTypeOf(jobType), node, kind)
 }
 
@@ -108,7 +109,7 @@ func (p *Plugin) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 // (Fig. 2, step 2): HP of the node's history plus 1 − HP of what the job's
 // finished tasks of the kind showed (on that node if any finished there,
 // else anywhere); history alone before the job finished any.
-func (p *Plugin) Weights(app *cluster.App, node string, kind events.TaskKind) baseline.Weights {
+func (p *Plugin) Weights(app *cluster.App, node string, kind events.TaskKind) taskstat.Weights {
 	hist := p.hist.weights(jobTypeOf(app.JobType), node, kind)
 	js := p.jobs[app.ID]
 	if js == nil {
@@ -143,7 +144,7 @@ type jobRate struct {
 // launch backups.
 func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
 	now := v.Now()
-	running := baseline.Running(v)
+	running := taskstat.Running(v)
 	outstanding := p.proposals.Outstanding(v, now, p.cfg.ReproposeMS)
 
 	ests, groups := p.estimates(running, now)
@@ -158,9 +159,9 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		if !(e.pr < (1-p.cfg.STaC)*p.slowTaskAPR(g)) { // eq. 6
 			continue
 		}
-		if e.at.Speculative || baseline.HasRunningCopy(t) || baseline.WaitsForMaps(e.at) ||
+		if e.at.Speculative || taskstat.HasRunningCopy(t) || taskstat.WaitsForMaps(e.at) ||
 			g.app.Count[e.kind].Pending > 0 || // new tasks first (Fig. 4)
-			p.proposals.Recent(baseline.Key(t), now, p.cfg.ReproposeMS) {
+			p.proposals.Recent(taskstat.Key(t), now, p.cfg.ReproposeMS) {
 			continue
 		}
 		slow = append(slow, e)
@@ -169,28 +170,28 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		if c := cmp.Compare(b.tte, a.tte); c != 0 {
 			return c
 		}
-		return cmp.Compare(baseline.Key(a.at.Task), baseline.Key(b.at.Task))
+		return cmp.Compare(taskstat.Key(a.at.Task), taskstat.Key(b.at.Task))
 	})
 
-	backups := baseline.RunningSpeculative(running) + outstanding
+	backups := taskstat.RunningSpeculative(running) + outstanding
 	taskNum := len(running)
-	capacity := baseline.NewCapacity(v)
+	free := capacity.New(v)
 	for _, e := range slow {
 		if !(float64(backups) < p.cfg.BP*float64(taskNum)) { // eq. 15
 			break
 		}
 		slowFor := p.slow[e.kind]
-		node := capacity.Pick(baseline.NeedOf(e.at), func(n *cluster.Node) bool { return !slowFor[n.ID] }, e.at.Node)
+		node := free.Pick(capacity.NeedOf(e.at), func(n *cluster.Node) bool { return !slowFor[n.ID] }, e.at.Node)
 		if node == nil {
 			continue
 		}
 		t := e.at.Task
 		g := groups[e.group]
-		p.proposals.Add(baseline.Key(t), now)
+		p.proposals.Add(taskstat.Key(t), now)
 		out = append(out, policy.Hint{
 			Kind: policy.KindSpeculate, App: t.App.ID, Task: t.ID, Attempt: e.at.ID, Node: node.ID,
 			EstRemainingMS: int64(e.tte),
-			EstBackupMS:    baseline.EstBackupMS(p.durations.Of(t.App.ID, e.kind), g.apr),
+			EstBackupMS:    taskstat.EstBackupMS(p.durations.Of(t.App.ID, e.kind), g.apr),
 			Reason: fmt.Sprintf("samr: PR %.3g/s < (1-STaC)*APR %.3g/s (eq. 6), TTE %.0f ms (eq. 5); backups %d < BP*tasks %.1f (eq. 15); %s not %s-slow",
 				e.pr*1000, (1-p.cfg.STaC)*g.apr*1000, e.tte, backups, p.cfg.BP*float64(taskNum), node.ID, e.kind),
 		})
@@ -202,7 +203,7 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 // slowTaskAPR is eq. 7's average progress rate over the job's tasks of the
 // kind, its finished tasks included (rate 1/duration): a job's last tasks,
 // alone in their wave, would otherwise be their own reference and never slow
-// (see baseline.Durations.Rates). Node classification keeps eq. 7 over the
+// (see taskstat.Durations.Rates). Node classification keeps eq. 7 over the
 // running tasks.
 func (p *Plugin) slowTaskAPR(g *jobRate) float64 {
 	doneSum, done := p.durations.RateSum(g.app.ID, g.kind)
@@ -219,20 +220,20 @@ func (p *Plugin) estimates(running []*cluster.Attempt, now int64) ([]estimate, [
 	var (
 		ests   = make([]estimate, 0, len(running))
 		groups []*jobRate
-		index  = map[baseline.JobKind]int{}
+		index  = map[taskstat.JobKind]int{}
 	)
 	for _, at := range running {
 		// Rates of attempts younger than the lag, or that have not reported
 		// yet, are noise: they neither get judged nor set the averages.
-		el := baseline.Elapsed(at, now)
+		el := taskstat.Elapsed(at, now)
 		if el <= 0 || el < p.cfg.MinRuntimeMS || at.ProgressTS == 0 {
 			continue
 		}
 		t := at.Task
 		w := p.Weights(t.App, at.Node, t.Kind)
-		ps := baseline.ProgressScore(at, t.Kind, w)
-		pr := baseline.ProgressRate(ps, el)
-		k := baseline.JobKind{App: t.App, Kind: t.Kind}
+		ps := taskstat.ProgressScore(at, t.Kind, w)
+		pr := taskstat.ProgressRate(ps, el)
+		k := taskstat.JobKind{App: t.App, Kind: t.Kind}
 		gi, ok := index[k]
 		if !ok {
 			gi = len(groups)
@@ -242,7 +243,7 @@ func (p *Plugin) estimates(running []*cluster.Attempt, now int64) ([]estimate, [
 		g := groups[gi]
 		g.apr += pr
 		g.n++
-		ests = append(ests, estimate{at: at, kind: t.Kind, ps: ps, pr: pr, tte: baseline.TimeToEnd(ps, pr), elapsed: el, group: gi})
+		ests = append(ests, estimate{at: at, kind: t.Kind, ps: ps, pr: pr, tte: taskstat.TimeToEnd(ps, pr), elapsed: el, group: gi})
 	}
 	for _, g := range groups {
 		g.apr /= float64(g.n) // eq. 7

@@ -8,17 +8,18 @@ import (
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/baseline"
-	"github.com/rmsidecar/rmsidecar/policy/baseline/clustertest"
+	"github.com/rmsidecar/rmsidecar/policy/clustertest"
 	"github.com/rmsidecar/rmsidecar/policy/samr"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 	"github.com/rmsidecar/rmsidecar/profiles"
 )
 
 // realReduce are the reduce weights of SAMR §II-C's "real system".
-var realReduce = baseline.Weights{M1: 1, R1: 0.6, R2: 0.2, R3: 0.2}
+var realReduce = taskstat.Weights{M1: 1, R1: 0.6, R2: 0.2, R3: 0.2}
 
 // storeWith returns a profile store whose SAMR history says node n1 runs
 // sort reducers with weights w.
-func storeWith(t *testing.T, w baseline.Weights) *profiles.DB {
+func storeWith(t *testing.T, w taskstat.Weights) *profiles.DB {
 	t.Helper()
 	db := profiles.NewMemory()
 	doc := map[string]any{"v": 1, "entries": []samr.Entry{{Node: "n1", JobType: "sort", Weights: w, Reduces: 5}}}
@@ -165,7 +166,7 @@ func TestStageWeightsFromHistory(t *testing.T) {
 	if !near(r.R1, 60.0/90) || !near(r.R2, 10.0/90) || !near(r.R3, 20.0/90) {
 		t.Errorf("reduce history n1 = %+v", r)
 	}
-	if d := p.History("sort", "n2", events.Map); d != baseline.HadoopWeights {
+	if d := p.History("sort", "n2", events.Map); d != taskstat.HadoopWeights {
 		t.Errorf("n2 has no history: %+v, want Hadoop's defaults", d)
 	}
 	app := b.State.App("j")
@@ -182,7 +183,7 @@ func TestStageWeightsFromHistory(t *testing.T) {
 		t.Errorf("a new job uses history alone: %+v", w)
 	}
 	b.App("w", "wordcount", 4, 0)
-	if w := p.Weights(b.State.App("w"), "n1", events.Map); w != baseline.HadoopWeights {
+	if w := p.Weights(b.State.App("w"), "n1", events.Map); w != taskstat.HadoopWeights {
 		t.Errorf("history is per job type: %+v", w)
 	}
 }
@@ -200,7 +201,7 @@ func TestHistorySurvivesRestart(t *testing.T) {
 	first := newSAMR(t, nil, store)
 	speculate(t, first, b)
 
-	if got := newSAMR(t, nil, store).History("sort", "n1", events.Map); got != baseline.HadoopWeights {
+	if got := newSAMR(t, nil, store).History("sort", "n1", events.Map); got != taskstat.HadoopWeights {
 		t.Fatalf("nothing flushed yet, a new instance must start from defaults: %+v", got)
 	}
 	if err := first.Flush(context.Background()); err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
-	"github.com/rmsidecar/rmsidecar/policy/baseline"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
 // Profile namespace and key of the stage-weight history.
@@ -22,7 +22,7 @@ const (
 type Entry struct {
 	Node    string           `json:"node"`
 	JobType string           `json:"job_type"`
-	Weights baseline.Weights `json:"weights"`
+	Weights taskstat.Weights `json:"weights"`
 	// Maps and Reduces count the finished tasks folded into the map and
 	// reduce weights; 0 means those weights are still Hadoop's defaults.
 	Maps    int `json:"maps"`
@@ -45,11 +45,11 @@ type profileDoc struct {
 // sample is a running mean of observed stage weights (the job's finished
 // tasks).
 type sample struct {
-	w             baseline.Weights
+	w             taskstat.Weights
 	maps, reduces int
 }
 
-func (s *sample) add(kind events.TaskKind, obs baseline.Weights) {
+func (s *sample) add(kind events.TaskKind, obs taskstat.Weights) {
 	if kind == events.Reduce {
 		s.reduces++
 		f := 1 / float64(s.reduces)
@@ -76,7 +76,7 @@ func (s *sample) n(kind events.TaskKind) int {
 
 // blend returns hp·hist + (1−hp)·cur for the weights of kind, the rest of
 // hist unchanged.
-func blend(kind events.TaskKind, hist, cur baseline.Weights, hp float64) baseline.Weights {
+func blend(kind events.TaskKind, hist, cur taskstat.Weights, hp float64) taskstat.Weights {
 	mix := func(h, c float64) float64 { return hp*h + (1-hp)*c }
 	out := hist
 	if kind == events.Reduce {
@@ -89,23 +89,23 @@ func blend(kind events.TaskKind, hist, cur baseline.Weights, hp float64) baselin
 
 // observed turns a finished attempt's phase durations into stage weights
 // (Fig. 2, step 3): the share of each stage in the task's time.
-func observed(kind events.TaskKind, ph *events.PhaseDurations) (baseline.Weights, bool) {
+func observed(kind events.TaskKind, ph *events.PhaseDurations) (taskstat.Weights, bool) {
 	if ph == nil {
-		return baseline.Weights{}, false
+		return taskstat.Weights{}, false
 	}
 	if kind == events.Reduce {
 		total := float64(ph.Shuffle + ph.Sort + ph.Merge + ph.Reduce)
 		if total <= 0 {
-			return baseline.Weights{}, false
+			return taskstat.Weights{}, false
 		}
-		return baseline.Weights{R1: float64(ph.Shuffle) / total, R2: float64(ph.Sort+ph.Merge) / total,
+		return taskstat.Weights{R1: float64(ph.Shuffle) / total, R2: float64(ph.Sort+ph.Merge) / total,
 			R3: float64(ph.Reduce) / total}, true
 	}
 	total := float64(ph.Map + ph.Sort + ph.Merge)
 	if total <= 0 {
-		return baseline.Weights{}, false
+		return taskstat.Weights{}, false
 	}
-	return baseline.Weights{M1: float64(ph.Map) / total, M2: float64(ph.Sort+ph.Merge) / total}, true
+	return taskstat.Weights{M1: float64(ph.Map) / total, M2: float64(ph.Sort+ph.Merge) / total}, true
 }
 
 // history holds every node's stage weights per job type.
@@ -125,21 +125,21 @@ func jobTypeOf(t string) string {
 
 // weights returns the history of a node for a job type for the weights of
 // kind, Hadoop's defaults where nothing was learned yet (Fig. 2, step 1).
-func (h *history) weights(jobType, node string, kind events.TaskKind) baseline.Weights {
+func (h *history) weights(jobType, node string, kind events.TaskKind) taskstat.Weights {
 	if e := h.entries[historyKey{jobType, node}]; e != nil && e.learned(kind) {
 		return e.Weights
 	}
-	return baseline.HadoopWeights
+	return taskstat.HadoopWeights
 }
 
 // update folds one finished task's observed weights into history with the
 // same HP blend (Fig. 2, step 4). The first observation of a kind replaces
 // Hadoop's static defaults, which say nothing about the node.
-func (h *history) update(jobType, node string, kind events.TaskKind, obs baseline.Weights, hp float64) {
+func (h *history) update(jobType, node string, kind events.TaskKind, obs taskstat.Weights, hp float64) {
 	k := historyKey{jobType, node}
 	e := h.entries[k]
 	if e == nil {
-		e = &Entry{Node: node, JobType: jobType, Weights: baseline.HadoopWeights}
+		e = &Entry{Node: node, JobType: jobType, Weights: taskstat.HadoopWeights}
 		h.entries[k] = e
 	}
 	if kind == events.Reduce {

@@ -10,7 +10,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
-	"github.com/rmsidecar/rmsidecar/policy/baseline"
+	"github.com/rmsidecar/rmsidecar/policy/capacity"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
 // Name is the registered name.
@@ -73,7 +74,7 @@ func (c Config) validate() error {
 // Observer (hard-straggler kills).
 type Plugin struct {
 	cfg       Config
-	durations *baseline.Durations
+	durations *taskstat.Durations
 	// killed holds the tasks SEPB has sent a kill for. A task is killed at
 	// most once: a task that is long by nature (a skewed partition) would
 	// otherwise be killed on every rerun and never finish.
@@ -86,13 +87,13 @@ type Plugin struct {
 // New is the factory.
 func New(h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultConfig()
-	if err := baseline.DecodeArgs(h, Name, &cfg); err != nil {
+	if err := h.DecodeArgs(Name, &cfg); err != nil {
 		return nil, err
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Plugin{cfg: cfg, durations: baseline.NewDurations(), killed: map[string]bool{},
+	return &Plugin{cfg: cfg, durations: taskstat.NewDurations(), killed: map[string]bool{},
 		mapsDone: map[string]int64{}}, nil
 }
 
@@ -184,9 +185,9 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 	}
 	now := v.Now()
 	var out []policy.Hint
-	for _, at := range baseline.Running(v) {
+	for _, at := range taskstat.Running(v) {
 		t := at.Task
-		if p.killed[baseline.Key(t)] || at.Container == "" {
+		if p.killed[taskstat.Key(t)] || at.Container == "" {
 			continue
 		}
 		st := p.durations.Of(t.App.ID, t.Kind)
@@ -206,7 +207,7 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 		if from > at.StartTS {
 			since = " since the job's maps finished"
 		}
-		p.killed[baseline.Key(t)] = true
+		p.killed[taskstat.Key(t)] = true
 		out = append(out, policy.Hint{Kind: policy.KindKill, App: t.App.ID, Task: t.ID, Attempt: at.ID,
 			Container: at.Container, Node: at.Node,
 			Reason: fmt.Sprintf("sepb: hard straggler: running %d ms%s > %.0f x mean %.0f ms of %d finished %ss; kill so a fresh attempt replaces it",
@@ -249,8 +250,8 @@ func (p *Plugin) Gate(_ context.Context, v cluster.View, proposed []policy.Hint)
 			killing[h.App+"/"+h.Task] = true
 		}
 	}
-	need := baseline.Need{VCores: p.cfg.ContainerVCores, MemoryMB: p.cfg.ContainerMemoryMB}
-	free := baseline.NewCapacity(v).Slots(need)
+	need := capacity.Need{VCores: p.cfg.ContainerVCores, MemoryMB: p.cfg.ContainerMemoryMB}
+	free := capacity.New(v).Slots(need)
 	granted := 0
 	out := make([]policy.Hint, 0, len(proposed))
 	for _, h := range proposed {

@@ -8,7 +8,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
-	"github.com/rmsidecar/rmsidecar/policy/baseline/clustertest"
+	"github.com/rmsidecar/rmsidecar/policy/clustertest"
 	"github.com/rmsidecar/rmsidecar/policy/plugins"
 )
 

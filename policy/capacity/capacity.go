@@ -1,4 +1,8 @@
-package baseline
+// Package capacity is the free container capacity of a cluster's running
+// nodes by their latest heartbeats, for policies that choose a target node
+// for a container: how many containers of a size fit (Slots, TotalSlots) and
+// a deterministic choice that reserves what it picks (Pick).
+package capacity
 
 import (
 	"cmp"
@@ -28,12 +32,13 @@ type Capacity struct {
 	heap  freeHeap // built on the first Pick
 	built bool
 	// scratch, when set, keeps the heap's array for the next round.
-	scratch *capacityScratch
+	scratch *Scratch
 }
 
-// capacityScratch keeps a Capacity's arrays between rounds, so a policy
-// that takes a snapshot every scan does not allocate one per node each time.
-type capacityScratch struct {
+// Scratch keeps a Capacity's arrays between rounds, so a policy that takes
+// a snapshot every scan does not allocate one per node each time. The zero
+// value is ready.
+type Scratch struct {
 	free []freeNode
 	ptrs []*freeNode
 	heap freeHeap
@@ -60,15 +65,15 @@ func idPrefix(id string) uint64 {
 	return k
 }
 
-// NewCapacity snapshots the free capacity of every running node that has
-// sent a heartbeat.
-func NewCapacity(v cluster.View) *Capacity {
-	return new(capacityScratch).capacity(v)
+// New snapshots the free capacity of every running node that has sent a
+// heartbeat.
+func New(v cluster.View) *Capacity {
+	return new(Scratch).Snapshot(v)
 }
 
-// capacity is NewCapacity in s's arrays: the Capacity it returns is valid
-// until the next call.
-func (s *capacityScratch) capacity(v cluster.View) *Capacity {
+// Snapshot is New in s's arrays: the Capacity it returns is valid until the
+// next call.
+func (s *Scratch) Snapshot(v cluster.View) *Capacity {
 	nodes := v.Nodes()
 	s.free = slices.Grow(s.free[:0], len(nodes)) // one allocation, not one per node
 	for _, n := range nodes {

@@ -1,4 +1,4 @@
-package baseline_test
+package taskstat_test
 
 import (
 	"math"
@@ -8,38 +8,38 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
-	"github.com/rmsidecar/rmsidecar/policy/baseline"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 // TestProgressScore checks eq. 1 (Hadoop weights) and eq. 16–18 (any weights).
 func TestProgressScore(t *testing.T) {
-	samrLike := baseline.Weights{M1: 0.8, M2: 0.2, R1: 0.6, R2: 0.2, R3: 0.2}
+	samrLike := taskstat.Weights{M1: 0.8, M2: 0.2, R1: 0.6, R2: 0.2, R3: 0.2}
 	tests := []struct {
 		name string
 		kind events.TaskKind
 		at   cluster.Attempt
-		w    baseline.Weights
+		w    taskstat.Weights
 		want float64
 	}{
-		{"eq1 map M/N from phase progress", events.Map, cluster.Attempt{Phase: "map", PhaseProgress: 0.4}, baseline.HadoopWeights, 0.4},
-		{"eq16 map M/N from records", events.Map, cluster.Attempt{Phase: "map", RecordsDone: 30, RecordsTotal: 120}, baseline.HadoopWeights, 0.25},
-		{"eq1 map in sort counts as done (M2=0)", events.Map, cluster.Attempt{Phase: "sort", PhaseProgress: 0.5}, baseline.HadoopWeights, 1},
-		{"eq1 reduce copy K=0, fetched 3/10", events.Reduce, cluster.Attempt{Phase: "shuffle", MapsFetched: 3, MapsTotal: 10}, baseline.HadoopWeights, 0.1},
-		{"eq1 reduce sort K=1", events.Reduce, cluster.Attempt{Phase: "sort"}, baseline.HadoopWeights, 1.0 / 3},
-		{"eq1 reduce reduce K=2 half", events.Reduce, cluster.Attempt{Phase: "reduce", PhaseProgress: 0.5}, baseline.HadoopWeights, 2.0/3 + 1.0/6},
+		{"eq1 map M/N from phase progress", events.Map, cluster.Attempt{Phase: "map", PhaseProgress: 0.4}, taskstat.HadoopWeights, 0.4},
+		{"eq16 map M/N from records", events.Map, cluster.Attempt{Phase: "map", RecordsDone: 30, RecordsTotal: 120}, taskstat.HadoopWeights, 0.25},
+		{"eq1 map in sort counts as done (M2=0)", events.Map, cluster.Attempt{Phase: "sort", PhaseProgress: 0.5}, taskstat.HadoopWeights, 1},
+		{"eq1 reduce copy K=0, fetched 3/10", events.Reduce, cluster.Attempt{Phase: "shuffle", MapsFetched: 3, MapsTotal: 10}, taskstat.HadoopWeights, 0.1},
+		{"eq1 reduce sort K=1", events.Reduce, cluster.Attempt{Phase: "sort"}, taskstat.HadoopWeights, 1.0 / 3},
+		{"eq1 reduce reduce K=2 half", events.Reduce, cluster.Attempt{Phase: "reduce", PhaseProgress: 0.5}, taskstat.HadoopWeights, 2.0/3 + 1.0/6},
 		{"eq17 S=0", events.Map, cluster.Attempt{Phase: "map", PhaseProgress: 0.5}, samrLike, 0.4},
 		{"eq17 S=1", events.Map, cluster.Attempt{Phase: "sort", PhaseProgress: 0.5}, samrLike, 0.9},
 		{"eq18 S=0", events.Reduce, cluster.Attempt{Phase: "shuffle", MapsFetched: 5, MapsTotal: 10}, samrLike, 0.3},
 		{"eq18 S=1", events.Reduce, cluster.Attempt{Phase: "merge", PhaseProgress: 0.5}, samrLike, 0.7},
 		{"eq18 S=2", events.Reduce, cluster.Attempt{Phase: "reduce", PhaseProgress: 0.5}, samrLike, 0.9},
 		// Only the overall YARN progress: the map phase is 2/3 of a YARN map.
-		{"sub progress recovered from YARN progress", events.Map, cluster.Attempt{Phase: "map", Progress: 0.5}, baseline.HadoopWeights, 0.75},
+		{"sub progress recovered from YARN progress", events.Map, cluster.Attempt{Phase: "map", Progress: 0.5}, taskstat.HadoopWeights, 0.75},
 		{"no phase: reported progress", events.Map, cluster.Attempt{Progress: 0.42}, samrLike, 0.42},
 	}
 	for _, tt := range tests {
-		got := baseline.ProgressScore(&tt.at, tt.kind, tt.w)
+		got := taskstat.ProgressScore(&tt.at, tt.kind, tt.w)
 		if !near(got, tt.want, 1e-9) {
 			t.Errorf("%s: PS = %v, want %v", tt.name, got, tt.want)
 		}
@@ -52,25 +52,25 @@ func TestProgressScore(t *testing.T) {
 func TestLATETimeToEndExample(t *testing.T) {
 	const tr = 100_000 // ms
 	at := cluster.Attempt{Phase: events.PhaseSort}
-	real := baseline.Weights{M1: 1, R1: 0.6, R2: 0.2, R3: 0.2}
+	real := taskstat.Weights{M1: 1, R1: 0.6, R2: 0.2, R3: 0.2}
 
-	psLATE := baseline.ProgressScore(&at, events.Reduce, baseline.HadoopWeights) // eq. 1
-	tteLATE := baseline.TimeToEnd(psLATE, baseline.ProgressRate(psLATE, tr))     // eq. 4, 5
+	psLATE := taskstat.ProgressScore(&at, events.Reduce, taskstat.HadoopWeights) // eq. 1
+	tteLATE := taskstat.TimeToEnd(psLATE, taskstat.ProgressRate(psLATE, tr))     // eq. 4, 5
 	if !near(tteLATE, 2*tr, 1) {
 		t.Errorf("LATE TTE = %v, want 2*Tr = %v", tteLATE, 2*tr)
 	}
-	psReal := baseline.ProgressScore(&at, events.Reduce, real)
-	tteReal := baseline.TimeToEnd(psReal, baseline.ProgressRate(psReal, tr))
+	psReal := taskstat.ProgressScore(&at, events.Reduce, real)
+	tteReal := taskstat.TimeToEnd(psReal, taskstat.ProgressRate(psReal, tr))
 	if !near(tteReal, 0.4*tr/0.6, 1) || !near(tteReal/tr, 0.67, 0.005) {
 		t.Errorf("real TTE = %v, want 0.67*Tr", tteReal)
 	}
 }
 
 func TestTimeToEndZeroRate(t *testing.T) {
-	if got := baseline.TimeToEnd(0, 0); got != float64(baseline.MaxTTEMS) {
+	if got := taskstat.TimeToEnd(0, 0); got != float64(taskstat.MaxTTEMS) {
 		t.Errorf("TTE at zero rate = %v, want the cap", got)
 	}
-	if got := baseline.ProgressRate(0.5, 0); got != 0 {
+	if got := taskstat.ProgressRate(0.5, 0); got != 0 {
 		t.Errorf("PR with no elapsed time = %v", got)
 	}
 }
@@ -88,11 +88,11 @@ func TestPercentile(t *testing.T) {
 		{[]float64{1, 2, 3, 4}, 1, 4},
 	}
 	for _, tt := range tests {
-		if got := baseline.Percentile(tt.vals, tt.p); !near(got, tt.want, 1e-12) {
+		if got := taskstat.Percentile(tt.vals, tt.p); !near(got, tt.want, 1e-12) {
 			t.Errorf("Percentile(%v, %v) = %v, want %v", tt.vals, tt.p, got, tt.want)
 		}
 	}
-	if !math.IsNaN(baseline.Percentile(nil, 0.5)) {
+	if !math.IsNaN(taskstat.Percentile(nil, 0.5)) {
 		t.Error("empty percentile must be NaN")
 	}
 }
@@ -112,7 +112,7 @@ func TestPercentileOfTwo(t *testing.T) {
 		slices.Sort(b)
 		all := slices.Sorted(slices.Values(append(slices.Clone(a), b...)))
 		for _, p := range []float64{0, 0.25, 0.5, 0.9, 1} {
-			got, want := baseline.PercentileOfTwo(a, b, p), baseline.Percentile(all, p)
+			got, want := taskstat.PercentileOfTwo(a, b, p), taskstat.Percentile(all, p)
 			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
 				t.Fatalf("trial %d: PercentileOfTwo(%v, %v, %v) = %v, want %v", trial, a, b, p, got, want)
 			}

@@ -1,4 +1,11 @@
-package baseline
+// Package taskstat is what the speculators estimate about running tasks and
+// share: the progress score PS of an attempt (SAMR eq. 1, 16–18 with any
+// stage weights), its progress rate and time to end (eq. 4–5), percentiles,
+// the running attempts grouped by job and kind, finished-task duration
+// statistics per job and kind (Durations), the expected duration of a fresh
+// copy (EstBackupMS), and what was proposed recently (Proposals), so a hint
+// is not re-proposed before the copy shows up.
+package taskstat
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package baseline
+package taskstat
 
 import (
 	"math"
@@ -227,15 +227,15 @@ func (d *Durations) Rates(app string, kind events.TaskKind) []float64 {
 // Of returns the statistics of an app's finished tasks of a kind (zero N
 // when none finished).
 func (d *Durations) Of(app string, kind events.TaskKind) Stats {
-	if s := d.stats(app, kind); s != nil {
+	if s := d.Live(app, kind); s != nil {
 		return *s
 	}
 	return Stats{}
 }
 
-// stats is the live statistics of an app's kind, nil before the first
+// Live is the live statistics of an app's kind, nil before the first
 // finished task; it then stays the same pointer until the app finishes.
-func (d *Durations) stats(app string, kind events.TaskKind) *Stats {
+func (d *Durations) Live(app string, kind events.TaskKind) *Stats {
 	if a := d.apps[app]; a != nil {
 		return a.kinds[kind]
 	}
@@ -287,4 +287,17 @@ func taskByKey(v cluster.View, key string) *cluster.Task {
 		}
 	}
 	return nil
+}
+
+// EstBackupMS is what a fresh copy is expected to take: the mean duration of
+// the job's finished tasks of the kind, else the full duration of a task
+// progressing at the average rate avgPR (progress per ms), else 0.
+func EstBackupMS(s Stats, avgPR float64) int64 {
+	switch {
+	case s.N > 0:
+		return int64(s.Mean)
+	case avgPR > 0:
+		return int64(min(1/avgPR, float64(MaxTTEMS)))
+	}
+	return 0
 }
