@@ -20,6 +20,10 @@ type View interface {
 	Nodes() []*Node
 	// RackNodes returns the nodes of a rack in order of first sight.
 	RackNodes(rack string) []*Node
+	// HostNodes returns the nodes running on a host (HostOf their ids), in
+	// order of first sight: usually one, several NodeManagers on one host
+	// in test clusters.
+	HostNodes(host string) []*Node
 	// Racks returns the rack names, sorted.
 	Racks() []string
 	App(id string) *App
@@ -38,6 +42,7 @@ type State struct {
 	nodeList []*Node
 	racks    map[string][]*Node
 	rackList []string
+	hosts    map[string][]*Node // by HostOf(id)
 
 	apps     map[string]*App
 	appList  []*App
@@ -76,6 +81,7 @@ func New(opts ...Option) *State {
 		historyLen: DefaultHistoryLen,
 		nodes:      make(map[string]*Node),
 		racks:      make(map[string][]*Node),
+		hosts:      make(map[string][]*Node),
 		apps:       make(map[string]*App),
 		attempts:   make(map[string]*Attempt),
 	}
@@ -96,6 +102,9 @@ func (s *State) Nodes() []*Node { return s.nodeList }
 
 // RackNodes implements View.
 func (s *State) RackNodes(rack string) []*Node { return s.racks[rack] }
+
+// HostNodes implements View.
+func (s *State) HostNodes(host string) []*Node { return s.hosts[host] }
 
 // Racks implements View.
 func (s *State) Racks() []string { return s.rackList }
@@ -164,6 +173,8 @@ func (s *State) node(id string) *Node {
 		n = &Node{ID: id}
 		s.nodes[id] = n
 		s.nodeList = append(s.nodeList, n)
+		h := HostOf(id)
+		s.hosts[h] = append(s.hosts[h], n)
 	}
 	return n
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 )
 
@@ -719,10 +720,7 @@ func attemptNode(at MRTaskAttempt, a *AppSnapshot, cur *Snapshot) string {
 	if c, ok := a.Containers[at.AssignedContainerID]; ok && c.Node() != "" {
 		return c.Node()
 	}
-	host := at.NodeHTTPAddress
-	if i := strings.LastIndex(host, ":"); i >= 0 {
-		host = host[:i]
-	}
+	host := cluster.HostOf(at.NodeHTTPAddress)
 	ids := make([]string, 0, len(cur.Nodes))
 	for id := range cur.Nodes {
 		ids = append(ids, id)

@@ -219,18 +219,10 @@ func rank(l events.Locality) int {
 }
 
 // MapLocality returns the locality of map t for node n in view v, from the
-// hosts of its splits (racks resolved through the view).
+// hosts of its splits (cluster.TaskLocality; off-rack when they name none).
 func MapLocality(v cluster.View, n *cluster.Node, t *cluster.Task) events.Locality {
-	loc := events.OffRack
-	for _, s := range t.Splits {
-		for _, h := range s.Hosts {
-			if h == n.ID {
-				return events.NodeLocal
-			}
-			if hn := v.Node(h); hn != nil && n.Rack != "" && hn.Rack == n.Rack {
-				loc = events.RackLocal
-			}
-		}
+	if loc := cluster.TaskLocality(v, n, t); loc != "" {
+		return loc
 	}
-	return loc
+	return events.OffRack
 }

@@ -139,3 +139,19 @@ func TestAssignNodeFairOrder(t *testing.T) {
 		t.Errorf("order = %v, want %v", apps, want)
 	}
 }
+
+// TestMapLocalityRealNodeIDs: node ids carry the NodeManager port, split
+// hosts do not (failed before: every map was off-rack on a real cluster).
+func TestMapLocalityRealNodeIDs(t *testing.T) {
+	s := cluster.New()
+	for i, n := range []struct{ id, rack string }{{"nm1.example:8041", "/r1"}, {"nm2.example:8041", "/r1"}, {"nm3.example:8041", "/r2"}} {
+		s.Apply(&events.Event{V: 1, ID: n.id, Type: events.NodeRegistered, TS: int64(i + 1), Node: n.id, Rack: n.rack, VCores: 4, MemoryMB: 4096})
+	}
+	task := &cluster.Task{Kind: events.Map, Splits: []events.Split{{Path: "/in", Length: 1, Hosts: []string{"nm1.example"}}}}
+	for id, want := range map[string]events.Locality{"nm1.example:8041": events.NodeLocal, "nm2.example:8041": events.RackLocal,
+		"nm3.example:8041": events.OffRack} {
+		if got := MapLocality(s, s.Node(id), task); got != want {
+			t.Errorf("MapLocality on %s = %q, want %q", id, got, want)
+		}
+	}
+}

@@ -1,8 +1,6 @@
 package erul
 
 import (
-	"strings"
-
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 )
@@ -44,54 +42,24 @@ func classFromLocality(l events.Locality) (TaskClass, bool) {
 	return 0, false
 }
 
-// hostOf strips a NodeManager port ("host:8041" -> "host"): split hosts name
-// DataNodes by host.
-func hostOf(node string) string {
-	if i := strings.LastIndexByte(node, ':'); i > 0 {
-		return node[:i]
-	}
-	return node
-}
-
-// rackIndex finds the rack of a split host, which may be a node id or the
-// host part of one. It is rebuilt when nodes join; a node moving between
-// racks is rare and is seen at the next join.
-type rackIndex struct {
-	nodes  int
-	byHost map[string]string
-}
-
-func (ri *rackIndex) rack(v cluster.View, host string) string {
-	if n := v.Node(host); n != nil {
-		return n.Rack
-	}
-	if nodes := v.Nodes(); ri.byHost == nil || ri.nodes != len(nodes) {
-		ri.nodes = len(nodes)
-		ri.byHost = make(map[string]string, len(nodes))
-		for _, n := range nodes {
-			ri.byHost[hostOf(n.ID)] = n.Rack
-		}
-	}
-	return ri.byHost[host]
-}
-
-// replicaSet is where a map's input lives: the hosts and racks of its
-// splits' replicas. known is false when the splits name no hosts.
+// replicaSet is where a map's input lives: the hosts (cluster.HostOf) and
+// racks of its splits' replicas. known is false when the splits name no
+// hosts.
 type replicaSet struct {
 	known bool
 	hosts map[string]bool
 	racks map[string]bool
 }
 
-func replicasOf(v cluster.View, ri *rackIndex, t *cluster.Task) replicaSet {
+func replicasOf(v cluster.View, t *cluster.Task) replicaSet {
 	var r replicaSet
 	for _, sp := range t.Splits {
 		for _, h := range sp.Hosts {
 			if !r.known {
 				r = replicaSet{known: true, hosts: map[string]bool{}, racks: map[string]bool{}}
 			}
-			r.hosts[h] = true
-			if rack := ri.rack(v, h); rack != "" {
+			r.hosts[cluster.HostOf(h)] = true
+			if rack := cluster.HostRack(v, h); rack != "" {
 				r.racks[rack] = true
 			}
 		}
@@ -105,7 +73,7 @@ func (r replicaSet) classOn(n *cluster.Node) (TaskClass, bool) {
 	switch {
 	case !r.known:
 		return 0, false
-	case r.hosts[n.ID] || r.hosts[hostOf(n.ID)]:
+	case r.hosts[n.Host()]:
 		return DataLocal, true
 	case n.Rack != "" && r.racks[n.Rack]:
 		return RackLocal, true
@@ -116,7 +84,7 @@ func (r replicaSet) classOn(n *cluster.Node) (TaskClass, bool) {
 // attemptClass is the class of a running or finished attempt: the locality
 // the scheduler reported in container.allocated, else derived from the
 // splits, else Data-Local (what delay scheduling yields for most maps).
-func attemptClass(v cluster.View, ri *rackIndex, at *cluster.Attempt) TaskClass {
+func attemptClass(v cluster.View, at *cluster.Attempt) TaskClass {
 	t := at.Task
 	if t.Kind == events.Reduce {
 		return Reduce
@@ -125,7 +93,7 @@ func attemptClass(v cluster.View, ri *rackIndex, at *cluster.Attempt) TaskClass 
 		return c
 	}
 	if n := v.Node(at.Node); n != nil {
-		if c, ok := replicasOf(v, ri, t).classOn(n); ok {
+		if c, ok := replicasOf(v, t).classOn(n); ok {
 			return c
 		}
 	}

@@ -42,7 +42,6 @@ type Plugin struct {
 	tracks map[string]*attemptTrack // by attempt id
 	phases map[string]*jobPhases    // by app id: phase times of finished attempts
 	holds  map[string]hold          // by app/task: speculated, backup not yet running
-	racks  rackIndex
 }
 
 // attemptTrack is what the plugin follows of one running attempt.
@@ -205,7 +204,7 @@ func (p *Plugin) learn(v cluster.View, at *cluster.Attempt) {
 	if at.Node == "" || at.StartTS <= 0 || at.FinishTS <= at.StartTS {
 		return
 	}
-	cls := attemptClass(v, &p.racks, at)
+	cls := attemptClass(v, at)
 	exe := float64(at.FinishTS-at.StartTS) / 1000
 	p.caps.learn(at.Node, cls, capabilitySample(cls.isMap(), exe, dataMB(at.Task, p.cfg.DefaultSplitMB)))
 }
@@ -333,7 +332,7 @@ func (p *Plugin) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *p
 			if !ok || rem <= 0 {
 				continue
 			}
-			c := candidate{at: at, class: attemptClass(v, &p.racks, at), rem: rem}
+			c := candidate{at: at, class: attemptClass(v, at), rem: rem}
 			if c.class.isMap() {
 				c.data = dataMB(t, p.cfg.DefaultSplitMB)
 				c.priority = mapPriority(rem, c.data*(1-at.Progress)) // eq. 12
@@ -470,7 +469,7 @@ func (p *Plugin) capabilityTable(v cluster.View, now int64) capTable {
 		}
 		// eq. 15: the first running task of a class not yet learned.
 		for _, at := range n.Running {
-			cls := attemptClass(v, &p.racks, at)
+			cls := attemptClass(v, at)
 			if e[cls] > 0 {
 				continue
 			}
@@ -546,7 +545,7 @@ func (t capTable) fast(cls TaskClass, c float64) bool {
 type targets struct {
 	table  capTable
 	byID   map[string]*slot
-	byHost map[string]*slot
+	byHost map[string]*slot // by cluster.HostOf(node id)
 	// fast lists, per class, the nodes fast for it (§3.3), fastest first.
 	fast [numClasses][]*slot
 	head [numClasses]int // leading entries of fast already full
@@ -559,7 +558,7 @@ func (p *Plugin) newTargets(order []*slot, table capTable) *targets {
 		minV: min(p.cfg.MapVCores, p.cfg.ReduceVCores), minM: min(p.cfg.MapMemoryMB, p.cfg.ReduceMemoryMB)}
 	for _, s := range order {
 		tg.byID[s.node.ID] = s
-		tg.byHost[hostOf(s.node.ID)] = s
+		tg.byHost[s.node.Host()] = s
 		caps := table.caps[s.node.ID]
 		for cls := TaskClass(0); cls < numClasses; cls++ {
 			if caps != nil && table.fast(cls, caps[cls]) {
@@ -582,12 +581,8 @@ func (p *Plugin) newTargets(order []*slot, table capTable) *targets {
 	return tg
 }
 
-func (tg *targets) host(h string) *slot {
-	if s := tg.byID[h]; s != nil {
-		return s
-	}
-	return tg.byHost[h]
-}
+// host is the slot of the node on host h (a split host or a node id).
+func (tg *targets) host(h string) *slot { return tg.byHost[cluster.HostOf(h)] }
 
 // consider picks the target of a backup for one candidate and applies the
 // benefit test; on success it holds the slot and returns the hint.
@@ -639,7 +634,7 @@ func (p *Plugin) consider(v cluster.View, c candidate, tg *targets, eta float64,
 	}
 	replicas := replicaSet{}
 	if c.class.isMap() {
-		replicas = replicasOf(v, &p.racks, t)
+		replicas = replicasOf(v, t)
 	}
 	if replicas.known {
 		// The class of a map depends on the node (§3.1): Data-Local on a

@@ -485,7 +485,7 @@ func (p *Plugin) pickTask(v cluster.View, a *cluster.App, kind events.TaskKind, 
 	}
 	ix := p.indexOf(v, a)
 	if kind == events.Map {
-		if t := ix.first(ix.byNode, n.ID, free); t != nil {
+		if t := ix.first(ix.byHost, n.Host(), free); t != nil {
 			return t, events.NodeLocal
 		}
 		if n.Rack != "" {
@@ -509,10 +509,11 @@ func (p *Plugin) pickTask(v cluster.View, a *cluster.App, kind events.TaskKind, 
 	return nil, ""
 }
 
-// taskIndex is a job's pending maps by the nodes and racks holding their
-// input, Hadoop's per-node task cache, so a heartbeat does not scan the job.
+// taskIndex is a job's pending maps by the hosts (cluster.HostOf) and racks
+// holding their input, Hadoop's per-node task cache, so a heartbeat does not
+// scan the job.
 type taskIndex struct {
-	byNode, byRack map[string][]*cluster.Task
+	byHost, byRack map[string][]*cluster.Task
 	seen           int // a.Tasks[:seen] are indexed
 	from           int // a.Tasks[:from] have all succeeded
 }
@@ -521,7 +522,7 @@ type taskIndex struct {
 func (p *Plugin) indexOf(v cluster.View, a *cluster.App) *taskIndex {
 	ix := p.index[a.ID]
 	if ix == nil {
-		ix = &taskIndex{byNode: map[string][]*cluster.Task{}, byRack: map[string][]*cluster.Task{}}
+		ix = &taskIndex{byHost: map[string][]*cluster.Task{}, byRack: map[string][]*cluster.Task{}}
 		p.index[a.ID] = ix
 	}
 	for ; ix.seen < len(a.Tasks); ix.seen++ {
@@ -532,12 +533,13 @@ func (p *Plugin) indexOf(v cluster.View, a *cluster.App) *taskIndex {
 		var racks []string
 		for _, s := range t.Splits {
 			for _, h := range s.Hosts {
-				if l := ix.byNode[h]; len(l) == 0 || l[len(l)-1] != t {
-					ix.byNode[h] = append(l, t)
+				host := cluster.HostOf(h)
+				if l := ix.byHost[host]; len(l) == 0 || l[len(l)-1] != t {
+					ix.byHost[host] = append(l, t)
 				}
-				if hn := v.Node(h); hn != nil && hn.Rack != "" && !slices.Contains(racks, hn.Rack) {
-					racks = append(racks, hn.Rack)
-					ix.byRack[hn.Rack] = append(ix.byRack[hn.Rack], t)
+				if rack := cluster.HostRack(v, h); rack != "" && !slices.Contains(racks, rack) {
+					racks = append(racks, rack)
+					ix.byRack[rack] = append(ix.byRack[rack], t)
 				}
 			}
 		}
@@ -734,18 +736,11 @@ func (p *Plugin) Extra() map[string]float64 {
 	return out
 }
 
-// localityOf is the locality of map t on node n by its splits' hosts.
+// localityOf is the locality of map t on node n by its splits' hosts
+// (off-rack when they name none).
 func localityOf(v cluster.View, t *cluster.Task, n *cluster.Node) events.Locality {
-	loc := events.OffRack
-	for _, s := range t.Splits {
-		for _, h := range s.Hosts {
-			if h == n.ID {
-				return events.NodeLocal
-			}
-			if hn := v.Node(h); hn != nil && hn.Rack == n.Rack && n.Rack != "" {
-				loc = events.RackLocal
-			}
-		}
+	if loc := cluster.TaskLocality(v, n, t); loc != "" {
+		return loc
 	}
-	return loc
+	return events.OffRack
 }

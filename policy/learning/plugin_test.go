@@ -427,3 +427,32 @@ func TestPaceAdvertisesUsePlusK(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalityOnRealNodeIDs: NodeManager ids carry a port ("nm2.example:8041")
+// and HDFS names split hosts without one ("nm2.example"); a map whose split
+// is on nm2 is node-local on nm2 and rack-local on its rack neighbour nm1.
+// Before node identity moved to the cluster model the plugin compared the
+// split host with the node id and called both off-rack.
+func TestLocalityOnRealNodeIDs(t *testing.T) {
+	p, err := New(NameNB, testHandle(nil, noExplore))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, p)
+	w.node("nm1.example:8041", 4)
+	w.node("nm2.example:8041", 4)
+	w.apply(events.Event{Type: events.AppSubmitted, App: "app1", Name: "app1", Queue: "q", User: "u", JobType: "wc", Maps: 2,
+		Features: &events.Features{CPU: 5, Memory: 6, Disk: 8, Network: 5}})
+	for i := range 2 {
+		w.apply(events.Event{Type: events.TaskPending, App: "app1", Task: fmt.Sprintf("app1_m_%d", i), Kind: events.Map,
+			Splits: []events.Split{{Path: "/in", Length: 1, Hosts: []string{"nm2.example"}}}})
+	}
+	ph := places(w.heartbeat("nm1.example:8041", 1.0, 5000))
+	if len(ph) != 1 || ph[0].Nodes[0].Locality != events.RackLocal {
+		t.Fatalf("nm1: place hints %+v, want one rack-local (the split is on nm2, same rack)", ph)
+	}
+	ph = places(w.heartbeat("nm2.example:8041", 0, 1000))
+	if len(ph) != 1 || ph[0].Nodes[0].Locality != events.NodeLocal {
+		t.Fatalf("nm2: place hints %+v, want one node-local (the split is on nm2)", ph)
+	}
+}

@@ -223,8 +223,8 @@ func (p *Plugin) HeadJob(v cluster.View) *cluster.App {
 	})
 }
 
-// localMaps returns the app's pending maps with a split on node n, in task order.
-func localMaps(a *cluster.App, n string, limit int) []*cluster.Task {
+// localMaps returns the app's pending maps with a split on node n's host, in task order.
+func localMaps(a *cluster.App, n *cluster.Node, limit int) []*cluster.Task {
 	var out []*cluster.Task
 	for _, t := range a.Tasks {
 		if len(out) == limit {
@@ -234,7 +234,7 @@ func localMaps(a *cluster.App, n string, limit int) []*cluster.Task {
 			continue
 		}
 		for _, s := range t.Splits {
-			if slices.Contains(s.Hosts, n) {
+			if slices.ContainsFunc(s.Hosts, n.OnHost) {
 				out = append(out, t)
 				break
 			}
@@ -267,7 +267,7 @@ func (p *Plugin) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([]p
 	if head == nil {
 		return nil, policy.NewStatus(policy.Skip, "no pending maps")
 	}
-	maps := localMaps(head, n.ID, min(room, p.cfg.MaxPerHeartbeat))
+	maps := localMaps(head, n, min(room, p.cfg.MaxPerHeartbeat))
 	if len(maps) == 0 {
 		// The head job has no input here: delay scheduling's case.
 		return nil, policy.NewStatus(policy.Skip, "head job has no local map")

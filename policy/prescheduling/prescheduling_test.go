@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/clustertest"
@@ -223,5 +224,20 @@ func TestHeadJobHierarchy(t *testing.T) {
 	p, _ = New(Config{VCoresPerSlot: 1, MaxPerHeartbeat: 1, Pools: map[string]float64{"many": 2}})
 	if h := p.HeadJob(b.State); h == nil || h.ID != "m1" {
 		t.Fatalf("head = %v, want m1", h)
+	}
+}
+
+// TestLocalMapsRealNodeIDs: a map whose split is on host nm1.example is
+// local to the node nm1.example:8041 (failed before: split hosts were
+// compared with the node id, port included).
+func TestLocalMapsRealNodeIDs(t *testing.T) {
+	a := &cluster.App{ID: "a"}
+	a.Tasks = []*cluster.Task{
+		{ID: "m0", App: a, Kind: events.Map, State: cluster.TaskPending, Splits: []events.Split{{Hosts: []string{"nm2.example"}}}},
+		{ID: "m1", App: a, Kind: events.Map, State: cluster.TaskPending, Splits: []events.Split{{Hosts: []string{"nm1.example", "nm2.example"}}}},
+	}
+	got := localMaps(a, &cluster.Node{ID: "nm1.example:8041"}, 5)
+	if len(got) != 1 || got[0].ID != "m1" {
+		t.Fatalf("local maps of nm1.example:8041 = %v, want [m1]", got)
 	}
 }
