@@ -1,5 +1,7 @@
 package events
 
+import "strings"
+
 // Version is the only schema version this package reads and writes.
 const Version = 1
 
@@ -19,6 +21,10 @@ const (
 	TaskFinished       Type = "task.finished"
 	MapOutput          Type = "map.output"
 )
+
+// IsNode reports whether t is a node event (node.registered, node.heartbeat,
+// node.lost): about a node, not an app.
+func (t Type) IsNode() bool { return strings.HasPrefix(string(t), "node.") }
 
 // Types lists every known event type in schema order.
 var Types = []Type{

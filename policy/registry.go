@@ -76,6 +76,20 @@ func (r Registry) Build(stack string, h Handle) (*Stack, error) {
 	return st, nil
 }
 
+// BuildStacks builds each of stacks (as ParseStacks returns them) with h,
+// in order: one stack per simulation or replay run.
+func (r Registry) BuildStacks(stacks []string, h Handle) ([]*Stack, error) {
+	out := make([]*Stack, 0, len(stacks))
+	for _, s := range stacks {
+		st, err := r.Build(s, h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
 // Stack is an ordered composition of plugins with their extension points
 // sorted out once.
 type Stack struct {

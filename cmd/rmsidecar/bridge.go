@@ -14,7 +14,9 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/spf13/cobra"
 
+	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/events/kafka"
+	"github.com/rmsidecar/rmsidecar/sidecar"
 	"github.com/rmsidecar/rmsidecar/yarnclient"
 )
 
@@ -145,12 +147,9 @@ func runBridge(ctx context.Context, a *app, o bridgeOptions) error {
 		if topic == "" {
 			topic = cfg.Kafka.EventsTopic
 		}
-		k := cfg.Kafka
-		prod, err := kafka.NewProducer(kafka.Client{Brokers: brokers, Version: k.Version, ClientID: k.ClientID + "-bridge",
-			Assignor: k.Assignor,
-			TLS: kafka.TLS{Enabled: k.TLS.Enabled, CAFile: k.TLS.CAFile, CertFile: k.TLS.CertFile, KeyFile: k.TLS.KeyFile,
-				InsecureSkipVerify: k.TLS.InsecureSkipVerify},
-			SASL: kafka.SASL{Enabled: k.SASL.Enabled, Mechanism: k.SASL.Mechanism, User: k.SASL.User, Password: string(k.SASL.Password)}})
+		kc := sidecar.KafkaClient(cfg.Kafka)
+		kc.Brokers, kc.ClientID = brokers, kc.ClientID+"-bridge"
+		prod, err := kafka.NewProducer(kc)
 		if err != nil {
 			return fmt.Errorf("--kafka: %w", err)
 		}
@@ -232,10 +231,7 @@ type kafkaPublisher struct {
 
 // Publish implements yarnclient.Publisher.
 func (p *kafkaPublisher) Publish(_ context.Context, key string, value []byte) error {
-	topic := p.Topic
-	if p.NodeTopic != "" && isNodeEvent(value) {
-		topic = p.NodeTopic
-	}
+	topic := kafka.TopicFor(typeOf(value), p.Topic, p.NodeTopic)
 	msg := &sarama.ProducerMessage{Topic: topic, Value: sarama.ByteEncoder(value)}
 	if key != "" {
 		msg.Key = sarama.StringEncoder(key)
@@ -246,12 +242,13 @@ func (p *kafkaPublisher) Publish(_ context.Context, key string, value []byte) er
 	return nil
 }
 
-// isNodeEvent reads only the type of an encoded event.
-func isNodeEvent(value []byte) bool {
+// typeOf reads only the type of an encoded event ("" when it has none).
+func typeOf(value []byte) events.Type {
 	var head struct {
-		Type string `json:"type"`
+		Type events.Type `json:"type"`
 	}
-	return json.Unmarshal(value, &head) == nil && strings.HasPrefix(head.Type, "node.")
+	_ = json.Unmarshal(value, &head)
+	return head.Type
 }
 
 // lineWriter publishes events as JSONL lines.

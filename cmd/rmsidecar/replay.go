@@ -103,14 +103,10 @@ func runReplay(ctx context.Context, a *app, o replayOptions) error {
 	}
 	defer store.Close()
 
-	reg := newRegistry()
-	built := make([]*policy.Stack, 0, len(stacks))
-	for _, s := range stacks {
-		st, err := reg.Build(s, policy.Handle{Args: config.PolicyArgs(cfg.Policies.Settings), Profiles: store, Log: log, Seed: o.seed})
-		if err != nil {
-			return badInput("--policies: %v", err)
-		}
-		built = append(built, st)
+	built, err := newRegistry().BuildStacks(stacks, policy.Handle{Args: config.PolicyArgs(cfg.Policies.Settings),
+		Profiles: store, Log: log, Seed: o.seed})
+	if err != nil {
+		return badInput("--policies: %v", err)
 	}
 
 	out, closeOut, err := createOutput(o.hintsOut, a.io.out)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rmsidecar/rmsidecar/events/kafka"
+	"github.com/rmsidecar/rmsidecar/sidecar"
 )
 
 // replayKafkaOptions are the flags of `replay --kafka`.
@@ -55,12 +56,9 @@ func runReplayKafka(ctx context.Context, a *app, o replayOptions) error {
 		defer f.Close()
 		in = f
 	}
-	k := cfg.Kafka
-	prod, err := kafka.NewProducer(kafka.Client{Brokers: brokers, Version: k.Version, ClientID: k.ClientID + "-replay",
-		Assignor: k.Assignor,
-		TLS: kafka.TLS{Enabled: k.TLS.Enabled, CAFile: k.TLS.CAFile, CertFile: k.TLS.CertFile, KeyFile: k.TLS.KeyFile,
-			InsecureSkipVerify: k.TLS.InsecureSkipVerify},
-		SASL: kafka.SASL{Enabled: k.SASL.Enabled, Mechanism: k.SASL.Mechanism, User: k.SASL.User, Password: string(k.SASL.Password)}})
+	kc := sidecar.KafkaClient(cfg.Kafka)
+	kc.Brokers, kc.ClientID = brokers, kc.ClientID+"-replay"
+	prod, err := kafka.NewProducer(kc)
 	if err != nil {
 		return fmt.Errorf("--kafka: %w", err)
 	}

@@ -116,10 +116,8 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 	// Settings under the config's policies.<name> apply to the policies the
 	// scenario's policy_args does not set (a --trace run has no scenario file).
 	args := config.PolicyArgs(cfg.Policies.Settings)
-	for _, s := range stacks {
-		if _, err := reg.Build(s, policy.Handle{Log: log, Args: args}); err != nil {
-			return badInput("--policies: %v", err)
-		}
+	if _, err := reg.BuildStacks(stacks, policy.Handle{Log: log, Args: args}); err != nil {
+		return badInput("--policies: %v", err)
 	}
 
 	var sc *sim.Scenario

@@ -169,3 +169,21 @@ not an event
 	}
 	_ = p.Close()
 }
+
+// TestTopicFor: node events go to the node topic when there is one.
+func TestTopicFor(t *testing.T) {
+	for _, c := range []struct {
+		typ             events.Type
+		nodeTopic, want string
+	}{
+		{events.NodeHeartbeat, "nodes", "nodes"},
+		{events.NodeRegistered, "nodes", "nodes"},
+		{events.NodeLost, "", "events"},
+		{events.TaskProgress, "nodes", "events"},
+		{"", "nodes", "events"},
+	} {
+		if got := TopicFor(c.typ, "events", c.nodeTopic); got != c.want {
+			t.Errorf("TopicFor(%q, events, %q) = %q, want %q", c.typ, c.nodeTopic, got, c.want)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -32,6 +31,17 @@ type ProduceOptions struct {
 	// OnInvalid, when set, learns of each line that is not a valid event
 	// (it is still produced, for the consumer's dead-letter path).
 	OnInvalid func(*events.LineError)
+}
+
+// TopicFor is the topic an event of type t is produced to: nodeTopic for
+// node.* events when it is set, so every instance of a group reads every
+// node event (docs/operations.md), else topic. Every producer of events
+// (replay, the bridge, the demo, POST /v1/events) routes through it.
+func TopicFor(t events.Type, topic, nodeTopic string) string {
+	if nodeTopic != "" && t.IsNode() {
+		return nodeTopic
+	}
+	return topic
 }
 
 // ProduceStats count what ProduceLog did.
@@ -104,9 +114,7 @@ func ProduceLog(ctx context.Context, p sarama.SyncProducer, r io.Reader, o Produ
 			}
 			msg.Value = sarama.ByteEncoder(b)
 			msg.Key = sarama.StringEncoder(ev.Key())
-			if o.NodeTopic != "" && strings.HasPrefix(string(ev.Type), "node.") {
-				msg.Topic = o.NodeTopic
-			}
+			msg.Topic = TopicFor(ev.Type, o.Topic, o.NodeTopic)
 			if o.Speed > 0 {
 				if start.IsZero() {
 					start, firstTS = time.Now(), ev.TS
