@@ -249,9 +249,33 @@ type jobRun struct {
 }
 
 // runSleepJob submits a sleep job, watches it to its end and returns what happened.
+// waitIdle waits (up to a minute) until no NodeManager runs a container, so
+// the containers of an earlier test, still being cleaned up, do not take
+// the room a test's placement counts on.
+func waitIdle(ctx context.Context, t *testing.T, rc *yarnclient.Client) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		nodes, err := rc.Nodes(ctx, yarnclient.NodesFilter{})
+		busy := 0
+		for _, n := range nodes {
+			busy += int(n.NumContainers)
+		}
+		if err == nil && busy == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Logf("cluster not idle after a minute (%d containers, %v): going on", busy, err)
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
 func runSleepJob(ctx context.Context, t *testing.T, c *Cluster, onSubmit func(WordCountResult), args ...string) jobRun {
 	t.Helper()
 	rc := rmClient(t, c)
+	waitIdle(ctx, t, rc)
 	start := time.Now()
 	sub, err := c.SubmitSleepJob(ctx, append(args, "--no-wait")...)
 	if err != nil || sub.AppID == "" {

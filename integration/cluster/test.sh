@@ -4,7 +4,7 @@
 # total time and exiting with the tests' status.
 # Env: RMSIDECAR_RUN_DIR (default: a new /tmp/rmsidecar-cluster.XXXXXX), KEEP_RUN_DIR=1 keeps
 # it after a pass (it is always kept after a failure, for its logs), GO_TEST_ARGS (extra flags,
-# e.g. "-run Kafka"), GO_TEST_TIMEOUT (default 15m).
+# e.g. "-run Kafka"), GO_TEST_TIMEOUT (default 25m).
 set -uo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -36,7 +36,7 @@ log "cluster started in $(( (T_UP - T0) / 1000 ))s; running go test"
 cd "$REPO" || exit 1
 # shellcheck disable=SC2086
 RMSIDECAR_CLUSTER_FILE="$RUN/cluster.json" RMSIDECAR_CLUSTER_SCRIPTS="$CLUSTER_SCRIPTS_DIR" \
-  go test -tags cluster -count=1 -v -timeout "${GO_TEST_TIMEOUT:-15m}" ${GO_TEST_ARGS:-} ./integration/cluster/...
+  go test -tags cluster -count=1 -v -timeout "${GO_TEST_TIMEOUT:-25m}" ${GO_TEST_ARGS:-} ./integration/cluster/...
 rc=$?
 log "go test finished in $(( ($(now_ms) - T_UP) / 1000 ))s (status $rc)"
 exit "$rc"
