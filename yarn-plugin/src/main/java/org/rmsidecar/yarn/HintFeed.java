@@ -3,6 +3,7 @@ package org.rmsidecar.yarn;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -43,6 +44,7 @@ public final class HintFeed {
   private long cursor;
   private Thread thread;
   private volatile boolean running;
+  private volatile WeakReference<Object> owner;
   private volatile boolean down;
 
   public final AtomicLong failures = new AtomicLong();
@@ -81,6 +83,16 @@ public final class HintFeed {
   }
 
   public synchronized void start() {
+    startFor(null);
+  }
+
+  /**
+   * Starts the feed's thread, which ends by itself once owner has been garbage collected: the
+   * RM builds a new processor chain each time it becomes active (restart, HA failover) and never
+   * tells the old one, whose feed would otherwise poll the sidecar for the life of the JVM.
+   */
+  public synchronized void startFor(Object owner) {
+    this.owner = owner == null ? null : new WeakReference<>(owner);
     running = true;
     thread = new Thread(this::loop, "rmsidecar-hints-" + name);
     thread.setDaemon(true);
@@ -151,9 +163,23 @@ public final class HintFeed {
     return System.nanoTime() - lastGoodNanos > staleAfterMs * 1_000_000L;
   }
 
+  /** The feed's thread is running. */
+  public synchronized boolean alive() {
+    return thread != null && thread.isAlive();
+  }
+
+  private boolean ownerGone() {
+    WeakReference<Object> o = owner;
+    return o != null && o.get() == null;
+  }
+
   private void loop() {
     long backoff = 100;
     while (running) {
+      if (ownerGone()) {
+        LOG.info("rmsidecar: hint feed {} stops: its owner is gone (a new processor chain replaced it)", name);
+        return;
+      }
       try {
         pollOnce();
         backoff = 100;

@@ -2,6 +2,7 @@ package org.rmsidecar.yarn;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -74,5 +75,39 @@ public class HintFeedTest {
     f.stop();
     assertTrue(f.failures.get() >= 1);
     assertTrue(f.stale());
+  }
+
+  /** A feed started for an owner stops by itself once the owner is garbage collected. */
+  @Test
+  public void stopsWhenItsOwnerIsCollected() throws Exception {
+    HintFeed f = new HintFeed("owned", new SidecarHttp("http://127.0.0.1:1", 100), null,
+        Arrays.asList("place"), 100, 60000, h -> { });
+    Object owner = new Object();
+    f.startFor(owner);
+    assertTrue(f.alive());
+    owner = null;
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (f.alive() && System.nanoTime() < deadline) {
+      System.gc();
+      Thread.sleep(100);
+    }
+    assertFalse("the feed still polls after its owner was collected", f.alive());
+  }
+
+  /** Without an owner (or while it lives) the feed keeps polling until stopped. */
+  @Test
+  public void keepsRunningWhileItsOwnerLives() throws Exception {
+    HintFeed f = new HintFeed("owned", new SidecarHttp("http://127.0.0.1:1", 100), null,
+        Arrays.asList("place"), 100, 60000, h -> { });
+    Object owner = new Object();
+    f.startFor(owner);
+    for (int i = 0; i < 10; i++) {
+      System.gc();
+      Thread.sleep(100);
+    }
+    assertTrue(f.alive());
+    f.stop();
+    assertFalse(f.alive());
+    assertNotNull(owner); // a use after the checks keeps owner reachable through them
   }
 }

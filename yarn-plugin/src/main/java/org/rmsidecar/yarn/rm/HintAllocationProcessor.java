@@ -101,7 +101,7 @@ public class HintAllocationProcessor implements ApplicationMasterServiceProcesso
         RmSidecarConfig.positiveMs(conf, RmSidecarConfig.HINTS_STALE_AFTER_MS,
             RmSidecarConfig.DEFAULT_HINTS_STALE_AFTER_MS),
         h -> { });
-    feed.start();
+    feed.startFor(this);
     LOG.info("rmsidecar: allocation processor following hints from {}", url);
   }
 
