@@ -14,8 +14,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
-// LATEName is the registered name of LATE.
-const LATEName = "late"
+// NameLATE is the registered name of LATE.
+const NameLATE = "late"
 
 // LATEConfig are LATE's parameters (Zaharia et al., OSDI'08, §4 defaults).
 type LATEConfig struct {
@@ -59,7 +59,7 @@ type LATE struct {
 // NewLATE is the factory of the late policy.
 func NewLATE(h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultLATEConfig()
-	if err := h.DecodeArgs(LATEName, &cfg); err != nil {
+	if err := h.DecodeArgs(NameLATE, &cfg); err != nil {
 		return nil, err
 	}
 	for _, p := range []struct {
@@ -76,7 +76,7 @@ func NewLATE(h policy.Handle) (policy.Plugin, error) {
 }
 
 // Name implements policy.Plugin.
-func (*LATE) Name() string { return LATEName }
+func (*LATE) Name() string { return NameLATE }
 
 // Observe implements policy.Observer: finished-task durations, and work done
 // per node for the slow-node test.

@@ -13,8 +13,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
-// NaiveName is the registered name of Hadoop's rule.
-const NaiveName = "naive"
+// NameNaive is the registered name of Hadoop's rule.
+const NameNaive = "naive"
 
 // NaiveConfig are the settings of the naive policy (Hadoop 0.20 defaults).
 type NaiveConfig struct {
@@ -45,14 +45,14 @@ type Naive struct {
 // NewNaive is the factory of the naive policy.
 func NewNaive(h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultNaiveConfig()
-	if err := h.DecodeArgs(NaiveName, &cfg); err != nil {
+	if err := h.DecodeArgs(NameNaive, &cfg); err != nil {
 		return nil, err
 	}
 	return &Naive{cfg: cfg, durations: taskstat.NewDurations(), proposals: taskstat.NewProposals()}, nil
 }
 
 // Name implements policy.Plugin.
-func (*Naive) Name() string { return NaiveName }
+func (*Naive) Name() string { return NameNaive }
 
 // Observe implements policy.Observer: it keeps finished-task durations for
 // the backup estimate.

@@ -13,8 +13,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
-// YARNName is the registered name of stock YARN speculation.
-const YARNName = "yarn"
+// NameYARN is the registered name of stock YARN speculation.
+const NameYARN = "yarn"
 
 // YARNConfig mirrors the MapReduce AM settings of DefaultSpeculator and
 // StartEndTimesBase (Hadoop 3.x defaults; property names in comments).
@@ -133,14 +133,14 @@ func kindIndex(k events.TaskKind) uint8 {
 // NewYARN is the factory of the yarn policy.
 func NewYARN(h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultYARNConfig()
-	if err := h.DecodeArgs(YARNName, &cfg); err != nil {
+	if err := h.DecodeArgs(NameYARN, &cfg); err != nil {
 		return nil, err
 	}
 	return &YARN{cfg: cfg, durations: taskstat.NewDurations(), jobs: map[*cluster.App]*yarnJob{}}, nil
 }
 
 // Name implements policy.Plugin.
-func (*YARN) Name() string { return YARNName }
+func (*YARN) Name() string { return NameYARN }
 
 // Observe implements policy.Observer: it folds finished durations into the
 // statistics and re-reads the task an event touched.

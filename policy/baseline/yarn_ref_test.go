@@ -29,7 +29,7 @@ func newRefYARN(cfg YARNConfig) *refYARN {
 }
 
 // Name implements policy.Plugin.
-func (*refYARN) Name() string { return YARNName }
+func (*refYARN) Name() string { return NameYARN }
 
 // Observe implements policy.Observer.
 func (p *refYARN) Observe(_ context.Context, ev *events.Event, v cluster.View) {

@@ -13,8 +13,8 @@ import (
 
 // Registered names.
 const (
-	PIName = "dhsa-pi"
-	PDName = "dhsa-pd"
+	NamePI = "dhsa-pi"
+	NamePD = "dhsa-pd"
 )
 
 // Plugin is dhsa-pi or dhsa-pd: a policy.Shaper emitting ratio hints.
@@ -85,10 +85,10 @@ var (
 )
 
 // NewPI is the factory of dhsa-pi.
-func NewPI(h policy.Handle) (policy.Plugin, error) { return newPlugin(h, PIName) }
+func NewPI(h policy.Handle) (policy.Plugin, error) { return newPlugin(h, NamePI) }
 
 // NewPD is the factory of dhsa-pd.
-func NewPD(h policy.Handle) (policy.Plugin, error) { return newPlugin(h, PDName) }
+func NewPD(h policy.Handle) (policy.Plugin, error) { return newPlugin(h, NamePD) }
 
 func newPlugin(h policy.Handle, name string) (policy.Plugin, error) {
 	cfg := DefaultConfig()
@@ -99,7 +99,7 @@ func newPlugin(h policy.Handle, name string) (policy.Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name == PDName && cfg.Assign {
+	if name == NamePD && cfg.Assign {
 		return Assigning{p}, nil
 	}
 	return p, nil
@@ -108,7 +108,7 @@ func newPlugin(h policy.Handle, name string) (policy.Plugin, error) {
 // New builds a plugin of the named variant from a config (for tests and
 // embedding).
 func New(name string, cfg Config) (*Plugin, error) {
-	if name != PIName && name != PDName {
+	if name != NamePI && name != NamePD {
 		return nil, fmt.Errorf("dhsa: unknown variant %q", name)
 	}
 	if err := cfg.Validate(); err != nil {
@@ -217,7 +217,7 @@ func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
 		nR += pl.reduces
 	}
 	what := fmt.Sprintf("demand %d maps %d reduces on %d/%d map/reduce slots", nM, nR, slots.Map, slots.Reduce)
-	if p.name == PDName {
+	if p.name == NamePD {
 		return AllocatePD(demand, slots, p.borrow()), slots, what
 	}
 	alloc, c := AllocatePI(demand, slots, p.borrow())

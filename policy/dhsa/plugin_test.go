@@ -96,12 +96,12 @@ func ratio(t *testing.T, hs []policy.Hint) (int, int) {
 // only their own slots plus the reduce slots still idle. (The AM's reduce
 // ramp-up limit is off here: MRv1, the paper's setting, has none.)
 func TestShapeRatioFollowsDemand(t *testing.T) {
-	for _, name := range []string{PIName, PDName} {
+	for _, name := range []string{NamePI, NamePD} {
 		t.Run(name, func(t *testing.T) {
 			h := policy.Handle{Args: args{name: {"map_slots": 1, "reduce_slots": 11, "reduce_rampup_limit": 0.0}}}
 			var p policy.Plugin
 			var err error
-			if name == PIName {
+			if name == NamePI {
 				p, err = NewPI(h)
 			} else {
 				p, err = NewPD(h)
@@ -134,7 +134,7 @@ func TestShapeRatioFollowsDemand(t *testing.T) {
 
 // Finished apps and idle clusters produce nothing.
 func TestShapeSkips(t *testing.T) {
-	p, err := New(PIName, DefaultConfig())
+	p, err := New(NamePI, DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestShapeSkips(t *testing.T) {
 func TestShapeScopeApp(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.MapSlots, cfg.ReduceSlots, cfg.Scope = 4, 4, ScopeApp
-	p, err := New(PIName, cfg)
+	p, err := New(NamePI, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 			t.Errorf("Validate() = %v, want an error starting with %q", err, tt.key+":")
 		}
 	}
-	if _, err := NewPD(policy.Handle{Args: args{PDName: {"bogus": 1}}}); err == nil || !strings.Contains(err.Error(), "dhsa-pd settings") {
+	if _, err := NewPD(policy.Handle{Args: args{NamePD: {"bogus": 1}}}); err == nil || !strings.Contains(err.Error(), "dhsa-pd settings") {
 		t.Errorf("unknown key: err = %v, want one naming dhsa-pd settings", err)
 	}
 }
@@ -219,7 +219,7 @@ func TestNodeSlots(t *testing.T) {
 
 // dhsa-pd with assign: true places tasks on the heartbeating node.
 func TestAssignPlaceHints(t *testing.T) {
-	pl, err := NewPD(policy.Handle{Args: args{PDName: {"map_slots": 1, "reduce_slots": 1, "assign": true}}})
+	pl, err := NewPD(policy.Handle{Args: args{NamePD: {"map_slots": 1, "reduce_slots": 1, "assign": true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestAssignPlaceHints(t *testing.T) {
 	}
 	// dhsa-pi, and dhsa-pd without assign, are no Assigners.
 	for _, f := range []policy.Factory{NewPI, NewPD} {
-		pl, err := f(policy.Handle{Args: args{PIName: {"map_slots": 1}, PDName: {"map_slots": 1}}})
+		pl, err := f(policy.Handle{Args: args{NamePI: {"map_slots": 1}, NamePD: {"map_slots": 1}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,7 +256,7 @@ func TestAssignPlaceHints(t *testing.T) {
 }
 
 func TestShapeOnDemandEvents(t *testing.T) {
-	p, _ := New(PIName, DefaultConfig())
+	p, _ := New(NamePI, DefaultConfig())
 	for typ, want := range map[events.Type]bool{
 		events.TaskPending: true, events.AppSubmitted: true, events.TaskFinished: true, events.NodeLost: true,
 		events.ContainerAllocated: true, events.TaskProgress: false, events.NodeHeartbeat: false,
@@ -273,7 +273,7 @@ func TestShapeOnDemandEvents(t *testing.T) {
 func TestReduceDemandFollowsRampup(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.MapSlots, cfg.ReduceSlots = 1, 11
-	p, err := New(PIName, cfg)
+	p, err := New(NamePI, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestReduceDemandFollowsRampup(t *testing.T) {
 func TestShapeCachesFollowTheView(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.MapSlots, cfg.ReduceSlots = 2, 2
-	p, _ := New(PIName, cfg)
+	p, _ := New(NamePI, cfg)
 	b := build(t, 3, 0)
 	if got := len(p.apps.unfinished(b.State)); got != 1 {
 		t.Fatalf("unfinished = %d, want 1", got)
@@ -365,7 +365,7 @@ func TestNodeCaps(t *testing.T) {
 func TestShapeNodeHints(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.MapSlots, cfg.ReduceSlots, cfg.ReduceRampupLimit = 1, 11, 0
-	p, err := New(PIName, cfg)
+	p, err := New(NamePI, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestShapeNodeHints(t *testing.T) {
 		t.Errorf("after the refresh interval: %d node hints, want 2", len(byNode(hs)))
 	}
 	cfg.NodeCaps = false
-	off, _ := New(PIName, cfg)
+	off, _ := New(NamePI, cfg)
 	if hs, _ = off.Shape(context.Background(), b.State); len(byNode(hs)) != 0 {
 		t.Errorf("node_caps false: node hints %v", byNode(hs))
 	}

@@ -22,8 +22,8 @@ func NewRegistry() policy.Registry {
 		f    policy.Factory
 	}{
 		{none.Name, none.New},
-		{dhsa.PIName, dhsa.NewPI},
-		{dhsa.PDName, dhsa.NewPD},
+		{dhsa.NamePI, dhsa.NewPI},
+		{dhsa.NamePD, dhsa.NewPD},
 		{prescheduling.Name, prescheduling.NewPlugin},
 		{tmar.Name, tmar.New},
 		{tmar.NamePower, tmar.NewPower},
@@ -32,9 +32,9 @@ func NewRegistry() policy.Registry {
 		{erul.NameExMCP, erul.NewExMCP},
 		{learning.NameNB, learning.NewNBPlugin},
 		{learning.NamePerceptron, learning.NewPerceptronPlugin},
-		{baseline.NaiveName, baseline.NewNaive},
-		{baseline.LATEName, baseline.NewLATE},
-		{baseline.YARNName, baseline.NewYARN},
+		{baseline.NameNaive, baseline.NewNaive},
+		{baseline.NameLATE, baseline.NewLATE},
+		{baseline.NameYARN, baseline.NewYARN},
 		{samr.Name, samr.New},
 		{sepb.Name, sepb.New},
 	} {
