@@ -2,22 +2,27 @@
 // (scenarios/samr-*, erul-*, exmcp-*, sepb-*) in the simulator and prints,
 // per claim of the papers, the paper's number beside the measured one, and
 // per scenario the makespan, backups launched and won, and wasted seconds of
-// every stack (means over seeds).
+// every stack, as mean ± 95 % CI over the seeds (claims paired by seed).
 //
 //	go run ./scripts/paper-speculation [-seeds N] [-scenarios DIR] [-only samr,erul,exmcp,sepb]
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rmsidecar/rmsidecar/sim"
+	"github.com/rmsidecar/rmsidecar/sim/report"
 )
 
 // experiment is one scenario with the stacks it compares.
@@ -59,9 +64,12 @@ var claims = []claim{
 	{"sepb", "LATE+SEPB vs LATE, 20-job batch", "sepb-batch-20.yaml", "late+sepb", "late", "-3 to -10 %"},
 }
 
-type stat struct {
-	makespan, launched, won, wasted float64
+// perSeed holds one stack's figures, one entry per seed (seed i+1 at i).
+type perSeed struct {
+	makespan, launched, won, wasted []float64
 }
+
+func (p perSeed) mean(xs []float64) float64 { return report.Mean(xs) }
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
@@ -73,13 +81,16 @@ func main() {
 func run(ctx context.Context, argv []string, w io.Writer) error {
 	fs := flag.NewFlagSet("paper-speculation", flag.ContinueOnError)
 	dir := fs.String("scenarios", "scenarios", "directory of the scenario files")
-	seeds := fs.Int("seeds", 5, "seeds 1..N per run; figures are means")
+	seeds := fs.Int("seeds", 5, "seeds 1..N per run (in parallel over the cores); figures are mean ± 95 % CI")
 	only := fs.String("only", "samr,erul,exmcp,sepb", "groups to run")
 	if err := fs.Parse(argv); err != nil {
 		return err
 	}
+	if *seeds < 1 {
+		return fmt.Errorf("-seeds: want >= 1, got %d", *seeds)
+	}
 	groups := strings.Split(*only, ",")
-	results := map[string]map[string]stat{} // scenario -> stack -> mean
+	results := map[string]map[string]perSeed{} // scenario -> stack -> per seed
 	for _, ex := range experiments {
 		if !slices.Contains(groups, ex.group) {
 			continue
@@ -88,43 +99,87 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		results[ex.scenario] = map[string]stat{}
-		fmt.Fprintf(w, "%s (seeds 1-%d)\n", ex.scenario, *seeds)
-		fmt.Fprintf(w, "  %-12s %11s %9s %6s %10s\n", "stack", "makespan s", "launched", "won", "wasted s")
+		results[ex.scenario] = map[string]perSeed{}
+		fmt.Fprintf(w, "%s (seeds 1-%d, mean ± 95 %% CI)\n", ex.scenario, *seeds)
+		fmt.Fprintf(w, "  %-12s %18s %9s %6s %10s\n", "stack", "makespan s", "launched", "won", "wasted s")
 		for _, st := range ex.stacks {
-			var m stat
-			for seed := 1; seed <= *seeds; seed++ {
-				sc.Seed = uint64(seed)
-				r, err := sim.Run(ctx, sc, st, sim.Options{})
-				if err != nil {
-					return fmt.Errorf("%s %s: %w", ex.scenario, st, err)
-				}
-				n := float64(*seeds)
-				m.makespan += r.MakespanS / n
-				m.launched += float64(r.Spec.Launched) / n
-				m.won += float64(r.Spec.Won) / n
-				m.wasted += r.Spec.WastedS / n
+			p, err := runSeeds(ctx, sc, st, *seeds)
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", ex.scenario, st, err)
 			}
-			results[ex.scenario][st] = m
-			fmt.Fprintf(w, "  %-12s %11.1f %9.1f %6.1f %10.1f\n", st, m.makespan, m.launched, m.won, m.wasted)
+			results[ex.scenario][st] = p
+			m, h := report.MeanCI95(p.makespan)
+			fmt.Fprintf(w, "  %-12s %18s %9.1f %6.1f %10.1f\n", st, pm(m, h), p.mean(p.launched), p.mean(p.won), p.mean(p.wasted))
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%-40s %-14s %s\n", "claim", "paper", "measured")
-	fmt.Fprintln(w, strings.Repeat("-", 72))
+	fmt.Fprintf(w, "%-40s %-14s %s\n", "claim", "paper", "measured (paired by seed, mean ± 95 % CI; * the interval crosses 0)")
+	fmt.Fprintln(w, strings.Repeat("-", 100))
 	for _, c := range claims {
 		r, ok := results[c.scenario]
 		if !ok {
 			continue
 		}
-		a, b := r[c.a], r[c.b]
-		fmt.Fprintf(w, "%-40s %-14s %+.1f %%\n", c.text, c.paper, (a.makespan-b.makespan)/b.makespan*100)
+		fmt.Fprintf(w, "%-40s %-14s %s\n", c.text, c.paper, pairedChange(r[c.a].makespan, r[c.b].makespan))
 	}
 	for _, sc := range []string{"erul-sort.yaml"} {
-		if r, ok := results[sc]; ok && r["erul"].launched > 0 {
-			fmt.Fprintf(w, "%-40s %-14s %.0f %% (%.1f of %.1f)\n", "ERUL backup success, Sort", ">= 95 % map",
-				r["erul"].won/r["erul"].launched*100, r["erul"].won, r["erul"].launched)
+		if r, ok := results[sc]; ok && r["erul"].mean(r["erul"].launched) > 0 {
+			e := r["erul"]
+			won, launched := e.mean(e.won)*float64(len(e.won)), e.mean(e.launched)*float64(len(e.launched))
+			fmt.Fprintf(w, "%-40s %-14s %.0f %% (%.0f of %.0f over the seeds)\n", "ERUL backup success, Sort", ">= 95 % map",
+				won/launched*100, won, launched)
 		}
 	}
 	return nil
+}
+
+// runSeeds runs stack on sc for seeds 1..n, as many at once as there are
+// cores; each run is deterministic for its seed.
+func runSeeds(ctx context.Context, sc *sim.Scenario, stack string, n int) (perSeed, error) {
+	out := perSeed{makespan: make([]float64, n), launched: make([]float64, n), won: make([]float64, n), wasted: make([]float64, n)}
+	errs := make([]error, n)
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c := *sc // as sim --seeds: a run reads its scenario, the seed is its own
+			c.Seed = uint64(i + 1)
+			r, err := sim.Run(ctx, &c, stack, sim.Options{})
+			if err != nil {
+				errs[i] = fmt.Errorf("seed %d: %w", i+1, err)
+				return
+			}
+			out.makespan[i], out.launched[i], out.won[i], out.wasted[i] = r.MakespanS, float64(r.Spec.Launched), float64(r.Spec.Won), r.Spec.WastedS
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// pairedChange is (a - b) / b per seed, as mean ± 95 % CI in percent.
+func pairedChange(a, b []float64) string {
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = (a[i] - b[i]) / b[i] * 100
+	}
+	m, h := report.MeanCI95(d)
+	if math.IsNaN(h) {
+		return fmt.Sprintf("%+.1f %% (one seed: no interval)", m)
+	}
+	star := ""
+	if m-h <= 0 && m+h >= 0 {
+		star = " *"
+	}
+	return fmt.Sprintf("%+.1f ± %.1f %%%s", m, h, star)
+}
+
+func pm(m, h float64) string {
+	if math.IsNaN(h) {
+		return fmt.Sprintf("%.1f", m)
+	}
+	return fmt.Sprintf("%.1f ± %.1f", m, h)
 }
