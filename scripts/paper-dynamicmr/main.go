@@ -186,8 +186,8 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 		printSweep(w, splits, byKey)
 	}
 	if want["batch"] {
-		printBatches(w, batches, batchSplits, byKey)
-		printDynamicMR(w, batches, dmrSplits, batchSplits, byKey)
+		printBatches(w, batches, batchSplits, byKey, seedsOf)
+		printDynamicMR(w, batches, dmrSplits, batchSplits, byKey, seedsOf)
 	}
 	if want["presched"] {
 		printPresched(w, maps, byKey, seedsOf)
@@ -333,31 +333,65 @@ func printSweep(w io.Writer, splits []int, r map[string]report.Run) {
 		st[0]/pi[0], st[0]/pd[0])
 }
 
-func printBatches(w io.Writer, batches, splits []int, r map[string]report.Run) {
-	fmt.Fprintln(w, "Batches (scenarios/dynamicmr-batch-N.yaml), mean makespan over the seeds in s; gain = yarn/DHSA - 1;")
+// gainPct is 100 * (yarn/stack - 1) per seed, as mean and 95 % CI half-width
+// (NaN with one seed), and whether the interval holds 0.
+func gainPct(yarn, stack []report.Run) (mean, half float64, unsure bool) {
+	g := make([]float64, 0, len(yarn))
+	for i := range min(len(yarn), len(stack)) {
+		g = append(g, 100*(yarn[i].MakespanS/stack[i].MakespanS-1))
+	}
+	mean, half = report.MeanCI95(g)
+	return mean, half, !math.IsNaN(half) && mean-half <= 0 && mean+half >= 0
+}
+
+// fmtGain writes a gain as "+1.2±0.8%", starred when its interval holds 0.
+func fmtGain(mean, half float64, unsure bool) string {
+	if math.IsNaN(half) {
+		return fmt.Sprintf("%+.1f%%", mean)
+	}
+	s := fmt.Sprintf("%+.1f±%.1f%%", mean, half)
+	if unsure {
+		s += "*"
+	}
+	return s
+}
+
+// claimRange is "from .. to .." over the batches' mean gains, and how many
+// of their intervals hold 0.
+func claimRange(gs []float64, unsure int) string {
+	return fmt.Sprintf("%+.1f%% to %+.1f%% (mean gain per batch, paired by seed; %d of %d intervals hold 0)",
+		slices.Min(gs), slices.Max(gs), unsure, len(gs))
+}
+
+func printBatches(w io.Writer, batches, splits []int, r map[string]report.Run, seeds map[string][]report.Run) {
+	fmt.Fprintln(w, "Batches (scenarios/dynamicmr-batch-N.yaml), mean makespan over the seeds in s; gain = yarn/DHSA - 1")
+	fmt.Fprintln(w, "per seed, mean ± 95 % CI, * where the interval holds 0;")
 	fmt.Fprintln(w, "DHSA under map/reduce slot splits m/(12-m) of each node's 12 containers")
 	fmt.Fprintf(w, "%-6s %8s", "jobs", "yarn")
 	for _, m := range splits {
 		fmt.Fprintf(w, " %16s %16s", fmt.Sprintf("PI %d/%d", m, 12-m), fmt.Sprintf("PD %d/%d", m, 12-m))
 	}
 	fmt.Fprintln(w)
-	gains := map[int][]float64{}
+	gains, unsure := map[int][]float64{}, map[int]int{}
 	for _, n := range batches {
-		y := r[fmt.Sprintf("batch/%d/yarn", n)]
-		fmt.Fprintf(w, "%-6d %8.0f", n, y.MakespanS)
+		yk := fmt.Sprintf("batch/%d/yarn", n)
+		fmt.Fprintf(w, "%-6d %8.0f", n, r[yk].MakespanS)
 		for _, m := range splits {
 			for _, v := range []string{"pi", "pd"} {
-				d := r[fmt.Sprintf("batch/%d/%s/%d", n, v, m)]
-				g := 100 * (y.MakespanS/d.MakespanS - 1)
+				dk := fmt.Sprintf("batch/%d/%s/%d", n, v, m)
+				g, h, u := gainPct(seeds[yk], seeds[dk])
 				gains[m] = append(gains[m], g)
-				fmt.Fprintf(w, " %7.0f (%+5.1f%%)", d.MakespanS, g)
+				if u {
+					unsure[m]++
+				}
+				fmt.Fprintf(w, " %7.0f (%s)", r[dk].MakespanS, fmtGain(g, h, u))
 			}
 		}
 		fmt.Fprintln(w)
 	}
 	for _, m := range splits {
-		fmt.Fprintf(w, "claim  DynamicMR beats YARN by 2-9 %% on multi-job batches (Fig. 14b)   measured at %d/%d: %+.1f%% to %+.1f%%\n",
-			m, 12-m, slices.Min(gains[m]), slices.Max(gains[m]))
+		fmt.Fprintf(w, "claim  DynamicMR beats YARN by 2-9 %% on multi-job batches (Fig. 14b)   measured at %d/%d: %s\n",
+			m, 12-m, claimRange(gains[m], unsure[m]))
 	}
 	fmt.Fprintln(w)
 }
@@ -365,7 +399,7 @@ func printBatches(w io.Writer, batches, splits []int, r map[string]report.Run) {
 // printDynamicMR prints the §3.6 comparison: the whole DynamicMR stack
 // against stock YARN, with DHSA alone beside it when the batch runs had the
 // same split.
-func printDynamicMR(w io.Writer, batches, splits, dhsaSplits []int, r map[string]report.Run) {
+func printDynamicMR(w io.Writer, batches, splits, dhsaSplits []int, r map[string]report.Run, seeds map[string][]report.Run) {
 	fmt.Fprintln(w, "DynamicMR vs YARN (§3.6, Fig. 14b): DHSA + SEPB + Slot PreScheduling on the same batches, mean makespan in s;")
 	fmt.Fprintln(w, "gain = yarn/stack - 1; \"DHSA\" is DHSA alone at the same split (batch table above)")
 	for _, m := range splits {
@@ -378,25 +412,28 @@ func printDynamicMR(w io.Writer, batches, splits, dhsaSplits []int, r map[string
 			fmt.Fprintf(w, " %16s", fmt.Sprintf("DynamicMR-%s", v))
 		}
 		fmt.Fprintln(w)
-		gains := map[string][]float64{}
+		gains, unsure := map[string][]float64{}, map[string]int{}
 		for _, n := range batches {
-			y := r[fmt.Sprintf("batch/%d/yarn", n)]
-			fmt.Fprintf(w, "%-6d %8.0f", n, y.MakespanS)
+			yk := fmt.Sprintf("batch/%d/yarn", n)
+			fmt.Fprintf(w, "%-6d %8.0f", n, r[yk].MakespanS)
 			for _, v := range []string{"pi", "pd"} {
 				if alone {
-					d := r[fmt.Sprintf("batch/%d/%s/%d", n, v, m)]
-					fmt.Fprintf(w, " %7.0f (%+5.1f%%)", d.MakespanS, 100*(y.MakespanS/d.MakespanS-1))
+					dk := fmt.Sprintf("batch/%d/%s/%d", n, v, m)
+					fmt.Fprintf(w, " %7.0f (%s)", r[dk].MakespanS, fmtGain(gainPct(seeds[yk], seeds[dk])))
 				}
-				d := r[fmt.Sprintf("batch/%d/dmr-%s/%d", n, v, m)]
-				g := 100 * (y.MakespanS/d.MakespanS - 1)
+				dk := fmt.Sprintf("batch/%d/dmr-%s/%d", n, v, m)
+				g, h, u := gainPct(seeds[yk], seeds[dk])
 				gains[v] = append(gains[v], g)
-				fmt.Fprintf(w, " %7.0f (%+5.1f%%)", d.MakespanS, g)
+				if u {
+					unsure[v]++
+				}
+				fmt.Fprintf(w, " %7.0f (%s)", r[dk].MakespanS, fmtGain(g, h, u))
 			}
 			fmt.Fprintln(w)
 		}
 		for _, v := range []string{"pi", "pd"} {
-			fmt.Fprintf(w, "claim  DynamicMR beats YARN by 2-9 %% on multi-job batches (§3.6)   measured, %s stack at %d/%d: %+.1f%% to %+.1f%%\n",
-				strings.ToUpper(v), m, 12-m, slices.Min(gains[v]), slices.Max(gains[v]))
+			fmt.Fprintf(w, "claim  DynamicMR beats YARN by 2-9 %% on multi-job batches (§3.6)   measured, %s stack at %d/%d: %s\n",
+				strings.ToUpper(v), m, 12-m, claimRange(gains[v], unsure[v]))
 		}
 	}
 	fmt.Fprintln(w)
