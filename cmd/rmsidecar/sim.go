@@ -158,6 +158,16 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 	if o.seed != 0 {
 		sc.Seed = o.seed
 	}
+	if !o.quiet {
+		nodes := 0
+		for _, g := range sc.Cluster.Nodes {
+			nodes += g.Count
+		}
+		if tn, scale := traceScale(o, nodes); tn > 0 {
+			fmt.Fprintf(a.io.err, "trace %s: %d jobs on %d nodes; recorded on %d nodes, bytes scaled by %.3g (--nodes / --trace-nodes)\n",
+				o.trace, len(sc.Jobs), nodes, tn, scale)
+		}
+	}
 
 	opts := sim.Options{Registry: reg, Log: log, Parallel: max(1, o.parallel), PolicyArgs: args}
 	if o.emitEvents != "" {
@@ -319,8 +329,23 @@ func simMeta(o simOptions, sc *sim.Scenario, stacks []string, seeds []uint64) (*
 		nodes += g.Count
 	}
 	sum := sha256.Sum256(data)
-	return &report.Meta{Version: buildVersion(), Args: resultArgs(o.args), Input: input, Digest: hex.EncodeToString(sum[:]),
-		Nodes: nodes, Seeds: seeds, Stacks: stacks}, nil
+	m := &report.Meta{Version: buildVersion(), Args: resultArgs(o.args), Input: input, Digest: hex.EncodeToString(sum[:]),
+		Nodes: nodes, Seeds: seeds, Stacks: stacks}
+	m.TraceNodes, m.TraceScale = traceScale(o, nodes)
+	return m, nil
+}
+
+// traceScale is the origin cluster size of a --trace swim run and the
+// factor its bytes are scaled by (0, 0 for scenarios and Rumen traces).
+func traceScale(o simOptions, nodes int) (traceNodes int, scale float64) {
+	if !strings.HasPrefix(o.trace, "swim:") || nodes == 0 {
+		return 0, 0
+	}
+	traceNodes = o.traceNodes
+	if traceNodes == 0 {
+		traceNodes = sim.DefaultTraceNodes
+	}
+	return traceNodes, float64(nodes) / float64(traceNodes)
 }
 
 // resultArgs drops the flags that do not change the results (where they are

@@ -101,3 +101,24 @@ func TestSimResultsMeta(t *testing.T) {
 		t.Error("results.json differs between two runs that differ only in --out, --parallel and --quiet")
 	}
 }
+
+// TestSimTraceScaleInMeta: a SWIM run says how its bytes were scaled, on
+// stderr and in results.json.
+func TestSimTraceScaleInMeta(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := run(t, "sim", "--trace", "swim:../../testdata/traces/SWIM_FB-2009_samples_24_times_1hr_0_first50jobs.tsv",
+		"--nodes", "300", "--trace-nodes", "3000", "--limit-jobs", "3", "--policies", "none", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "recorded on 3000 nodes, bytes scaled by 0.1") {
+		t.Errorf("stderr does not give the scale:\n%s", stderr)
+	}
+	res, err := report.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.Meta; m == nil || m.TraceNodes != 3000 || m.TraceScale != 0.1 || m.Nodes != 300 {
+		t.Fatalf("meta = %+v, want trace_nodes 3000, trace_scale 0.1, nodes 300", m)
+	}
+}

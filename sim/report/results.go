@@ -26,6 +26,11 @@ type Meta struct {
 	Nodes   int      `json:"nodes"`            // simulated cluster size
 	Seeds   []uint64 `json:"seeds"`            // the seeds simulated
 	Stacks  []string `json:"stacks,omitempty"` // in run order
+	// TraceNodes and TraceScale (--trace swim only): the size of the cluster
+	// the trace was recorded on and the factor its bytes were scaled by
+	// (nodes / trace nodes).
+	TraceNodes int     `json:"trace_nodes,omitempty"`
+	TraceScale float64 `json:"trace_scale,omitempty"`
 }
 
 // Locality is the share of map attempts launched at each locality level.
