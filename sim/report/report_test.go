@@ -197,9 +197,7 @@ func TestStats(t *testing.T) {
 
 func TestSVGEmptyAndWellFormed(t *testing.T) {
 	for _, res := range []Results{{}, {Runs: []Run{{Policy: "a<b"}}}, fixture()} {
-		for name, draw := range map[string]func(io.Writer, Results) error{
-			"makespan": WriteMakespanSVG, "cdf": WriteJCTCDFSVG, "timeline": WriteTimelineSVG,
-		} {
+		for name, draw := range svgWriters() {
 			var b bytes.Buffer
 			if err := draw(&b, res); err != nil {
 				t.Fatal(err)
@@ -383,5 +381,12 @@ func wellFormedXML(b []byte) error {
 		} else if err != nil {
 			return err
 		}
+	}
+}
+
+// svgWriters are the report's figures by name.
+func svgWriters() map[string]func(io.Writer, Results) error {
+	return map[string]func(io.Writer, Results) error{
+		"makespan": WriteMakespanSVG, "cdf": WriteJCTCDFSVG, "timeline": WriteTimelineSVG,
 	}
 }

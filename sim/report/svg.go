@@ -8,16 +8,32 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
-// Plot geometry (pixels). The right margin holds the legend.
+// Plot geometry (pixels). Figures are at least minW x minH; a figure grows
+// to fit long labels, a tall legend or many bars instead of letting text
+// overlap.
 const (
-	plotW        = 760
-	plotH        = 420
-	marginLeft   = 70
-	marginRight  = 170
-	marginTop    = 44
-	marginBottom = 56
+	minW        = 760
+	minH        = 420
+	plotAreaW   = 520 // plot width when nothing else asks for room
+	plotAreaH   = 320 // plot height of line charts
+	marginTop   = 44
+	marginBelow = 56 // under the plot: tick labels and the axis title
+	minLeft     = 70
+	yTitleX     = 18 // centre of the rotated y-axis title
+	fontSize    = 12.0
+	titleSize   = 15.0
+	// charEm is the text width estimate: 0.6 em per character, a safe
+	// upper bound for sans-serif digits and lower-case letters.
+	charEm    = 0.6
+	lineH     = 15.0 // distance between the baselines of wrapped lines
+	legendMax = 220  // legend labels wrap past this width (px)
+	barLabMax = 200  // bar labels wrap past this width (px)
+	legendGap = 16   // plot to legend
+	edgePad   = 10   // legend or value labels to the figure's right edge
 	// maxSeriesPoints bounds the points drawn per line so a day-long trace
 	// still gives an SVG of a few hundred kilobytes.
 	maxSeriesPoints = 400
@@ -29,17 +45,78 @@ var palette = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#
 
 func runColor(i int) string { return palette[i%len(palette)] }
 
-// svgDoc accumulates one SVG document.
-type svgDoc struct{ b bytes.Buffer }
-
-func newSVG(title string) *svgDoc {
-	d := &svgDoc{}
-	fmt.Fprintf(&d.b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", plotW, plotH, plotW, plotH)
-	fmt.Fprintf(&d.b, `<title>%s</title>`+"\n", esc(title))
-	fmt.Fprintf(&d.b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", plotW, plotH)
-	d.text(plotW/2, 24, "middle", "font-size=\"15\" font-weight=\"bold\"", title)
-	return d
+// textWidth estimates the rendered width of s at font size fs.
+func textWidth(s string, fs float64) float64 {
+	return charEm * fs * float64(utf8.RuneCountInString(s))
 }
+
+func maxWidth(lines []string, fs float64) float64 {
+	var w float64
+	for _, l := range lines {
+		w = max(w, textWidth(l, fs))
+	}
+	return w
+}
+
+// wrapLabel breaks s into lines no wider than maxW at font size fs. Lines
+// break after '+', ',' or a space (policy stacks read "a+b+c"); a piece
+// longer than a line is cut.
+func wrapLabel(s string, maxW, fs float64) []string {
+	perLine := max(1, int(maxW/(charEm*fs)))
+	if utf8.RuneCountInString(s) <= perLine {
+		return []string{s}
+	}
+	var pieces []string
+	start := 0
+	for i, r := range s {
+		if r == '+' || r == ',' || r == ' ' {
+			pieces = append(pieces, s[start:i+utf8.RuneLen(r)])
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	if start < len(s) {
+		pieces = append(pieces, s[start:])
+	}
+	var lines []string
+	var cur string
+	flush := func() {
+		if t := strings.TrimRight(cur, " "); t != "" {
+			lines = append(lines, t)
+		}
+		cur = ""
+	}
+	for _, p := range pieces {
+		if utf8.RuneCountInString(cur)+utf8.RuneCountInString(strings.TrimRight(p, " ")) <= perLine {
+			cur += p
+			continue
+		}
+		flush()
+		for rs := []rune(p); len(rs) > 0; {
+			n := min(len(rs), perLine)
+			if n == len(rs) {
+				cur = string(rs)
+				break
+			}
+			lines = append(lines, string(rs[:n]))
+			rs = rs[n:]
+		}
+	}
+	flush()
+	if len(lines) == 0 {
+		return []string{""}
+	}
+	return lines
+}
+
+// svgDoc accumulates one SVG document; its size is known only once the
+// plot is laid out, so the header is written by finish.
+type svgDoc struct {
+	title string
+	w, h  float64
+	b     bytes.Buffer
+}
+
+func newSVG(title string) *svgDoc { return &svgDoc{title: title, w: minW, h: minH} }
 
 func (d *svgDoc) text(x, y float64, anchor, attrs, s string) {
 	if attrs != "" {
@@ -52,8 +129,22 @@ func (d *svgDoc) line(x1, y1, x2, y2 float64, stroke string, width float64) {
 	fmt.Fprintf(&d.b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="%s"/>`+"\n", px(x1), px(y1), px(x2), px(y2), stroke, px(width))
 }
 
+func (d *svgDoc) rect(x, y, w, h float64, fill, tip string) {
+	if tip != "" {
+		fmt.Fprintf(&d.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>`+"\n", px(x), px(y), px(w), px(h), fill, esc(tip))
+		return
+	}
+	fmt.Fprintf(&d.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`+"\n", px(x), px(y), px(w), px(h), fill)
+}
+
 func (d *svgDoc) polyline(xs, ys []float64, stroke string) {
-	d.b.WriteString(`<polyline fill="none" stroke="` + stroke + `" stroke-width="2" points="`)
+	if len(xs) == 0 {
+		return
+	}
+	if len(xs) == 1 { // a single point: a dot, not an empty line
+		xs, ys = append(xs, xs[0]), append(ys, ys[0])
+	}
+	d.b.WriteString(`<polyline fill="none" stroke="` + stroke + `" stroke-width="2" stroke-linecap="round" points="`)
 	for i := range xs {
 		if i > 0 {
 			d.b.WriteByte(' ')
@@ -64,35 +155,87 @@ func (d *svgDoc) polyline(xs, ys []float64, stroke string) {
 }
 
 func (d *svgDoc) finish(w io.Writer) error {
-	d.b.WriteString("</svg>\n")
-	if _, err := w.Write(d.b.Bytes()); err != nil {
+	var out bytes.Buffer
+	fmt.Fprintf(&out, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" width="%s" height="%s" font-family="sans-serif" font-size="%s">`+"\n",
+		px(d.w), px(d.h), px(d.w), px(d.h), px(fontSize))
+	fmt.Fprintf(&out, `<title>%s</title>`+"\n", esc(d.title))
+	fmt.Fprintf(&out, `<rect width="%s" height="%s" fill="#ffffff"/>`+"\n", px(d.w), px(d.h))
+	fmt.Fprintf(&out, `<text x="%s" y="24" text-anchor="middle" font-size="%s" font-weight="bold">%s</text>`+"\n", px(d.w/2), px(titleSize), esc(d.title))
+	out.Write(d.b.Bytes())
+	out.WriteString("</svg>\n")
+	if _, err := w.Write(out.Bytes()); err != nil {
 		return fmt.Errorf("write svg: %w", err)
 	}
 	return nil
 }
 
-// legend lists the runs' policies with their colours in the right margin.
-func (d *svgDoc) legend(res Results, top float64) {
-	x := float64(plotW - marginRight + 16)
-	for i, r := range res.Runs {
-		y := top + float64(i)*18
-		fmt.Fprintf(&d.b, `<rect x="%s" y="%s" width="12" height="12" fill="%s"/>`+"\n", px(x), px(y-10), runColor(i))
-		d.text(x+18, y, "start", "", r.Policy)
-	}
+func (d *svgDoc) noData(msg string) {
+	d.text(d.w/2, d.h/2, "middle", `fill="#666666"`, msg)
 }
 
-func (d *svgDoc) noData(msg string) {
-	d.text(plotW/2, plotH/2, "middle", `fill="#666666"`, msg)
+// series is one line or bar of a plot: a run, or several runs whose
+// outcomes are identical (drawn once, labelled "a = b (identical)").
+type series struct {
+	runs  []int // indices into Results.Runs; the first is drawn
+	label string
+	color string
+}
+
+// seriesOf is one series per run, in run order.
+func seriesOf(res Results) []series {
+	out := make([]series, 0, len(res.Runs))
+	for i, r := range res.Runs {
+		out = append(out, series{runs: []int{i}, label: r.Policy, color: runColor(i)})
+	}
+	return out
+}
+
+// legendBox is a laid-out legend: one swatch per entry, its label wrapped.
+type legendBox struct {
+	lines  [][]string
+	colors []string
+	w, h   float64
+}
+
+func newLegend(labels, colors []string) legendBox {
+	l := legendBox{colors: colors}
+	for _, s := range labels {
+		ls := wrapLabel(s, legendMax, fontSize)
+		l.lines = append(l.lines, ls)
+		l.w = max(l.w, 18+maxWidth(ls, fontSize))
+		l.h += float64(len(ls)-1)*lineH + 20
+	}
+	return l
+}
+
+func seriesLegend(ss []series) legendBox {
+	var labels, colors []string
+	for _, s := range ss {
+		labels, colors = append(labels, s.label), append(colors, s.color)
+	}
+	return newLegend(labels, colors)
+}
+
+// draw puts the legend's top-left corner at (x, top).
+func (l legendBox) draw(d *svgDoc, x, top float64) {
+	y := top + 12
+	for i, ls := range l.lines {
+		d.rect(x, y-10, 12, 12, l.colors[i], "")
+		for k, s := range ls {
+			d.text(x+18, y+float64(k)*lineH, "start", "", s)
+		}
+		y += float64(len(ls)-1)*lineH + 20
+	}
 }
 
 // axis maps data values to pixels, linearly or by log10.
 type axis struct {
-	lo, hi   float64 // data range
-	p0, p1   float64 // pixel range (p1 < p0 for a y axis)
-	log      bool
-	ticks    []float64
-	label    string
-	tickText func(float64) string
+	lo, hi float64 // data range
+	p0, p1 float64 // pixel range (p1 < p0 for a y axis)
+	log    bool
+	ticks  []float64
+	labels []string // one per tick
+	label  string
 }
 
 func (a axis) pos(v float64) float64 {
@@ -106,29 +249,88 @@ func (a axis) pos(v float64) float64 {
 	return a.p0 + (v-a.lo)/(a.hi-a.lo)*(a.p1-a.p0)
 }
 
+func (a axis) labelWidth() float64 { return maxWidth(a.labels, fontSize) }
+
+// place sets the pixel range; a horizontal axis that would crowd its tick
+// labels takes the next coarser step until they fit.
+func (a axis) place(p0, p1 float64, horizontal bool) axis {
+	a.p0, a.p1 = p0, p1
+	if !horizontal {
+		return a
+	}
+	if a.log { // label every k-th decade
+		all := slices.Clone(a.labels)
+		for k := 2; !a.fits() && k < len(all); k++ {
+			for i := range a.labels {
+				a.labels[i] = ""
+				if i%k == 0 {
+					a.labels[i] = all[i]
+				}
+			}
+		}
+		return a
+	}
+	for len(a.ticks) > 2 && !a.fits() {
+		step := a.ticks[1] - a.ticks[0]
+		b := linearAxisStep(a.hi, niceStep(step*1.001), a.label)
+		b.p0, b.p1 = p0, p1
+		a = b
+	}
+	return a
+}
+
+// fits reports whether neighbouring tick labels of a horizontal axis keep
+// 8 px apart.
+// (Empty labels are skipped.)
+func (a axis) fits() bool {
+	prev := -1
+	for i := range a.ticks {
+		if a.labels[i] == "" {
+			continue
+		}
+		if prev >= 0 {
+			gap := math.Abs(a.pos(a.ticks[i]) - a.pos(a.ticks[prev]))
+			if gap < (textWidth(a.labels[i], fontSize)+textWidth(a.labels[prev], fontSize))/2+8 {
+				return false
+			}
+		}
+		prev = i
+	}
+	return true
+}
+
 // linearAxis spans [0, hi] rounded up to a "nice" tick (1, 2 or 5 × 10^k).
-func linearAxis(hi, p0, p1 float64, label string) axis {
+func linearAxis(hi float64, label string) axis {
 	if !(hi > 0) || math.IsInf(hi, 0) {
 		hi = 1
 	}
-	step := niceStep(hi / 5)
+	return linearAxisStep(hi, niceStep(hi/5), label)
+}
+
+func linearAxisStep(hi, step float64, label string) axis {
 	top := math.Ceil(hi/step-1e-9) * step
-	a := axis{lo: 0, hi: top, p0: p0, p1: p1, label: label, tickText: tickLabel}
-	for v := 0.0; v <= top+step/2; v += step {
-		a.ticks = append(a.ticks, v)
+	a := axis{lo: 0, hi: top, label: label}
+	for k := 0.0; k*step <= top+step/2; k++ {
+		a.ticks = append(a.ticks, k*step)
+	}
+	for _, t := range a.ticks {
+		a.labels = append(a.labels, tickLabel(t))
 	}
 	return a
 }
 
 // logAxis spans whole decades around [lo, hi] (lo > 0).
-func logAxis(lo, hi, p0, p1 float64, label string) axis {
+func logAxis(lo, hi float64, label string) axis {
 	dlo, dhi := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
 	if dhi == dlo {
 		dhi++
 	}
-	a := axis{lo: math.Pow(10, dlo), hi: math.Pow(10, dhi), p0: p0, p1: p1, log: true, label: label, tickText: tickLabel}
+	a := axis{lo: math.Pow(10, dlo), hi: math.Pow(10, dhi), log: true, label: label}
 	for e := dlo; e <= dhi; e++ {
 		a.ticks = append(a.ticks, math.Pow(10, e))
+	}
+	for _, t := range a.ticks {
+		a.labels = append(a.labels, tickLabel(t))
 	}
 	return a
 }
@@ -156,17 +358,45 @@ func tickLabel(v float64) string {
 	}
 }
 
+// leftFor is the left margin that holds y tick labels of width w beside
+// the rotated y-axis title.
+func leftFor(w float64) float64 { return max(minLeft, yTitleX+fontSize+w+10) }
+
+// lineLayout lays out a line chart with the legend beside the plot: the
+// plot is plotAreaW x plotAreaH or taller for a tall legend, the left
+// margin fits the y tick labels, the figure is at least minW wide.
+type lineLayout struct {
+	left, right, top, bottom float64
+	legend                   legendBox
+}
+
+func newLineLayout(d *svgDoc, legend legendBox, yLabelW float64) lineLayout {
+	l := lineLayout{top: marginTop, legend: legend}
+	l.bottom = l.top + max(plotAreaH, legend.h)
+	l.left = leftFor(yLabelW)
+	l.right = l.left + plotAreaW
+	d.w = l.right + legendGap + legend.w + edgePad
+	if d.w < minW {
+		l.right += minW - d.w
+		d.w = minW
+	}
+	d.h = l.bottom + marginBelow
+	return l
+}
+
 // frame draws the axes, grid lines, ticks and axis labels.
 func (d *svgDoc) frame(x, y axis) {
-	for _, t := range y.ticks {
+	for i, t := range y.ticks {
 		py := y.pos(t)
 		d.line(x.p0, py, x.p1, py, "#e0e0e0", 1)
-		d.text(x.p0-6, py+4, "end", "", y.tickText(t))
+		d.text(x.p0-6, py+4, "end", "", y.labels[i])
 	}
-	for _, t := range x.ticks {
+	for i, t := range x.ticks {
 		pxx := x.pos(t)
 		d.line(pxx, y.p0, pxx, y.p0+5, "#333333", 1)
-		d.text(pxx, y.p0+18, "middle", "", x.tickText(t))
+		if x.labels[i] != "" {
+			d.text(pxx, y.p0+18, "middle", "", x.labels[i])
+		}
 	}
 	d.line(x.p0, y.p0, x.p1, y.p0, "#333333", 1)
 	d.line(x.p0, y.p0, x.p0, y.p1, "#333333", 1)
@@ -174,8 +404,110 @@ func (d *svgDoc) frame(x, y axis) {
 		d.text((x.p0+x.p1)/2, y.p0+40, "middle", "", x.label)
 	}
 	if y.label != "" {
-		fmt.Fprintf(&d.b, `<text x="%s" y="%s" text-anchor="middle" transform="rotate(-90 %s %s)">%s</text>`+"\n",
-			px(18), px((y.p0+y.p1)/2), px(18), px((y.p0+y.p1)/2), esc(y.label))
+		d.yTitle(y.label, (y.p0+y.p1)/2)
+	}
+}
+
+func (d *svgDoc) yTitle(s string, cy float64) {
+	fmt.Fprintf(&d.b, `<text x="%s" y="%s" text-anchor="middle" transform="rotate(-90 %s %s)">%s</text>`+"\n",
+		px(yTitleX), px(cy), px(yTitleX), px(cy), esc(s))
+}
+
+// bar is one bar of a horizontal bar chart.
+type bar struct {
+	value float64
+	color string
+	label string // printed right of the bar
+	tip   string
+}
+
+// barRow is one labelled row of a horizontal bar chart: one bar, or a
+// group of bars (one per metric).
+type barRow struct {
+	name string
+	bars []bar
+}
+
+// barChart draws rows of horizontal bars, names left of the plot (wrapped,
+// never overlapping: the row height grows with the lines), values right of
+// each bar, and the legend (if any) beside the plot.
+func (d *svgDoc) barChart(rows []barRow, xTitle string, legend legendBox) {
+	names := make([][]string, len(rows))
+	var nameW, valW float64
+	nBars := 1
+	for i, r := range rows {
+		names[i] = wrapLabel(r.name, barLabMax, fontSize)
+		nameW = max(nameW, maxWidth(names[i], fontSize))
+		nBars = max(nBars, len(r.bars))
+	}
+	var hi float64
+	var vals []float64
+	for _, r := range rows {
+		for _, b := range r.bars {
+			hi = max(hi, b.value)
+			vals = append(vals, b.value)
+			valW = max(valW, textWidth(b.label, fontSize))
+		}
+	}
+	barH := 16.0
+	if nBars > 1 {
+		barH = 12
+	}
+	rowHs := make([]float64, len(rows))
+	var plotH float64
+	for i := range rows {
+		rowHs[i] = max(float64(nBars)*(barH+2)+12, float64(len(names[i])-1)*lineH+24)
+		plotH += rowHs[i]
+	}
+	top := float64(marginTop)
+	if legend.h > 0 {
+		plotH = max(plotH, legend.h)
+	}
+	bottom := top + plotH
+	left := max(minLeft, nameW+16)
+	right := left + plotAreaW
+	legendX := right + valW + 8 + legendGap
+	d.w = legendX + legend.w + edgePad
+	if legend.h == 0 {
+		d.w = right + valW + 8 + edgePad
+	}
+	if d.w < minW {
+		right += minW - d.w
+		legendX += minW - d.w
+		d.w = minW
+	}
+	d.h = bottom + marginBelow
+	x := linearAxis(hi, xTitle).place(left, right, true)
+	for i, t := range x.ticks {
+		pxx := x.pos(t)
+		d.line(pxx, top, pxx, bottom, "#e0e0e0", 1)
+		d.line(pxx, bottom, pxx, bottom+5, "#333333", 1)
+		d.text(pxx, bottom+18, "middle", "", x.labels[i])
+	}
+	d.line(left, bottom, right, bottom, "#333333", 1)
+	d.line(left, bottom, left, top, "#333333", 1)
+	d.text((left+right)/2, bottom+40, "middle", "", xTitle)
+	y := top
+	for i, r := range rows {
+		cy := y + rowHs[i]/2
+		first := cy - float64(len(names[i])-1)*lineH/2 + 4
+		for k, s := range names[i] {
+			d.text(left-8, first+float64(k)*lineH, "end", "", s)
+		}
+		groupH := float64(len(r.bars)) * (barH + 2)
+		by := cy - groupH/2
+		for _, b := range r.bars {
+			end := x.pos(b.value)
+			d.rect(left, by+1, end-left, barH, b.color, b.tip)
+			if b.label != "" {
+				d.text(end+4, by+1+barH/2+4, "start", "", b.label)
+			}
+			by += barH + 2
+		}
+		y += rowHs[i]
+	}
+	if legend.h > 0 {
+		legend.draw(d, legendX, top)
 	}
 }
 
@@ -188,30 +520,18 @@ func WriteMakespanSVG(w io.Writer, res Results) error {
 		d.noData("no runs")
 		return d.finish(w)
 	}
-	var hi float64
-	for _, r := range res.Runs {
-		hi = max(hi, r.MakespanS)
-	}
-	left, right := float64(marginLeft), float64(plotW-marginRight)
-	y := linearAxis(hi, plotH-marginBottom, marginTop, "makespan (s)")
-	slot := (right - left) / float64(len(res.Runs))
-	x := axis{p0: left, p1: right, tickText: tickLabel}
-	d.frame(x, y)
 	bi := baseline(res)
-	for i, r := range res.Runs {
-		bw := slot * 0.6
-		bx := left + float64(i)*slot + (slot-bw)/2
-		top := y.pos(r.MakespanS)
-		fmt.Fprintf(&d.b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s: %s s</title></rect>`+"\n",
-			px(bx), px(top), px(bw), px(y.p0-top), runColor(i), esc(r.Policy), f1(r.MakespanS))
+	var rows []barRow
+	for _, s := range seriesOf(res) {
+		r := res.Runs[s.runs[0]]
 		label := f1(r.MakespanS)
-		if rel, ok := relMakespan(r, res.Runs[bi]); ok && i != bi {
+		if rel, ok := relMakespan(r, res.Runs[bi]); ok && !slices.Contains(s.runs, bi) {
 			label += fmt.Sprintf(" (%+.0f%%)", (rel-1)*100)
 		}
-		d.text(bx+bw/2, top-6, "middle", "", label)
-		d.text(bx+bw/2, y.p0+18, "middle", "", r.Policy)
+		rows = append(rows, barRow{name: s.label, bars: []bar{{value: r.MakespanS, color: s.color, label: label,
+			tip: s.label + ": " + f1(r.MakespanS) + " s"}}})
 	}
-	d.legend(res, marginTop+12)
+	d.barChart(rows, "makespan (s)", legendBox{})
 	return d.finish(w)
 }
 
@@ -219,30 +539,44 @@ func WriteMakespanSVG(w io.Writer, res Results) error {
 // per run; the time axis is logarithmic when JCTs span over two decades
 // (typical of SWIM traces, where most jobs are seconds and a few hours).
 func WriteJCTCDFSVG(w io.Writer, res Results) error {
-	d := newSVG("Job completion time CDF")
-	series := make([][]float64, len(res.Runs))
-	lo, hi := math.Inf(1), 0.0
-	for i, r := range res.Runs {
-		s := JCTs(r.Jobs)
+	ss := seriesOf(res)
+	values := make([][]float64, len(ss))
+	for i, s := range ss {
+		values[i] = JCTs(res.Runs[s.runs[0]].Jobs)
+	}
+	return writeCDF(w, "Job completion time CDF", "job completion time (s)", "no finished jobs", ss, values)
+}
+
+// writeCDF draws one empirical CDF per series.
+func writeCDF(w io.Writer, title, xTitle, empty string, ss []series, values [][]float64) error {
+	d := newSVG(title)
+	series := make([][]float64, len(values))
+	hi := 0.0
+	for i, v := range values {
+		s := slices.Clone(v)
 		slices.Sort(s)
 		series[i] = s
 		if len(s) > 0 {
-			lo, hi = min(lo, s[0]), max(hi, s[len(s)-1])
+			hi = max(hi, s[len(s)-1])
 		}
 	}
 	if hi <= 0 {
-		d.noData("no finished jobs")
+		d.noData(empty)
 		return d.finish(w)
 	}
-	left, right := float64(marginLeft), float64(plotW-marginRight)
 	var x axis
 	if pos := positiveMin(series); pos > 0 && hi/pos > 100 {
-		x = logAxis(pos, hi, left, right, "job completion time (s, log scale)")
+		x = logAxis(pos, hi, strings.TrimSuffix(xTitle, ")")+", log scale)")
 	} else {
-		x = linearAxis(hi, left, right, "job completion time (s)")
+		x = linearAxis(hi, xTitle)
 	}
-	y := linearAxis(1, plotH-marginBottom, marginTop, "fraction of jobs")
-	y.tickText = func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	y := linearAxis(1, "fraction of jobs")
+	for i, t := range y.ticks {
+		y.labels[i] = strconv.FormatFloat(t, 'f', 1, 64)
+	}
+	l := newLineLayout(d, seriesLegend(ss), y.labelWidth())
+	y = y.place(l.bottom, l.top, false)
+	x = x.place(l.left, l.right, true)
 	d.frame(x, y)
 	for i, s := range series {
 		if len(s) == 0 {
@@ -252,9 +586,9 @@ func WriteJCTCDFSVG(w io.Writer, res Results) error {
 		for k := range xs {
 			xs[k], ys[k] = x.pos(xs[k]), y.pos(ys[k])
 		}
-		d.polyline(xs, ys, runColor(i))
+		d.polyline(xs, ys, ss[i].color)
 	}
-	d.legend(res, marginTop+12)
+	l.legend.draw(d, l.right+legendGap, l.top)
 	return d.finish(w)
 }
 
@@ -298,6 +632,7 @@ func cdfPoints(sorted []float64) (xs, ys []float64) {
 // (lower panel) over simulated time, one line per run, from Run.Timeline.
 func WriteTimelineSVG(w io.Writer, res Results) error {
 	d := newSVG("Running tasks over time")
+	ss := seriesOf(res)
 	var tmax float64
 	var mmax, rmax int
 	for _, r := range res.Runs {
@@ -310,23 +645,26 @@ func WriteTimelineSVG(w io.Writer, res Results) error {
 		d.noData("no timeline recorded")
 		return d.finish(w)
 	}
-	left, right := float64(marginLeft), float64(plotW-marginRight)
-	bottom := float64(plotH - marginBottom)
-	mid := (float64(marginTop) + bottom) / 2
-	x := linearAxis(tmax, left, right, "time (s)")
-	yMaps := linearAxis(float64(mmax), mid-14, marginTop, "")
-	yReds := linearAxis(float64(rmax), bottom, mid+14, "")
+	yMaps := linearAxis(float64(mmax), "")
+	yReds := linearAxis(float64(rmax), "")
+	l := newLineLayout(d, seriesLegend(ss), max(yMaps.labelWidth(), yReds.labelWidth()))
+	left, right := l.left, l.right
+	mid := (l.top + l.bottom) / 2
+	x := linearAxis(tmax, "time (s)").place(left, right, true)
+	yMaps = yMaps.place(mid-14, l.top, false)
+	yReds = yReds.place(l.bottom, mid+14, false)
 	// Upper panel: ticks only on the shared lower time axis.
-	for _, t := range yMaps.ticks {
+	for i, t := range yMaps.ticks {
 		d.line(left, yMaps.pos(t), right, yMaps.pos(t), "#e0e0e0", 1)
-		d.text(left-6, yMaps.pos(t)+4, "end", "", tickLabel(t))
+		d.text(left-6, yMaps.pos(t)+4, "end", "", yMaps.labels[i])
 	}
 	d.line(left, yMaps.p0, right, yMaps.p0, "#333333", 1)
 	d.line(left, yMaps.p0, left, yMaps.p1, "#333333", 1)
-	d.text(left+6, float64(marginTop)-4, "start", `font-weight="bold"`, "running maps")
+	d.text(left+6, l.top-4, "start", `font-weight="bold"`, "running maps")
 	d.frame(x, yReds)
 	d.text(left+6, yReds.p1-4, "start", `font-weight="bold"`, "running reduces")
-	for i, r := range res.Runs {
+	for _, s := range ss {
+		r := res.Runs[s.runs[0]]
 		if len(r.Timeline) == 0 {
 			continue
 		}
@@ -339,10 +677,10 @@ func WriteTimelineSVG(w io.Writer, res Results) error {
 			}
 			xs, ym, yr = append(xs, x.pos(ts[k])), append(ym, yMaps.pos(maps[k])), append(yr, yReds.pos(reds[k]))
 		}
-		d.polyline(xs, ym, runColor(i))
-		d.polyline(xs, yr, runColor(i))
+		d.polyline(xs, ym, s.color)
+		d.polyline(xs, yr, s.color)
 	}
-	d.legend(res, marginTop+12)
+	l.legend.draw(d, right+legendGap, l.top)
 	return d.finish(w)
 }
 
