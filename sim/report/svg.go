@@ -230,12 +230,13 @@ func (l legendBox) draw(d *svgDoc, x, top float64) {
 
 // axis maps data values to pixels, linearly or by log10.
 type axis struct {
-	lo, hi float64 // data range
-	p0, p1 float64 // pixel range (p1 < p0 for a y axis)
-	log    bool
-	ticks  []float64
-	labels []string // one per tick
-	label  string
+	lo, hi   float64 // axis range (the data's widened to ticks)
+	dlo, dhi float64 // data range
+	p0, p1   float64 // pixel range (p1 < p0 for a y axis)
+	log      bool
+	ticks    []float64
+	labels   []string // one per tick
+	label    string
 }
 
 func (a axis) pos(v float64) float64 {
@@ -272,7 +273,7 @@ func (a axis) place(p0, p1 float64, horizontal bool) axis {
 	}
 	for len(a.ticks) > 2 && !a.fits() {
 		step := a.ticks[1] - a.ticks[0]
-		b := linearAxisStep(a.hi, niceStep(step*1.001), a.label)
+		b := rangeAxisStep(a.dlo, a.dhi, niceStep(step*1.001), a.label)
 		b.p0, b.p1 = p0, p1
 		a = b
 	}
@@ -300,22 +301,50 @@ func (a axis) fits() bool {
 }
 
 // linearAxis spans [0, hi] rounded up to a "nice" tick (1, 2 or 5 × 10^k).
-func linearAxis(hi float64, label string) axis {
-	if !(hi > 0) || math.IsInf(hi, 0) {
-		hi = 1
-	}
-	return linearAxisStep(hi, niceStep(hi/5), label)
+func linearAxis(hi float64, label string) axis { return rangeAxis(0, hi, label) }
+
+// rangeAxis spans [lo, hi] widened to "nice" ticks (1, 2 or 5 × 10^k
+// apart, about five of them).
+func rangeAxis(lo, hi float64, label string) axis {
+	lo, hi = saneRange(lo, hi)
+	return rangeAxisStep(lo, hi, niceStep((hi-lo)/5), label)
 }
 
-func linearAxisStep(hi, step float64, label string) axis {
-	top := math.Ceil(hi/step-1e-9) * step
-	a := axis{lo: 0, hi: top, label: label}
-	for k := 0.0; k*step <= top+step/2; k++ {
-		a.ticks = append(a.ticks, k*step)
+// saneRange replaces a range that cannot be drawn (empty, inverted, not
+// finite) by one that can.
+func saneRange(lo, hi float64) (float64, float64) {
+	if math.IsNaN(lo) || math.IsInf(lo, 0) {
+		lo = 0
 	}
-	for _, t := range a.ticks {
-		a.labels = append(a.labels, tickLabel(t))
+	if math.IsNaN(hi) || math.IsInf(hi, 0) || hi < lo {
+		hi = lo
 	}
+	if hi == lo {
+		if lo == 0 {
+			return 0, 1
+		}
+		d := math.Abs(lo) * 1e-3
+		return lo - d, hi + d
+	}
+	return lo, hi
+}
+
+func rangeAxisStep(lo, hi, step float64, label string) axis {
+	k0, k1 := math.Floor(lo/step+1e-9), math.Ceil(hi/step-1e-9)
+	a := axis{lo: k0 * step, hi: k1 * step, dlo: lo, dhi: hi, label: label}
+	// k·m·10^e with an exact integer k·m and an exact power of ten: the
+	// nearest double to the decimal tick (k·step drifts: 3·0.1 is not 0.3).
+	e := math.Floor(math.Log10(step) + 1e-9)
+	m := math.Round(step / math.Pow(10, e))
+	for k := k0; k <= k1; k++ {
+		t := k * m * math.Pow(10, e)
+		if e < 0 {
+			t = k * m / math.Pow(10, -e)
+		}
+		a.ticks = append(a.ticks, t)
+	}
+	a.lo, a.hi = a.ticks[0], a.ticks[len(a.ticks)-1]
+	a.labels = tickLabels(a.ticks)
 	return a
 }
 
@@ -329,9 +358,7 @@ func logAxis(lo, hi float64, label string) axis {
 	for e := dlo; e <= dhi; e++ {
 		a.ticks = append(a.ticks, math.Pow(10, e))
 	}
-	for _, t := range a.ticks {
-		a.labels = append(a.labels, tickLabel(t))
-	}
+	a.labels = tickLabels(a.ticks)
 	return a
 }
 
@@ -345,17 +372,137 @@ func niceStep(raw float64) float64 {
 	return 10 * mag
 }
 
-// tickLabel prints tick values compactly: 1500 -> "1500", 25000 -> "25k",
-// 2e6 -> "2M", 0.25 -> "0.25".
-func tickLabel(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
-	case a >= 1e4:
-		return strconv.FormatFloat(v/1e3, 'f', -1, 64) + "k"
-	default:
-		return strconv.FormatFloat(v, 'f', -1, 64)
+// tickLabels prints ticks with the fewest significant digits that keep
+// every label distinct and within a millionth of the tick spacing of its
+// tick, so no two ticks read alike however narrow or wide the range.
+// Values of 10^4 and more take a suffix (25000 -> "25k", 2e6 -> "2M", G,
+// T); an axis whose ticks are all below 10^-3 or reach 10^15 is written
+// in e notation ("1.5e-5").
+func tickLabels(ticks []float64) []string {
+	var maxAbs float64
+	gap := math.Inf(1)
+	for i, t := range ticks {
+		maxAbs = max(maxAbs, math.Abs(t))
+		if i > 0 && ticks[i] != ticks[i-1] {
+			gap = min(gap, math.Abs(ticks[i]-ticks[i-1]))
+		}
 	}
+	if math.IsInf(gap, 1) {
+		gap = max(maxAbs, 1)
+	}
+	expo := maxAbs >= 1e15 || (maxAbs > 0 && maxAbs < 1e-3)
+	labels := make([]string, len(ticks))
+	for sig := 1; sig <= 17; sig++ {
+		ok := true
+		seen := make(map[string]float64, len(ticks))
+		for i, t := range ticks {
+			labels[i] = fmtNum(t, sig, expo)
+			if v, err := parseNum(labels[i]); err != nil || math.Abs(v-t) > gap*1e-6 {
+				ok = false
+			}
+			if prev, dup := seen[labels[i]]; dup && prev != t {
+				ok = false
+			}
+			seen[labels[i]] = t
+		}
+		if ok {
+			break
+		}
+	}
+	return labels
+}
+
+// numLabels prints values (bar labels) with at least minSig significant
+// digits, more where two different values would otherwise read alike.
+func numLabels(vals []float64, minSig int) []string {
+	var maxAbs float64
+	for _, v := range vals {
+		maxAbs = max(maxAbs, math.Abs(v))
+	}
+	expo := maxAbs >= 1e15 || (maxAbs > 0 && maxAbs < 1e-3)
+	labels := make([]string, len(vals))
+	for sig := minSig; sig <= 17; sig++ {
+		ok := true
+		seen := make(map[string]float64, len(vals))
+		for i, v := range vals {
+			labels[i] = fmtNum(v, sig, expo)
+			if prev, dup := seen[labels[i]]; dup && prev != v {
+				ok = false
+			}
+			seen[labels[i]] = v
+		}
+		if ok {
+			break
+		}
+	}
+	return labels
+}
+
+// numSuffix scales large values: the first suffix whose bound the value
+// reaches.
+type numSuffix struct {
+	bound, scale float64
+	suffix       string
+}
+
+func numSuffixes() []numSuffix {
+	return []numSuffix{{1e12, 1e12, "T"}, {1e9, 1e9, "G"}, {1e6, 1e6, "M"}, {1e4, 1e3, "k"}}
+}
+
+// fmtNum writes v with sig significant digits, trailing zeros dropped:
+// in e notation when expo, else with a k/M/G/T suffix from 10^4 up.
+func fmtNum(v float64, sig int, expo bool) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64) // "0", "NaN", "+Inf": never drawn
+	}
+	if expo {
+		s := strconv.FormatFloat(v, 'e', sig-1, 64)
+		mant, exp, _ := strings.Cut(s, "e")
+		sign := ""
+		if exp[0] == '-' {
+			sign = "-"
+		}
+		exp = strings.TrimLeft(exp[1:], "0")
+		if exp == "" {
+			return trimZeros(mant)
+		}
+		return trimZeros(mant) + "e" + sign + exp
+	}
+	scale, suffix := 1.0, ""
+	for _, s := range numSuffixes() {
+		if math.Abs(v) >= s.bound {
+			scale, suffix = s.scale, s.suffix
+			break
+		}
+	}
+	m := v / scale
+	dec := max(0, sig-1-int(math.Floor(math.Log10(math.Abs(m)))))
+	return trimZeros(strconv.FormatFloat(m, 'f', dec, 64)) + suffix
+}
+
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	s = strings.TrimRight(s, "0")
+	s = strings.TrimSuffix(s, ".")
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// parseNum reads a label fmtNum wrote.
+func parseNum(s string) (float64, error) {
+	scale := 1.0
+	for _, x := range numSuffixes() {
+		if strings.HasSuffix(s, x.suffix) {
+			s, scale = strings.TrimSuffix(s, x.suffix), x.scale
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v * scale, err
 }
 
 // leftFor is the left margin that holds y tick labels of width w beside
@@ -522,14 +669,20 @@ func WriteMakespanSVG(w io.Writer, res Results) error {
 	}
 	bi := baseline(res)
 	var rows []barRow
-	for _, s := range seriesOf(res) {
+	ss := seriesOf(res)
+	var spans []float64
+	for _, s := range ss {
+		spans = append(spans, res.Runs[s.runs[0]].MakespanS)
+	}
+	values := numLabels(spans, 5)
+	for k, s := range ss {
 		r := res.Runs[s.runs[0]]
-		label := f1(r.MakespanS)
+		label := values[k]
 		if rel, ok := relMakespan(r, res.Runs[bi]); ok && !slices.Contains(s.runs, bi) {
 			label += fmt.Sprintf(" (%+.0f%%)", (rel-1)*100)
 		}
 		rows = append(rows, barRow{name: s.label, bars: []bar{{value: r.MakespanS, color: s.color, label: label,
-			tip: s.label + ": " + f1(r.MakespanS) + " s"}}})
+			tip: s.label + ": " + values[k] + " s"}}})
 	}
 	d.barChart(rows, "makespan (s)", legendBox{})
 	return d.finish(w)

@@ -210,13 +210,40 @@ func TestLabelsNeverOverlap(t *testing.T) {
 			checkTextLayout(t, fmt.Sprintf("%s, %d runs", name, n), b.Bytes())
 		}
 	}
-	for name, draw := range svgWriters() {
-		var b bytes.Buffer
-		if err := draw(&b, fixture()); err != nil {
-			t.Fatal(err)
+	for _, f := range []float64{1, 1e-7, 1e-4, 1.0001, 1e9, 1e16} {
+		for name, draw := range svgWriters() {
+			var b bytes.Buffer
+			if err := draw(&b, scaleTimes(longNames(), f)); err != nil {
+				t.Fatal(err)
+			}
+			checkTextLayout(t, fmt.Sprintf("%s, times x %g", name, f), b.Bytes())
 		}
-		checkTextLayout(t, name+", fixture", b.Bytes())
 	}
+}
+
+// scaleTimes multiplies every time and duration of res by f.
+func scaleTimes(res Results, f float64) Results {
+	out := res
+	out.Runs = nil
+	for _, r := range res.Runs {
+		r.MakespanS *= f
+		r.Spec.WastedS *= f
+		jobs := make([]Job, len(r.Jobs))
+		for i, j := range r.Jobs {
+			j.SubmitS *= f
+			j.FinishS *= f
+			jobs[i] = j
+		}
+		r.Jobs = jobs
+		tl := make([]Sample, len(r.Timeline))
+		for i, s := range r.Timeline {
+			s.TS *= f
+			tl[i] = s
+		}
+		r.Timeline = tl
+		out.Runs = append(out.Runs, r)
+	}
+	return out
 }
 
 func TestWrapLabel(t *testing.T) {
