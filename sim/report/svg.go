@@ -181,13 +181,44 @@ type series struct {
 	color string
 }
 
-// seriesOf is one series per run, in run order.
+// seriesOf is one series per distinct outcome, in run order: a run
+// identical to an earlier one joins its series, which is then labelled
+// "a = b (identical)" and drawn once in the first run's colour.
 func seriesOf(res Results) []series {
-	out := make([]series, 0, len(res.Runs))
+	var out []series
+next:
 	for i, r := range res.Runs {
-		out = append(out, series{runs: []int{i}, label: r.Policy, color: runColor(i)})
+		for k := range out {
+			if identicalRuns(res.Runs[out[k].runs[0]], r) {
+				out[k].runs = append(out[k].runs, i)
+				continue next
+			}
+		}
+		out = append(out, series{runs: []int{i}, color: runColor(i)})
+	}
+	for k, s := range out {
+		names := make([]string, len(s.runs))
+		for j, i := range s.runs {
+			names[j] = res.Runs[i].Policy
+		}
+		out[k].label = strings.Join(names, " = ")
+		if len(names) > 1 {
+			out[k].label += " (identical)"
+		}
 	}
 	return out
+}
+
+// identicalRuns reports whether two runs had the same outcome: makespan,
+// JCT statistics, locality, speculation, cross-rack bytes, utilization,
+// fairness, energy, kills, every job's times and the timeline. The policy
+// name, the events and hints counted and the policy-specific extras are
+// not compared: they describe how a stack worked, not what it achieved.
+func identicalRuns(a, b Run) bool {
+	return a.MakespanS == b.MakespanS && a.MeanJCTS == b.MeanJCTS && a.P50JCTS == b.P50JCTS && a.P95JCTS == b.P95JCTS &&
+		a.Locality == b.Locality && a.Spec == b.Spec && a.CrossRackShuffleBytes == b.CrossRackShuffleBytes &&
+		a.Utilization == b.Utilization && a.Jain == b.Jain && a.EnergyKWh == b.EnergyKWh && a.Killed == b.Killed &&
+		slices.Equal(a.Jobs, b.Jobs) && slices.Equal(a.Timeline, b.Timeline)
 }
 
 // legendBox is a laid-out legend: one swatch per entry, its label wrapped.
