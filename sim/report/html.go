@@ -28,14 +28,20 @@ figure { margin: 1.5em 0; }
 <h1>Simulation report</h1>
 <p>Scenario <b>{{.Scenario}}</b>, seed {{.Seed}}, {{len .Runs}} run(s).
 Data: <a href="../results.json">results.json</a>, <a href="runs.csv">runs.csv</a>, <a href="jobs.csv">jobs.csv</a>, <a href="table.txt">table.txt</a>.</p>
-<h2>Summary</h2>
+{{if .Arrival}}<p id="arrival">Arrival-driven run: {{.Arrival}}. Makespan mostly measures when the last job arrived, so the job completion time and slowdown distributions come first.</p>
+{{range .Lead}}<figure id="{{.ID}}">
+{{.SVG}}
+<figcaption>{{.Caption}}</figcaption>
+</figure>
+{{end}}{{end}}<h2>Summary</h2>
 <table id="summary">
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table>
-<p>node-local: share of map attempts launched node-local; spec/won/wasted s: speculative copies launched, copies that finished first, container-seconds of losing copies; x-rack GB: shuffle bytes that crossed racks (10^9 bytes); util: mean cluster utilization; Jain: fairness index over jobs; vs: makespan change against the baseline run.</p>
+{{if .Identical}}<p id="identical">Identical outcomes, drawn once in the figures: {{range $i, $s := .Identical}}{{if $i}}; {{end}}{{$s}}{{end}}.</p>
+{{end}}<p>node-local: share of map attempts launched node-local; spec/won/wasted s: speculative copies launched, copies that finished first, container-seconds of losing copies; x-rack GB: shuffle bytes that crossed racks (10^9 bytes); util: mean cluster utilization; Jain: fairness index over jobs; vs: makespan change against the baseline run.</p>
 {{range .Figures}}<figure id="{{.ID}}">
 {{.SVG}}
 <figcaption>{{.Caption}}</figcaption>
@@ -49,15 +55,23 @@ type htmlFigure struct {
 	SVG         template.HTML
 }
 
-// figures renders the report's plots in page order.
+// figureSpec is one plot of the page.
+type figureSpec struct {
+	id, caption string
+	draw        func(io.Writer, Results) error
+}
+
+// figures renders the report's plots in page order: for an arrival-driven
+// run (ArrivalDriven) the job completion time and slowdown CDFs lead and
+// makespan comes last; otherwise makespan leads.
 func figures(res Results) ([]htmlFigure, error) {
-	specs := []struct {
-		id, caption string
-		draw        func(io.Writer, Results) error
-	}{
-		{"makespan", "Makespan per policy (lower is better).", WriteMakespanSVG},
-		{"jct-cdf", "Cumulative distribution of job completion times (further left is better).", WriteJCTCDFSVG},
-		{"timeline", "Running map and reduce tasks over simulated time.", WriteTimelineSVG},
+	makespan := figureSpec{"makespan", "Makespan per policy (lower is better).", WriteMakespanSVG}
+	jct := figureSpec{"jct-cdf", "Cumulative distribution of job completion times (further left is better).", WriteJCTCDFSVG}
+	slow := figureSpec{"slowdown-cdf", "Cumulative distribution of per-job slowdown: a job's completion time over the shortest any stack gave it (1 = the best stack for that job; further left is better). results.json holds no job's time alone on the cluster, so the best stack's time stands in for it.", WriteSlowdownCDFSVG}
+	timeline := figureSpec{"timeline", "Running map and reduce tasks over simulated time.", WriteTimelineSVG}
+	specs := []figureSpec{makespan, jct, slow, timeline}
+	if ok, _ := ArrivalDriven(res); ok {
+		specs = []figureSpec{jct, slow, timeline, makespan}
 	}
 	var out []htmlFigure
 	for _, s := range specs {
@@ -71,22 +85,36 @@ func figures(res Results) ([]htmlFigure, error) {
 	return out, nil
 }
 
-// WriteHTML writes the report page: the summary table and the three plots
-// inline, with links to the JSON and CSV files Write puts beside it.
+// WriteHTML writes the report page: the summary table and the plots
+// inline (for an arrival-driven run the two CDFs come before the table), with links to the JSON and CSV files Write puts beside it.
 func WriteHTML(w io.Writer, res Results) error {
 	figs, err := figures(res)
 	if err != nil {
 		return err
 	}
 	header, rows := summaryRows(res)
+	arrival, why := ArrivalDriven(res)
+	var lead []htmlFigure
+	if arrival {
+		lead, figs = figs[:2], figs[2:]
+	}
+	var identical []string
+	for _, s := range seriesOf(res) {
+		if len(s.runs) > 1 {
+			identical = append(identical, s.label)
+		}
+	}
 	data := struct {
-		Scenario string
-		Seed     uint64
-		Runs     []Run
-		Header   []string
-		Rows     [][]string
-		Figures  []htmlFigure
-	}{orDash(res.Scenario), res.Seed, res.Runs, header, rows, figs}
+		Scenario  string
+		Seed      uint64
+		Runs      []Run
+		Arrival   string
+		Lead      []htmlFigure
+		Header    []string
+		Rows      [][]string
+		Identical []string
+		Figures   []htmlFigure
+	}{orDash(res.Scenario), res.Seed, res.Runs, why, lead, header, rows, identical, figs}
 	var b bytes.Buffer
 	if err := htmlPage.Execute(&b, data); err != nil {
 		return fmt.Errorf("render html: %w", err)

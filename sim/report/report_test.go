@@ -24,6 +24,7 @@ func TestGoldenOutputs(t *testing.T) {
 		{"jobs.csv", WriteJobsCSV},
 		{"makespan.svg", WriteMakespanSVG},
 		{"jct_cdf.svg", WriteJCTCDFSVG},
+		{"slowdown_cdf.svg", WriteSlowdownCDFSVG},
 		{"timeline.svg", WriteTimelineSVG},
 	}
 	for _, tt := range tests {
@@ -252,7 +253,7 @@ func TestWriteAndHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"results.json", "report/table.txt", "report/runs.csv", "report/jobs.csv",
-		"report/makespan.svg", "report/jct_cdf.svg", "report/timeline.svg", "report/index.html"} {
+		"report/makespan.svg", "report/jct_cdf.svg", "report/slowdown_cdf.svg", "report/timeline.svg", "report/index.html"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -270,7 +271,7 @@ func TestWriteAndHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := parseHTML(t, page)
-	for _, id := range []string{"makespan", "jct-cdf", "timeline"} {
+	for _, id := range []string{"makespan", "jct-cdf", "slowdown-cdf", "timeline"} {
 		fig := doc.find("figure", id)
 		if fig == nil {
 			t.Errorf("figure %s missing", id)
@@ -387,6 +388,6 @@ func wellFormedXML(b []byte) error {
 // svgWriters are the report's figures by name.
 func svgWriters() map[string]func(io.Writer, Results) error {
 	return map[string]func(io.Writer, Results) error{
-		"makespan": WriteMakespanSVG, "cdf": WriteJCTCDFSVG, "timeline": WriteTimelineSVG,
+		"makespan": WriteMakespanSVG, "cdf": WriteJCTCDFSVG, "slowdown": WriteSlowdownCDFSVG, "timeline": WriteTimelineSVG,
 	}
 }

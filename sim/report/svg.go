@@ -728,11 +728,12 @@ func WriteJCTCDFSVG(w io.Writer, res Results) error {
 	for i, s := range ss {
 		values[i] = JCTs(res.Runs[s.runs[0]].Jobs)
 	}
-	return writeCDF(w, "Job completion time CDF", "job completion time (s)", "no finished jobs", ss, values)
+	return writeCDF(w, "Job completion time CDF", "job completion time (s)", 0, "no finished jobs", ss, values)
 }
 
-// writeCDF draws one empirical CDF per series.
-func writeCDF(w io.Writer, title, xTitle, empty string, ss []series, values [][]float64) error {
+// writeCDF draws one empirical CDF per series; a linear x axis starts at
+// from (0 for times, 1 for slowdowns).
+func writeCDF(w io.Writer, title, xTitle string, from float64, empty string, ss []series, values [][]float64) error {
 	d := newSVG(title)
 	series := make([][]float64, len(values))
 	hi := 0.0
@@ -752,7 +753,7 @@ func writeCDF(w io.Writer, title, xTitle, empty string, ss []series, values [][]
 	if pos := positiveMin(series); pos > 0 && hi/pos > 100 {
 		x = logAxis(pos, hi, strings.TrimSuffix(xTitle, ")")+", log scale)")
 	} else {
-		x = linearAxis(hi, xTitle)
+		x = rangeAxis(from, hi, xTitle)
 	}
 	y := linearAxis(1, "fraction of jobs")
 	for i, t := range y.ticks {

@@ -15,8 +15,8 @@ const (
 )
 
 // Write writes res into dir: results.json, and under report/ table.txt,
-// runs.csv, jobs.csv, makespan.svg, jct_cdf.svg, timeline.svg and
-// index.html. Directories are created as needed; each file is written to a
+// runs.csv, jobs.csv, makespan.svg, jct_cdf.svg, slowdown_cdf.svg,
+// timeline.svg and index.html. Directories are created as needed; each file is written to a
 // temporary name and renamed, so a reader never sees half a file.
 func Write(dir string, res Results) error {
 	if res.V == 0 {
@@ -32,6 +32,7 @@ func Write(dir string, res Results) error {
 		{filepath.Join(ReportDir, "jobs.csv"), WriteJobsCSV},
 		{filepath.Join(ReportDir, "makespan.svg"), WriteMakespanSVG},
 		{filepath.Join(ReportDir, "jct_cdf.svg"), WriteJCTCDFSVG},
+		{filepath.Join(ReportDir, "slowdown_cdf.svg"), WriteSlowdownCDFSVG},
 		{filepath.Join(ReportDir, "timeline.svg"), WriteTimelineSVG},
 		{filepath.Join(ReportDir, "index.html"), WriteHTML},
 	}
