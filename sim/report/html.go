@@ -46,7 +46,15 @@ Data: <a href="../results.json">results.json</a>, <a href="runs.csv">runs.csv</a
 {{.SVG}}
 <figcaption>{{.Caption}}</figcaption>
 </figure>
-{{end}}</body>
+{{end}}<h2>Speculation</h2>
+<table id="speculation-table">
+<thead><tr>{{range .SpecHeader}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .SpecRows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+<p>launched: speculative copies started; won: copies that finished before their original (the original was killed); wasted container-s: vcores x seconds of copies that lost and of attempts killed by kill hints (an original that lost to its copy is not counted); killed by hints: attempts killed by kill hints.</p>
+</body>
 </html>
 `))
 
@@ -69,9 +77,10 @@ func figures(res Results) ([]htmlFigure, error) {
 	jct := figureSpec{"jct-cdf", "Cumulative distribution of job completion times (further left is better).", WriteJCTCDFSVG}
 	slow := figureSpec{"slowdown-cdf", "Cumulative distribution of per-job slowdown: a job's completion time over the shortest any stack gave it (1 = the best stack for that job; further left is better). results.json holds no job's time alone on the cluster, so the best stack's time stands in for it.", WriteSlowdownCDFSVG}
 	timeline := figureSpec{"timeline", "Running map and reduce tasks over simulated time.", WriteTimelineSVG}
-	specs := []figureSpec{makespan, jct, slow, timeline}
+	spec := figureSpec{"speculation", "Speculative copies per policy: launched and won (with the share that won), and the container-seconds wasted by copies that lost or were killed. The table below gives the same per run.", WriteSpeculationSVG}
+	specs := []figureSpec{makespan, jct, slow, timeline, spec}
 	if ok, _ := ArrivalDriven(res); ok {
-		specs = []figureSpec{jct, slow, timeline, makespan}
+		specs = []figureSpec{jct, slow, timeline, spec, makespan}
 	}
 	var out []htmlFigure
 	for _, s := range specs {
@@ -104,17 +113,20 @@ func WriteHTML(w io.Writer, res Results) error {
 			identical = append(identical, s.label)
 		}
 	}
+	specHeader, specRows := speculationRows(res)
 	data := struct {
-		Scenario  string
-		Seed      uint64
-		Runs      []Run
-		Arrival   string
-		Lead      []htmlFigure
-		Header    []string
-		Rows      [][]string
-		Identical []string
-		Figures   []htmlFigure
-	}{orDash(res.Scenario), res.Seed, res.Runs, why, lead, header, rows, identical, figs}
+		Scenario   string
+		Seed       uint64
+		Runs       []Run
+		Arrival    string
+		Lead       []htmlFigure
+		Header     []string
+		Rows       [][]string
+		Identical  []string
+		Figures    []htmlFigure
+		SpecHeader []string
+		SpecRows   [][]string
+	}{orDash(res.Scenario), res.Seed, res.Runs, why, lead, header, rows, identical, figs, specHeader, specRows}
 	var b bytes.Buffer
 	if err := htmlPage.Execute(&b, data); err != nil {
 		return fmt.Errorf("render html: %w", err)

@@ -26,6 +26,7 @@ func TestGoldenOutputs(t *testing.T) {
 		{"jct_cdf.svg", WriteJCTCDFSVG},
 		{"slowdown_cdf.svg", WriteSlowdownCDFSVG},
 		{"timeline.svg", WriteTimelineSVG},
+		{"speculation.svg", WriteSpeculationSVG},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -253,7 +254,7 @@ func TestWriteAndHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"results.json", "report/table.txt", "report/runs.csv", "report/jobs.csv",
-		"report/makespan.svg", "report/jct_cdf.svg", "report/slowdown_cdf.svg", "report/timeline.svg", "report/index.html"} {
+		"report/makespan.svg", "report/jct_cdf.svg", "report/slowdown_cdf.svg", "report/timeline.svg", "report/speculation.svg", "report/index.html"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -271,7 +272,7 @@ func TestWriteAndHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := parseHTML(t, page)
-	for _, id := range []string{"makespan", "jct-cdf", "slowdown-cdf", "timeline"} {
+	for _, id := range []string{"makespan", "jct-cdf", "slowdown-cdf", "timeline", "speculation"} {
 		fig := doc.find("figure", id)
 		if fig == nil {
 			t.Errorf("figure %s missing", id)
@@ -389,5 +390,6 @@ func wellFormedXML(b []byte) error {
 func svgWriters() map[string]func(io.Writer, Results) error {
 	return map[string]func(io.Writer, Results) error{
 		"makespan": WriteMakespanSVG, "cdf": WriteJCTCDFSVG, "slowdown": WriteSlowdownCDFSVG, "timeline": WriteTimelineSVG,
+		"speculation": WriteSpeculationSVG,
 	}
 }

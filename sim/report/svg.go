@@ -609,7 +609,11 @@ type barRow struct {
 // barChart draws rows of horizontal bars, names left of the plot (wrapped,
 // never overlapping: the row height grows with the lines), values right of
 // each bar, and the legend (if any) beside the plot.
-func (d *svgDoc) barChart(rows []barRow, xTitle string, legend legendBox) {
+//
+// The chart's plot starts at top; barChart widens the figure to fit (at
+// least minW), sets its height to end below the chart and returns the
+// plot's bottom edge, so several charts can be stacked.
+func (d *svgDoc) barChart(top float64, rows []barRow, xTitle string, legend legendBox) float64 {
 	names := make([][]string, len(rows))
 	var nameW, valW float64
 	nBars := 1
@@ -637,7 +641,6 @@ func (d *svgDoc) barChart(rows []barRow, xTitle string, legend legendBox) {
 		rowHs[i] = max(float64(nBars)*(barH+2)+12, float64(len(names[i])-1)*lineH+24)
 		plotH += rowHs[i]
 	}
-	top := float64(marginTop)
 	if legend.h > 0 {
 		plotH = max(plotH, legend.h)
 	}
@@ -645,15 +648,16 @@ func (d *svgDoc) barChart(rows []barRow, xTitle string, legend legendBox) {
 	left := max(minLeft, nameW+16)
 	right := left + plotAreaW
 	legendX := right + valW + 8 + legendGap
-	d.w = legendX + legend.w + edgePad
+	w := legendX + legend.w + edgePad
 	if legend.h == 0 {
-		d.w = right + valW + 8 + edgePad
+		w = right + valW + 8 + edgePad
 	}
-	if d.w < minW {
-		right += minW - d.w
-		legendX += minW - d.w
-		d.w = minW
+	if w < minW {
+		right += minW - w
+		legendX += minW - w
+		w = minW
 	}
+	d.w = max(d.w, w)
 	d.h = bottom + marginBelow
 	x := linearAxis(hi, xTitle).place(left, right, true)
 	for i, t := range x.ticks {
@@ -687,6 +691,7 @@ func (d *svgDoc) barChart(rows []barRow, xTitle string, legend legendBox) {
 	if legend.h > 0 {
 		legend.draw(d, legendX, top)
 	}
+	return bottom
 }
 
 // WriteMakespanSVG draws one bar per run labelled with its makespan and,
@@ -715,7 +720,7 @@ func WriteMakespanSVG(w io.Writer, res Results) error {
 		rows = append(rows, barRow{name: s.label, bars: []bar{{value: r.MakespanS, color: s.color, label: label,
 			tip: s.label + ": " + values[k] + " s"}}})
 	}
-	d.barChart(rows, "makespan (s)", legendBox{})
+	d.barChart(marginTop, rows, "makespan (s)", legendBox{})
 	return d.finish(w)
 }
 

@@ -16,7 +16,7 @@ const (
 
 // Write writes res into dir: results.json, and under report/ table.txt,
 // runs.csv, jobs.csv, makespan.svg, jct_cdf.svg, slowdown_cdf.svg,
-// timeline.svg and index.html. Directories are created as needed; each file is written to a
+// timeline.svg, speculation.svg and index.html. Directories are created as needed; each file is written to a
 // temporary name and renamed, so a reader never sees half a file.
 func Write(dir string, res Results) error {
 	if res.V == 0 {
@@ -34,6 +34,7 @@ func Write(dir string, res Results) error {
 		{filepath.Join(ReportDir, "jct_cdf.svg"), WriteJCTCDFSVG},
 		{filepath.Join(ReportDir, "slowdown_cdf.svg"), WriteSlowdownCDFSVG},
 		{filepath.Join(ReportDir, "timeline.svg"), WriteTimelineSVG},
+		{filepath.Join(ReportDir, "speculation.svg"), WriteSpeculationSVG},
 		{filepath.Join(ReportDir, "index.html"), WriteHTML},
 	}
 	if err := os.MkdirAll(filepath.Join(dir, ReportDir), 0o755); err != nil {
