@@ -165,17 +165,25 @@ func checkTextLayout(t *testing.T, name string, svg []byte) {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	for _, e := range layoutProblems(p) {
+		t.Errorf("%s: %s", name, e)
+	}
+}
+
+func layoutProblems(p parsedSVG) []string {
+	var out []string
 	vb := p.viewBox
 	for i, a := range p.texts {
 		if a.x0 < vb[0] || a.y0 < vb[1] || a.x1 > vb[0]+vb[2] || a.y1 > vb[1]+vb[3] {
-			t.Errorf("%s: text %q at [%.1f,%.1f]-[%.1f,%.1f] leaves the viewBox %v", name, a.s, a.x0, a.y0, a.x1, a.y1, vb)
+			out = append(out, fmt.Sprintf("text %q at [%.1f,%.1f]-[%.1f,%.1f] leaves the viewBox %v", a.s, a.x0, a.y0, a.x1, a.y1, vb))
 		}
 		for _, b := range p.texts[i+1:] {
 			if a.overlaps(b) {
-				t.Errorf("%s: texts %q and %q overlap", name, a.s, b.s)
+				out = append(out, fmt.Sprintf("texts %q and %q overlap", a.s, b.s))
 			}
 		}
 	}
+	return out
 }
 
 // longNames is a comparison of many stacks with long names.
