@@ -60,6 +60,7 @@ type Result struct {
 	RawConsumePerS    float64 `json:"raw_consume_per_s"`
 	HintP50MS         float64 `json:"hint_p50_ms"`
 	HintP99MS         float64 `json:"hint_p99_ms"`
+	HintP999MS        float64 `json:"hint_p999_ms"`
 	RSSMB             float64 `json:"rss_mb"`
 	Nodes             int     `json:"nodes"`
 	Containers        int     `json:"containers"`
@@ -72,6 +73,19 @@ type Result struct {
 	EngineEventsPerCPUS float64 `json:"engine_events_per_cpu_s"`
 	E2EEventsPerCPUS    float64 `json:"e2e_events_per_cpu_s"`
 	RawConsumePerCPUS   float64 `json:"raw_consume_per_cpu_s"`
+	// DecodeEventsPerS decodes the messages the Kafka measurements read
+	// (their record values, in one goroutine, no broker): the decoder alone.
+	DecodeEventsPerS    float64 `json:"decode_events_per_s"`
+	DecodeEventsPerCPUS float64 `json:"decode_events_per_cpu_s"`
+	// Ratios to the bare sarama consumer of the same run (wall clock, and
+	// per CPU-second): how far each stage alone and the whole path are from
+	// reading the topic and doing nothing.
+	E2EToRaw       float64 `json:"e2e_to_raw"`
+	E2EToRawCPU    float64 `json:"e2e_to_raw_cpu"`
+	DecodeToRaw    float64 `json:"decode_to_raw"`
+	DecodeToRawCPU float64 `json:"decode_to_raw_cpu"`
+	EngineToRaw    float64 `json:"engine_to_raw"`
+	EngineToRawCPU float64 `json:"engine_to_raw_cpu"`
 	// E2ECheckpoints is how many checkpoints the sidecar began while the
 	// end-to-end rate was timed (each costs a full-state copy and encode).
 	E2ECheckpoints int `json:"e2e_checkpoints"`
@@ -84,6 +98,14 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// ratio is a/b, 0 when b is not a measurement.
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
 }
 
 func perCPU(n int, cpu time.Duration) float64 {
@@ -240,6 +262,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res.RawConsumePerS, res.E2EEventsPerS = k.raw, k.e2e
 	res.RawConsumePerCPUS, res.E2EEventsPerCPUS = k.rawCPU, k.e2eCPU
 	res.E2ECheckpoints = k.checkpoints
+	res.DecodeEventsPerS, res.DecodeEventsPerCPUS = k.decode, k.decodeCPU
+	res.E2EToRaw, res.E2EToRawCPU = ratio(k.e2e, k.raw), ratio(k.e2eCPU, k.rawCPU)
+	res.DecodeToRaw, res.DecodeToRawCPU = ratio(k.decode, k.raw), ratio(k.decodeCPU, k.rawCPU)
+	res.EngineToRaw, res.EngineToRawCPU = ratio(res.EngineEventsPerS, k.raw), ratio(res.EngineEventsPerCPUS, k.rawCPU)
 
 	// 3. Hint latency at the offered rate.
 	lat, offered, hints, err := benchLatency(ctx, o)
@@ -251,6 +277,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		slices.Sort(lat)
 		res.HintP50MS = float64(lat[len(lat)/2].Microseconds()) / 1000
 		res.HintP99MS = float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds()) / 1000
+		res.HintP999MS = float64(lat[min(len(lat)-1, len(lat)*999/1000)].Microseconds()) / 1000
 	}
 	res.Hints = hints
 	return res, nil
@@ -301,7 +328,35 @@ func steadyLog(w *workload, n int) ([]byte, int) {
 
 type kafkaRates struct {
 	raw, e2e, rawCPU, e2eCPU float64
+	decode, decodeCPU        float64
 	checkpoints              int
+}
+
+// benchDecode decodes every line of log (the record values the Kafka
+// measurements read) into one reused event with the consumer's decoder, in
+// one goroutine: the decode stage alone, without broker or sarama. It
+// returns messages per second and per CPU-second.
+func benchDecode(ctx context.Context, log []byte) (rate, perCPUS float64, err error) {
+	var (
+		dec   events.MessageDecoder
+		ev    events.Event
+		n     int
+		start = time.Now()
+		c0    = cpuTime()
+	)
+	pprof.Do(ctx, pprof.Labels("bench", "decode"), func(context.Context) {
+		for rest := log; len(rest) > 0 && err == nil; n++ {
+			line, tail, _ := bytes.Cut(rest, []byte{'\n'})
+			rest = tail
+			if derr := dec.DecodeInto(line, &ev); derr != nil {
+				err = fmt.Errorf("bench decode message %d: %w", n, derr)
+			}
+		}
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return float64(n) / time.Since(start).Seconds(), perCPU(n, cpuTime()-c0), nil
 }
 
 func benchKafka(ctx context.Context, o Options) (r kafkaRates, err error) {
@@ -342,6 +397,9 @@ func benchKafka(ctx context.Context, o Options) (r kafkaRates, err error) {
 		return r, err
 	}
 	total := st.Produced
+	if r.decode, r.decodeCPU, err = benchDecode(ctx, log); err != nil {
+		return r, err
+	}
 
 	// Bare sarama: a consumer group that only counts.
 	cfg, err := kafka.SaramaConfig(kc)

@@ -45,6 +45,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 		}
 		b.ReportMetric(r.raw, "raw/s")
 		b.ReportMetric(r.e2e, "e2e/s")
+		b.ReportMetric(r.decode, "decode/s")
 		b.ReportMetric(r.e2e/r.raw, "ratio")
 		b.ReportMetric(r.e2eCPU/r.rawCPU, "cpu-ratio")
 	}
