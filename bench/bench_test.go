@@ -28,9 +28,10 @@ func BenchmarkEngine(b *testing.B) {
 	}
 	w, eng := setupEngine(ctx, o, stack)
 	b.ResetTimer()
-	spent, cpu := applySteady(ctx, w, eng, b.N)
+	spent, cpu, thread := applySteady(ctx, w, eng, b.N)
 	b.ReportMetric(float64(b.N)/spent.Seconds(), "events/s")
 	b.ReportMetric(perCPU(b.N, cpu), "events/cpu-s")
+	b.ReportMetric(perCPU(b.N, thread), "events/thread-cpu-s")
 }
 
 // BenchmarkEndToEnd measures the Kafka path against a bare sarama consumer.

@@ -147,6 +147,8 @@ func printBench(w io.Writer, r bench.Result) {
 		ratio(r.RawConsumePerCPUS, r.RawConsumePerCPUS), "")
 	row("decode only", r.DecodeEventsPerS, r.DecodeEventsPerCPUS, r.DecodeToRaw, r.DecodeToRawCPU, "")
 	row("engine only", r.EngineEventsPerS, r.EngineEventsPerCPUS, r.EngineToRaw, r.EngineToRawCPU, "(goal >= 5,000,000/s)")
+	fmt.Fprintf(w, "  %-22s %14s   %14.0f   (per CPU-s of the applying thread alone: no GC workers)\n",
+		"  engine, its thread", "", r.EngineEventsPerThreadCPUS)
 	row("sidecar end to end", r.E2EEventsPerS, r.E2EEventsPerCPUS, r.E2EToRaw, r.E2EToRawCPU, "(goal >= 0.8x raw)")
 	fmt.Fprintf(w, "  %-22s p50 %.3f ms, p99 %.3f ms, p999 %.3f ms over %d hints at %.0f events/s offered (goal p99 <= 2 ms)\n",
 		"hint latency", r.HintP50MS, r.HintP99MS, r.HintP999MS, r.Hints, r.AchievedOfferPerS)
