@@ -82,7 +82,11 @@ type Engine struct {
 	stats    Stats
 	// hints counts emitted hints by policy and kind (Stats.Hints keys them
 	// "policy/kind"; building that string per hint costs an allocation).
-	hints   map[hintCounter]uint64
+	hints map[hintCounter]uint64
+	// byType counts applied events by type for Stats.ByType: a handful of
+	// types searched in order of first sight, where a map keyed by the
+	// type string hashed it for every event.
+	byType  []typeCount
 	out     []policy.Hint
 	content []byte // policy.AppendContent's buffer
 	target  []byte // AppendTarget's buffer
@@ -92,6 +96,11 @@ type Engine struct {
 type hintCounter struct {
 	policy string
 	kind   policy.HintKind
+}
+
+type typeCount struct {
+	t events.Type
+	n uint64
 }
 
 type active struct {
@@ -112,7 +121,7 @@ func New(stack *policy.Stack, opts Options) *Engine {
 		active:   make(map[string]active),
 		hints:    map[hintCounter]uint64{},
 		stats: Stats{Panics: map[string]uint64{}, Errors: map[string]uint64{},
-			Invalid: map[string]uint64{}, ByType: map[events.Type]uint64{}},
+			Invalid: map[string]uint64{}},
 	}
 	if e.state == nil {
 		e.state = cluster.New()
@@ -149,7 +158,10 @@ func (e *Engine) Stats() Stats {
 		s.Hints[k.policy+"/"+string(k.kind)] = n
 	}
 	s.Panics, s.Errors, s.Invalid = clone(s.Panics), clone(s.Errors), clone(s.Invalid)
-	s.ByType = clone(s.ByType)
+	s.ByType = make(map[events.Type]uint64, len(e.byType))
+	for _, c := range e.byType {
+		s.ByType[c.t] = c.n
+	}
 	return s
 }
 
@@ -171,7 +183,7 @@ func (e *Engine) Apply(ctx context.Context, ev *events.Event) []policy.Hint {
 		return e.maybeTick(ctx, ev.TS)
 	}
 	e.stats.Events++
-	e.stats.ByType[ev.Type]++
+	e.countType(ev.Type)
 	v := e.state
 	for _, o := range e.stack.Observers {
 		e.guard(o.Name(), func() { o.Observe(ctx, ev, v) })
@@ -209,6 +221,17 @@ func (e *Engine) Apply(ctx context.Context, ev *events.Event) []policy.Hint {
 		e.emit(d.Name(), hs, st, ev.TS)
 	}
 	return e.maybeTick(ctx, ev.TS)
+}
+
+// countType counts one applied event of type t.
+func (e *Engine) countType(t events.Type) {
+	for i := range e.byType {
+		if e.byType[i].t == t {
+			e.byType[i].n++
+			return
+		}
+	}
+	e.byType = append(e.byType, typeCount{t: t, n: 1})
 }
 
 // place combines the placers' scores into one place hint for t.
