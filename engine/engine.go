@@ -188,14 +188,23 @@ func (e *Engine) Apply(ctx context.Context, ev *events.Event) []policy.Hint {
 	for _, o := range e.stack.Observers {
 		e.guard(o.Name(), func() { o.Observe(ctx, ev, v) })
 	}
+	// The look-ups below are made only for a stack that uses them: a
+	// heartbeat is a quarter of the stream, and looking its node up again
+	// for a stack without assigners was a map access per heartbeat.
 	switch ev.Type {
 	case events.TaskPending:
+		if len(e.stack.Placers) == 0 {
+			break
+		}
 		if app := v.App(ev.App); app != nil {
 			if t := app.Task(ev.Task); t != nil && t.State == cluster.TaskPending {
 				e.place(ctx, t, ev.TS)
 			}
 		}
 	case events.NodeHeartbeat:
+		if len(e.stack.Assigners) == 0 {
+			break
+		}
 		if n := v.Node(ev.Node); n != nil {
 			for _, a := range e.stack.Assigners {
 				var hs []policy.Hint
