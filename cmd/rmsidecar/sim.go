@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +38,7 @@ type simOptions struct {
 	traceNodes int
 	window     string
 	limitJobs  int
+	cpuProfile string
 	args       []string // the command line, for results.json's meta
 }
 
@@ -91,6 +93,7 @@ replayed into the live sidecar.`,
 	f.IntVar(&o.limitJobs, "limit-jobs", 0, "--trace: keep the first N jobs (after --window)")
 	f.IntVar(&o.seeds, "seeds", 1, "simulate seeds SEED..SEED+N-1 and report every metric as mean ± 95% CI, changes vs the baseline (yarn, else the first stack) paired by seed")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bar and no table on stdout")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file (go tool pprof)")
 	cmd.MarkFlagsMutuallyExclusive("scenario", "trace")
 	cmd.MarkFlagsOneRequired("scenario", "trace")
 	return cmd
@@ -209,7 +212,12 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 		}
 		return runSeeds(ctx, a, o, sc, stacks, opts)
 	}
+	stopProfile, err := startCPUProfile(o.cpuProfile)
+	if err != nil {
+		return err
+	}
 	res, err := sim.Simulate(ctx, sc, stacks, opts)
+	stopProfile()
 	if bar != nil {
 		bar.Finish()
 	}
@@ -233,6 +241,26 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 		fmt.Fprintf(a.io.out, "\nwrote %s and %s/\n", filepath.Join(o.out, report.ResultsFile), filepath.Join(o.out, report.ReportDir))
 	}
 	return nil
+}
+
+// startCPUProfile starts a CPU profile into path ("" : none) and returns
+// the function that stops it.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // runSeeds simulates the scenario with seeds sc.Seed .. sc.Seed+N-1, at most
@@ -355,7 +383,7 @@ func resultArgs(args []string) []string {
 	for i := 0; i < len(args); i++ {
 		name, _, hasValue := strings.Cut(args[i], "=")
 		switch name {
-		case "--out", "--parallel", "--emit-events":
+		case "--out", "--parallel", "--emit-events", "--cpuprofile":
 			if !hasValue {
 				i++ // the value is the next argument
 			}
