@@ -34,3 +34,32 @@ func TestEveryPolicyRuns(t *testing.T) {
 		})
 	}
 }
+
+// A run that forgets finished jobs (the default: finished tasks and
+// attempts leave the simulator, finished apps the engine's model) gives
+// byte-identical results to one that keeps them, for every policy.
+func TestForgettingFinishedJobsChangesNothing(t *testing.T) {
+	reg := plugins.NewRegistry()
+	for _, name := range reg.Names() {
+		t.Run(name, func(t *testing.T) {
+			sc := mustLoad(t, "testdata/stragglers.yaml")
+			kept := runSim(t, sc, name, Options{Registry: reg}).results()
+			s, err := newSim(mustLoad(t, "testdata/stragglers.yaml"), name, Options{Registry: reg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.run(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			launched := s.m.locNode + s.m.locRack + s.m.locOff // map attempts alone
+			if len(s.attempts) >= launched {
+				t.Errorf("attempt table holds %d slots for %d attempts: slots are not reused", len(s.attempts), launched)
+			}
+			a, _ := json.Marshal(kept)
+			b, _ := json.Marshal(s.results())
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s: results differ when finished jobs are forgotten", name)
+			}
+		})
+	}
+}

@@ -52,14 +52,15 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	s.ageLoad1(n)
 	n.taskLoad += taskLoad(j)
 	j.containerNo++
+	idx, ver := s.attemptSlot()
 	a := &attempt{
-		idx:       int32(len(s.attempts)),
+		idx: idx, ver: ver,
 		id:        "attempt_" + t.id[len("task_"):] + "_" + strconv.Itoa(len(t.attempts)),
 		container: fmt.Sprintf("container_%d_%04d_01_%06d", clusterTS, j.idx+1, j.containerNo),
 		task:      t, node: n, spec: spec, loc: loc, startMS: s.now, slow: 1, endMS: -1,
 		partition: -1,
 	}
-	s.attempts = append(s.attempts, a)
+	s.attempts[idx] = a
 	t.attempts = append(t.attempts, a)
 	t.running++
 	if t.state == taskPending {
@@ -434,6 +435,24 @@ func (s *sim) stop(a *attempt) {
 		s.wake(1)
 	}
 	s.scheduleHB(n)
+	if !s.opts.keepHistory {
+		s.freeSlots = append(s.freeSlots, a.idx) // its queued events are stale now (ver)
+	}
+}
+
+// attemptSlot returns a free slot of the attempt table for a new attempt and
+// the version it starts at. Slots of attempts that are over are reused, so
+// the table is as long as the most attempts ever running at once, not the
+// run's attempt count; the version continues the slot's last attempt's, so
+// the events queued for that attempt stay stale.
+func (s *sim) attemptSlot() (int32, uint32) {
+	if n := len(s.freeSlots); n > 0 {
+		i := s.freeSlots[n-1]
+		s.freeSlots = s.freeSlots[:n-1]
+		return i, s.attempts[i].ver
+	}
+	s.attempts = append(s.attempts, nil)
+	return int32(len(s.attempts) - 1), 0
 }
 
 // attemptEnd: the attempt's last phase is over; the first finisher of a
@@ -523,9 +542,14 @@ func (s *sim) kill(a *attempt, lost bool) {
 func (s *sim) finishJob(j *job) {
 	j.finished = true
 	j.finishMS = s.now
-	// Drop what only a running job needs; a day of jobs adds up.
+	// Drop what only a running job needs; a day of jobs adds up. The
+	// results keep the job's counts and sums (see results), not its tasks.
 	j.byNode, j.byRack, j.outputs, j.floorSum, j.waiting = nil, nil, nil, nil, nil
 	j.anyMap, j.reduceQ = plist{}, plist{}
+	j.nMaps, j.nReds = len(j.maps), len(j.reduces)
+	if !s.opts.keepHistory {
+		j.maps, j.reduces, j.bind, j.frac, j.partTotal = nil, nil, nil, nil, nil
+	}
 	s.lastFinish = max(s.lastFinish, s.now)
 	j.queue.remove(j)
 	s.activeJobs--

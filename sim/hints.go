@@ -107,7 +107,9 @@ func (s *sim) applyHint(h policy.Hint) {
 		if h.ExpiresTS == 0 {
 			exp = math.MaxInt64
 		}
-		j.bind[h.Partition] = binding{node: n.idx, expires: exp}
+		if j.bind != nil { // nil once the job finished: nothing left to bind
+			j.bind[h.Partition] = binding{node: n.idx, expires: exp}
+		}
 		s.horizon = max(s.horizon, exp)
 		s.m.bindReducers += h.Reducers
 		if s.sc.YARN.SpawnReducers && h.Reducers > 1 {
@@ -193,8 +195,11 @@ const MaxSpawnReducers = 64
 // the partition's own reducer keeps share 0 of n and n-1 new reduce tasks,
 // bound like it, take the others.
 func (s *sim) spawnReducers(j *job, p, n int) {
+	if j.finished {
+		return
+	}
 	t := j.reduces[p] // a job's first nparts reducers are its partitions in order
-	if j.finished || t.splitN != 1 || len(t.attempts) > 0 || t.state != taskPending {
+	if t.splitN != 1 || len(t.attempts) > 0 || t.state != taskPending {
 		return
 	}
 	n = min(n, MaxSpawnReducers)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
 
@@ -17,6 +18,56 @@ type sample struct {
 	maps, reds int
 }
 
+// timeline is the running maps and reduces at every change, delta-encoded
+// (time, maps and reduces as varints) so a day of millions of launches
+// costs a few bytes per change instead of a 24-byte sample. The newest
+// sample stays decoded: changes at the same millisecond overwrite it.
+type timeline struct {
+	buf  []byte
+	last sample // newest sample; valid when n > 0
+	prev sample // the sample encoded last (the base of the next delta)
+	n    int
+}
+
+func (tl *timeline) add(smp sample) {
+	if tl.n > 0 && tl.last.t == smp.t {
+		tl.last = smp
+		return
+	}
+	if tl.n > 0 {
+		tl.flush()
+	}
+	tl.last = smp
+	tl.n++
+}
+
+// flush encodes the newest sample.
+func (tl *timeline) flush() {
+	l := tl.last
+	tl.buf = binary.AppendUvarint(tl.buf, uint64(l.t-tl.prev.t))
+	tl.buf = binary.AppendVarint(tl.buf, int64(l.maps-tl.prev.maps))
+	tl.buf = binary.AppendVarint(tl.buf, int64(l.reds-tl.prev.reds))
+	tl.prev = l
+}
+
+// each calls f with every sample in time order.
+func (tl *timeline) each(f func(sample)) {
+	var cur sample
+	for b := tl.buf; len(b) > 0; {
+		dt, k := binary.Uvarint(b)
+		b = b[k:]
+		dm, k := binary.Varint(b)
+		b = b[k:]
+		dr, k := binary.Varint(b)
+		b = b[k:]
+		cur = sample{t: cur.t + int64(dt), maps: cur.maps + int(dm), reds: cur.reds + int(dr)}
+		f(cur)
+	}
+	if tl.n > 0 {
+		f(tl.last)
+	}
+}
+
 // metrics are the run's counters; results turns them into a report.Run.
 type metrics struct {
 	simEvents, engineEvents uint64
@@ -24,7 +75,7 @@ type metrics struct {
 	writeErr                error
 
 	runMaps, runReds         int
-	timeline                 []sample
+	timeline                 timeline
 	locNode, locRack, locOff int
 	specLaunched, specWon    int
 	specLost                 int // speculative copies killed because the original finished first
@@ -41,11 +92,7 @@ type metrics struct {
 }
 
 func (m *metrics) sample(t int64) {
-	if k := len(m.timeline); k > 0 && m.timeline[k-1].t == t {
-		m.timeline[k-1].maps, m.timeline[k-1].reds = m.runMaps, m.runReds
-		return
-	}
-	m.timeline = append(m.timeline, sample{t, m.runMaps, m.runReds})
+	m.timeline.add(sample{t, m.runMaps, m.runReds})
 }
 
 // closeAccounts brings every node's energy and busy time up to now.
@@ -72,7 +119,7 @@ func (s *sim) results() report.Run {
 		jct := float64(j.finishMS-j.submitMS) / 1000
 		jcts = append(jcts, jct)
 		r.Jobs[i] = report.Job{Name: j.spec.Name, SubmitS: float64(j.submitMS) / 1000, FinishS: float64(j.finishMS) / 1000,
-			Type: j.spec.Type, Maps: len(j.maps), Reduces: len(j.reduces), RecordedS: j.spec.RecordedS}
+			Type: j.spec.Type, Maps: j.nMaps, Reduces: j.nReds, RecordedS: j.spec.RecordedS}
 		// Jain's index is over per-job speed x = ideal / JCT, ideal being
 		// the DynamicMR §3.2.2 form on the whole cluster with the job's
 		// mean task times, without shuffle: ceil(N_M/S_M)·t̄_M + ceil(N_R/S_R)·t̄_R.
@@ -117,7 +164,7 @@ func (s *sim) results() report.Run {
 		r.Hints[string(k)] = v
 	}
 	r.Killed = s.m.killed
-	r.Timeline = downsample(s.m.timeline, first, last, s.sc.TimelinePoints)
+	r.Timeline = downsample(&s.m.timeline, first, last, s.sc.TimelinePoints)
 	var produced, shuffled int64
 	for _, j := range s.jobs {
 		produced += j.produced
@@ -148,24 +195,30 @@ func (s *sim) results() report.Run {
 	return r
 }
 
-// downsample keeps the running counts at n evenly spaced times.
-func downsample(tl []sample, from, to int64, n int) []report.Sample {
-	if len(tl) == 0 || n <= 0 {
+// downsample keeps the running counts at n evenly spaced times: at each,
+// the latest sample at or before it.
+func downsample(tl *timeline, from, to int64, n int) []report.Sample {
+	if tl.n == 0 || n <= 0 {
 		return nil
 	}
 	out := make([]report.Sample, 0, n+1)
-	i := 0
+	k := 0
 	var cur sample
-	for k := 0; k <= n; k++ {
-		t := from + (to-from)*int64(k)/int64(n)
-		for i < len(tl) && tl[i].t <= t {
-			cur = tl[i]
-			i++
+	grid := func(k int) int64 { return from + (to-from)*int64(k)/int64(n) }
+	emit := func() bool { // the point at grid k; false when the series is complete
+		out = append(out, report.Sample{TS: float64(grid(k)) / 1000, Maps: cur.maps, Reduces: cur.reds})
+		k++
+		return k <= n && to != from
+	}
+	more := true
+	tl.each(func(smp sample) {
+		for more && smp.t > grid(k) {
+			more = emit()
 		}
-		out = append(out, report.Sample{TS: float64(t) / 1000, Maps: cur.maps, Reduces: cur.reds})
-		if to == from {
-			break
-		}
+		cur = smp
+	})
+	for more {
+		more = emit()
 	}
 	return out
 }
@@ -175,10 +228,10 @@ func downsample(tl []sample, from, to int64, n int) []report.Sample {
 func (s *sim) idealS(j *job) float64 {
 	waves := func(tasks, slots int) float64 { return math.Ceil(float64(tasks) / float64(max(1, slots))) }
 	var t float64
-	if n := len(j.maps); n > 0 {
+	if n := j.nMaps; n > 0 {
 		t += waves(n, s.slots(s.sc.YARN.MapContainer)) * float64(j.sumMapMS) / float64(n) / 1000
 	}
-	if n := len(j.reduces); n > 0 {
+	if n := j.nReds; n > 0 {
 		t += waves(n, s.slots(s.sc.YARN.ReduceContainer)) * float64(j.sumRedMS) / float64(n) / 1000
 	}
 	return t

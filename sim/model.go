@@ -200,8 +200,10 @@ type job struct {
 	priority    int
 	submitMS    int64
 	finishMS    int64
-	maps        []*task
+	maps        []*task // nil once finished (see finishJob)
 	reduces     []*task
+	nMaps       int // len(maps) and len(reduces) when the job finished
+	nReds       int
 	byNode      map[int32]*plist
 	byRack      map[int32]*plist
 	anyMap      plist

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
@@ -49,6 +50,12 @@ type Options struct {
 	// does not name (the sidecar config's policies.<name>, so a trace run,
 	// which has no scenario file, can be configured). nil: defaults.
 	PolicyArgs policy.Args
+
+	// keepHistory keeps every finished job's tasks and attempts in the
+	// simulator and every finished app in the engine's cluster state, for
+	// tests that inspect them after the run. Off, a finished job keeps only
+	// what the results need, so memory follows what is running.
+	keepHistory bool
 }
 
 // Simulate runs every stack on the scenario and returns results.json.
@@ -124,6 +131,21 @@ func (a scenarioArgs) Decode(name string, into any) error {
 	return nil
 }
 
+// historyReader is a plugin that reads finished apps (the learning
+// scheduler's budget utility sums what a user's finished apps used): with
+// one in the stack the engine keeps every finished app.
+type historyReader interface{ ReadsFinishedApps() bool }
+
+// readsHistory reports whether a plugin of the stack reads finished apps.
+func readsHistory(st *policy.Stack) bool {
+	for _, p := range st.Plugins {
+		if h, ok := p.(historyReader); ok && h.ReadsFinishedApps() {
+			return true
+		}
+	}
+	return false
+}
+
 // sim is one run: the world, the event queue and the engine.
 type sim struct {
 	sc    *Scenario
@@ -146,10 +168,13 @@ type sim struct {
 	jobByIdx []*job
 	queues   []*queueState
 	queueBy  map[string]*queueState
-	attempts []*attempt
-	running  []*attempt
-	parked   []int32 // FIFO of parked nodes (entries may be stale)
-	parkHead int
+	// attempts is the attempt table queued events refer to by index; the
+	// slots of attempts that are over are reused (freeSlots).
+	attempts  []*attempt
+	freeSlots []int32
+	running   []*attempt
+	parked    []int32 // FIFO of parked nodes (entries may be stale)
+	parkHead  int
 
 	totalVCores int
 	hbMS        int64
@@ -210,7 +235,14 @@ func newSim(sc *Scenario, stack string, opts Options) (*sim, error) {
 	s.m.hints = map[policy.HintKind]int{}
 	s.hbEventMS = max(1, int64(sc.HeartbeatEventS*1000))
 	s.lastHBEvent = math.MinInt64 / 2
-	s.eng = engine.New(st, engine.Options{TickMS: s.tickMS, IDPrefix: "sim-", Log: opts.Log, ManualTick: true})
+	eo := engine.Options{TickMS: s.tickMS, IDPrefix: "sim-", Log: opts.Log, ManualTick: true}
+	if !opts.keepHistory && !readsHistory(st) {
+		// The engine forgets a finished app within a second of event time:
+		// policies look at running apps, and the results are the
+		// simulator's own, so the model holds what runs, not the whole day.
+		eo.State = cluster.New(cluster.WithRetention(cluster.Retention{AfterMS: 1}))
+	}
+	s.eng = engine.New(st, eo)
 	s.assigners = len(st.Assigners) > 0
 	if opts.Events != nil {
 		s.w = events.NewWriter(opts.Events)

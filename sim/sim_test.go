@@ -42,6 +42,7 @@ func mustParse(t *testing.T, yml string) *Scenario {
 // look inside.
 func runSim(t *testing.T, sc *Scenario, stack string, opts Options) *sim {
 	t.Helper()
+	opts.keepHistory = true // tests look at finished jobs' tasks and the engine's apps
 	s, err := newSim(sc, stack, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -396,11 +397,11 @@ workload:
 		s := runSim(t, mustParse(t, yml), "ratio", Options{Registry: reg})
 		base := runSim(t, mustParse(t, yml), "none", Options{Registry: reg})
 		peak := 0
-		for _, smp := range s.m.timeline {
+		s.m.timeline.each(func(smp sample) {
 			if smp.t > 0 {
 				peak = max(peak, smp.maps)
 			}
-		}
+		})
 		if peak > 2+16 || s.results().MakespanS <= base.results().MakespanS {
 			t.Fatalf("ratio cap had no effect: peak %d maps, makespan %.0f vs %.0f", peak, s.results().MakespanS, base.results().MakespanS)
 		}

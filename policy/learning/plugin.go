@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -714,6 +715,15 @@ func (p *Plugin) JobTypes() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ReadsFinishedApps tells the simulator to keep finished apps in the
+// cluster model: the budget utility sums what every app of a user used,
+// finished ones included (spentVCoreS). Without a configured budget or a
+// budget default utility nothing reads them (an app's own utility naming a
+// budget arrives with its events, after the model was set up).
+func (p *Plugin) ReadsFinishedApps() bool {
+	return len(p.cfg.Budgets) > 0 || strings.Contains(p.cfg.Utility, UtilityBudget)
 }
 
 // Extra returns the plugin's measurements for results.json's run "extra"
