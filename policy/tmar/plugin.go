@@ -1,9 +1,11 @@
 package tmar
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -181,7 +183,15 @@ type Plugin struct {
 	index    map[string]int // node id -> machine
 	hostIdx  map[string]int // node id and host name -> machine
 	rackIx   []int          // machine -> rack number
+	nodeAt   []*cluster.Node // machine -> node of the view
 	reserved map[string]reservation
+	// execKey names the Map_Matrix column execCol holds: Place's estimates
+	// for a map of that app and split size on every machine of the model.
+	execKey execKey
+	execCol []float64
+	// learnVer counts changes to what mapExec reads (matrices, job rates).
+	learnVer uint64
+	outSums  map[string]outputSums // by app id (see outputs)
 	plans    map[string]map[int]Binding // app -> partition -> PRB outcome (node = Machine of the model then)
 	planNode map[string]map[int]string  // app -> partition -> bound node id
 
@@ -225,7 +235,7 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 	}
 	p := &Plugin{name: name, powerAware: power, cfg: cfg, store: h.Profiles, log: h.Log,
 		learned: map[string]*matrices{}, rates: map[string]*jobRate{}, loaded: map[string]bool{}, dirty: map[string]bool{},
-		reserved: map[string]reservation{}, plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, modelAt: -1,
+		reserved: map[string]reservation{}, outSums: map[string]outputSums{}, plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, modelAt: -1,
 		seedMean: map[string]float64{}}
 	for jt, row := range cfg.MapMatrix {
 		var sum float64
@@ -290,6 +300,18 @@ func (p *Plugin) rows(ctx context.Context, jt string) *matrices {
 // Observe learns Map_Matrix and Reduce_Matrix entries from successful attempts
 // (the paper's preprocessing stage, continued online).
 func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) {
+	switch ev.Type {
+	case events.MapOutput:
+		delete(p.outSums, ev.App) // an output arrived: the app's sums are stale
+		return
+	case events.AppFinished:
+		delete(p.outSums, ev.App)
+		return
+	case events.TaskFinished:
+		if at := v.Attempt(ev.Attempt); at == nil || at.Task.Kind == events.Map {
+			delete(p.outSums, ev.App) // a map's success (or loss) changes which outputs count
+		}
+	}
 	if ev.Type != events.TaskFinished || ev.State != events.StateSucceeded {
 		return
 	}
@@ -318,7 +340,7 @@ func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) 
 			p.learnMap(jt, m, t.App.ID, n, d/(float64(b)/gib))
 		}
 	case events.Reduce:
-		bytes := partitionBytes(t.App, t.Partition)
+		bytes := p.partitionBytes(t.App, t.Partition)
 		if bytes <= 0 {
 			return
 		}
@@ -335,6 +357,7 @@ func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) 
 		m.reduceMean = 0
 	}
 	p.dirty[jt] = true
+	p.learnVer++
 }
 
 func (p *Plugin) ewma(old, x float64) float64 {
@@ -344,25 +367,62 @@ func (p *Plugin) ewma(old, x float64) float64 {
 	return (1-p.cfg.Alpha)*old + p.cfg.Alpha*x
 }
 
-// partitionBytes sums a partition over the outputs of the app's successful maps.
-func partitionBytes(a *cluster.App, part int) int64 {
-	if part < 0 {
-		return 0
+// outputSums are an app's map outputs summed over its successful maps: per
+// partition (nil until asked for), and all of them.
+type outputSums struct {
+	part  map[int]int64 // over the maps whose task succeeded
+	total int64         // every output of every succeeded map attempt
+}
+
+// outputTotal is every output of the app's succeeded map attempts, kept
+// until a map output arrives or a map finishes (Observe drops it then).
+func (p *Plugin) outputTotal(a *cluster.App) int64 {
+	if o, ok := p.outSums[a.ID]; ok {
+		return o.total
 	}
-	var sum int64
+	var o outputSums
 	for _, t := range a.Tasks {
-		if t.Kind != events.Map || t.State != cluster.TaskSucceeded {
-			continue
-		}
-		if at := succeeded(t); at != nil {
-			for _, o := range at.Output {
-				if o.ID == part {
-					sum += o.Bytes
-				}
+		if at := succeeded(t); t.Kind == events.Map && at != nil {
+			for _, x := range at.Output {
+				o.total += x.Bytes
 			}
 		}
 	}
-	return sum
+	if !a.Finished() {
+		p.outSums[a.ID] = o
+	}
+	return o.total
+}
+
+// partitionBytes sums a partition over the outputs of the app's successful
+// maps. The sums of every partition are made in one walk and kept like
+// outputTotal's, so a job's reducers do not each walk every map's outputs
+// (sums of integers: the order they are added in does not matter).
+func (p *Plugin) partitionBytes(a *cluster.App, part int) int64 {
+	if part < 0 {
+		return 0
+	}
+	o, ok := p.outSums[a.ID]
+	if ok && o.part != nil {
+		return o.part[part]
+	}
+	o = outputSums{part: map[int]int64{}}
+	for _, t := range a.Tasks {
+		at := succeeded(t)
+		if t.Kind != events.Map || at == nil {
+			continue
+		}
+		for _, x := range at.Output {
+			o.total += x.Bytes
+			if t.State == cluster.TaskSucceeded {
+				o.part[x.ID] += x.Bytes
+			}
+		}
+	}
+	if !a.Finished() {
+		p.outSums[a.ID] = o
+	}
+	return o.part[part]
 }
 
 func countReducers(a *cluster.App, part int) int {
@@ -454,6 +514,30 @@ func (p *Plugin) mapExec(ctx context.Context, t *cluster.Task, n *cluster.Node) 
 	return p.cfg.DefaultMapS * p.nodeSpeedScale(n)
 }
 
+// execKey identifies a Map_Matrix column: an app's maps of one split size,
+// on the model of one instant, with the matrices as learned at learnVer.
+type execKey struct {
+	app     *cluster.App
+	bytes   int64
+	modelAt int64
+	ver     uint64
+}
+
+// mapColumn is mapExec of map t on every machine of the current model,
+// cached under execKey (model drops it when it rebuilds the machines).
+func (p *Plugin) mapColumn(ctx context.Context, t *cluster.Task) []float64 {
+	k := execKey{app: t.App, bytes: splitBytes(t), modelAt: p.modelAt, ver: p.learnVer}
+	if k == p.execKey && len(p.execCol) == len(p.machines) {
+		return p.execCol
+	}
+	p.execCol = p.execCol[:0]
+	for i := range p.machines {
+		p.execCol = append(p.execCol, p.mapExec(ctx, t, p.nodeAt[i]))
+	}
+	p.execKey = k
+	return p.execCol
+}
+
 // splitBytes is the input of map t.
 func splitBytes(t *cluster.Task) int64 {
 	var b int64
@@ -512,11 +596,14 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	now := float64(v.Now()) / 1000
 	p.modelAt = v.Now()
 	p.machines = p.machines[:0]
+	p.nodeAt = p.nodeAt[:0]
+	p.execKey = execKey{} // the machines changed: Place's cached Map_Matrix column is stale
 	p.index = make(map[string]int, len(v.Nodes()))
 	p.hostIdx = make(map[string]int, 2*len(v.Nodes()))
 	p.rackIx = p.rackIx[:0]
 	rackNo := map[string]int{}
 	meanGB := map[*cluster.App]float64{}
+	redCount := map[*cluster.App]map[int]int{} // reducers per partition, counted once per app
 	for _, n := range v.Nodes() {
 		if n.State != cluster.NodeRunning {
 			continue
@@ -540,7 +627,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			} else {
 				gb, ok := meanGB[at.Task.App]
 				if _, planned := p.plans[at.Task.App.ID]; planned || !ok {
-					gb = p.reducerGB(at.Task)
+					gb = p.reducerGB(at.Task, redCount)
 					meanGB[at.Task.App] = gb
 				}
 				est = p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(at.Task.App), n)*gb
@@ -565,10 +652,15 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		}
 		p.rackIx = append(p.rackIx, r)
 		p.machines = append(p.machines, m)
+		p.nodeAt = append(p.nodeAt, n)
 	}
 	// Placements of ours still pending keep their cores, taken in order of
 	// finish (then task id) so the model never depends on map order.
-	ids := make([]string, 0, len(p.reserved))
+	type held struct {
+		id string
+		r  reservation
+	}
+	hs := make([]held, 0, len(p.reserved))
 	for id, r := range p.reserved {
 		if r.task.State != cluster.TaskPending || r.task.App.Finished() {
 			delete(p.reserved, id) // started (its attempt is counted above), or its app is over
@@ -577,17 +669,16 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		if r.finish <= now {
 			continue // overdue and not started: kept for the next re-plan
 		}
-		ids = append(ids, id)
+		hs = append(hs, held{id, r})
 	}
-	sort.Slice(ids, func(a, b int) bool {
-		ra, rb := p.reserved[ids[a]], p.reserved[ids[b]]
-		if ra.finish != rb.finish {
-			return ra.finish < rb.finish
+	slices.SortFunc(hs, func(a, b held) int {
+		if c := cmp.Compare(a.r.finish, b.r.finish); c != 0 {
+			return c
 		}
-		return ids[a] < ids[b]
+		return strings.Compare(a.id, b.id)
 	})
-	for _, id := range ids {
-		r := p.reserved[id]
+	for _, h := range hs {
+		r := h.r
 		i, ok := p.index[r.node]
 		if !ok {
 			continue
@@ -601,20 +692,24 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 
 // reducerGB is the input of one reducer of t's partition as PRB planned it,
 // else the job's mean partition (what the model can know before binding).
-func (p *Plugin) reducerGB(t *cluster.Task) float64 {
+// counts caches the reducers per partition of the apps it has seen (the
+// app's tasks do not change while the model is built).
+func (p *Plugin) reducerGB(t *cluster.Task, counts map[*cluster.App]map[int]int) float64 {
 	if b, ok := p.plans[t.App.ID][t.Partition]; ok {
-		return float64(b.Bytes) / gib / float64(max(1, countReducers(t.App, t.Partition)))
-	}
-	if t.App.Reduces > 0 {
-		var out int64
-		for _, m := range t.App.Tasks {
-			if at := succeeded(m); m.Kind == events.Map && at != nil {
-				for _, o := range at.Output {
-					out += o.Bytes
+		c, ok := counts[t.App]
+		if !ok {
+			c = map[int]int{}
+			for _, x := range t.App.Tasks {
+				if x.Kind == events.Reduce {
+					c[x.Partition]++
 				}
 			}
+			counts[t.App] = c
 		}
-		return float64(out) / gib / float64(t.App.Reduces)
+		return float64(b.Bytes) / gib / float64(max(1, c[t.Partition]))
+	}
+	if t.App.Reduces > 0 {
+		return float64(p.outputTotal(t.App)) / gib / float64(t.App.Reduces)
 	}
 	return 0
 }
@@ -695,40 +790,41 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		return nil, policy.NewStatus(policy.Skip, "no running nodes")
 	}
 	now := float64(v.Now()) / 1000
-	nodes := v.Nodes()
-	byName := make(map[string]*cluster.Node, len(ms))
-	for _, n := range nodes {
-		byName[n.ID] = n
-	}
 	// Map_Matrix plus reading the split there: the plan keeps maps
 	// data-local when that costs no finish time.
 	lv, _ := p.levels(t)
 	read := map[events.Locality]float64{events.RackLocal: p.readCost(t, events.RackLocal), events.OffRack: p.readCost(t, events.OffRack)}
 	// One evaluation per machine: the ranking below and Algorithm 1 both
-	// read it.
+	// read it. The Map_Matrix column is the same for every map of the app
+	// with this split size until the model or the matrices change, so the
+	// maps of a job submitted together share it.
+	col := p.mapColumn(ctx, t)
 	execOn := make([]float64, len(ms))
 	for i := range ms {
-		execOn[i] = p.mapExec(ctx, t, byName[ms[i].Name]) + read[lv[i]]
+		execOn[i] = col[i] + read[lv[i]]
 	}
 	exec := func(i int) float64 { return execOn[i] }
 
 	// Rank every machine by the finish time this task would have there,
-	// before committing the Algorithm 1 choice.
+	// before committing the Algorithm 1 choice. Each machine's earliest
+	// core is found once, for the ranking and for Algorithm 1.
 	type cand struct {
 		i      int
 		finish float64
 	}
 	cands := make([]cand, 0, len(ms))
+	cores := make([]int, len(ms))
+	frees := make([]float64, len(ms))
 	for i := range ms {
-		if _, free := ms[i].earliest(); !math.IsInf(free, 1) {
-			cands = append(cands, cand{i, math.Max(free, now) + exec(i)})
+		cores[i], frees[i] = ms[i].earliest()
+		if !math.IsInf(frees[i], 1) {
+			cands = append(cands, cand{i, math.Max(frees[i], now) + exec(i)})
 		}
 	}
-	chosen := MapSchedule(ms, 1, now, exec, p.tie())
-	if len(chosen) == 0 {
+	best, ok := scheduleOne(ms, cores, frees, now, exec, p.tie())
+	if !ok {
 		return nil, policy.NewStatus(policy.Skip, "no free core")
 	}
-	best := chosen[0]
 	res := reservation{task: t, node: ms[best.Machine].Name, finish: best.Finish}
 	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
 		for _, c := range cands {
@@ -959,6 +1055,7 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 	for id := range p.rates {
 		if a := v.App(id); a == nil || a.Finished() {
 			delete(p.rates, id)
+			p.learnVer++
 		}
 	}
 	for _, a := range v.Apps() {
@@ -1005,15 +1102,14 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 	if len(tasks) == 0 {
 		return
 	}
-	sort.Slice(tasks, func(a, b int) bool {
-		ta, tb := tasks[a], tasks[b]
+	slices.SortFunc(tasks, func(ta, tb *cluster.Task) int { // a total order: ids are unique
 		if ta.App != tb.App {
-			if ta.App.SubmitTS != tb.App.SubmitTS {
-				return ta.App.SubmitTS < tb.App.SubmitTS
+			if c := cmp.Compare(ta.App.SubmitTS, tb.App.SubmitTS); c != 0 {
+				return c
 			}
-			return ta.App.ID < tb.App.ID
+			return strings.Compare(ta.App.ID, tb.App.ID)
 		}
-		return ta.ID < tb.ID
+		return strings.Compare(ta.ID, tb.ID)
 	})
 	for _, t := range tasks {
 		delete(p.reserved, t.ID)

@@ -1,0 +1,137 @@
+package tmar
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// planMapsScan is PlanMaps as first written: every step scans every
+// machine's cores. The incremental PlanMaps must plan exactly as it does.
+func planMapsScan(ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
+	nodeQ := make([][]int, len(ms))
+	rackQ := map[int][]int{}
+	for ti, t := range tasks {
+		seen := map[int]bool{}
+		for _, m := range t.Local {
+			if m < 0 || m >= len(ms) {
+				continue
+			}
+			nodeQ[m] = append(nodeQ[m], ti)
+			if r := rack[m]; !seen[r] {
+				seen[r] = true
+				rackQ[r] = append(rackQ[r], ti)
+			}
+		}
+	}
+	done := make([]bool, len(tasks))
+	anyHead := 0
+	first := func(q []int) ([]int, int) {
+		for len(q) > 0 && done[q[0]] {
+			q = q[1:]
+		}
+		if len(q) == 0 {
+			return q, -1
+		}
+		return q, q[0]
+	}
+	out := make([]Placement, 0, len(tasks))
+	cs := make([]cand, 0, len(ms))
+	span := horizon(ms)
+	for range tasks {
+		cs = cs[:0]
+		for i := range ms {
+			core, free := ms[i].earliest()
+			if core < 0 {
+				continue
+			}
+			var ti int
+			level := 0
+			nodeQ[i], ti = first(nodeQ[i])
+			if ti < 0 {
+				level = 1
+				rackQ[rack[i]], ti = first(rackQ[rack[i]])
+			}
+			if ti < 0 {
+				level = 2
+				for anyHead < len(tasks) && done[anyHead] {
+					anyHead++
+				}
+				ti = anyHead
+			}
+			e := exec(i) + tasks[ti].Read[level]
+			start := math.Max(free, ready)
+			cs = append(cs, cand{machine: i, core: core, task: ti, start: start, finish: start + e, exec: e})
+		}
+		k := tie.choose(ms, cs, span)
+		if k < 0 {
+			break
+		}
+		c := cs[k]
+		done[c.task] = true
+		ms[c.machine].CoreFree[c.core] = c.finish
+		span = math.Max(span, c.finish)
+		out = append(out, Placement{Machine: c.machine, Task: c.task, Start: c.start, Finish: c.finish})
+	}
+	return out
+}
+
+// Random instances full of exact ties and near ties (1e-10 apart, inside
+// tieEpsilon), read costs that change along the queues, machines without
+// cores and busy ones: the incremental plan equals the scan's, for
+// Algorithm 1 and both power tie-breaks.
+func TestPlanMapsIncrementalSameAsScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
+	ties := []PowerTie{{}, {Power: true, Within: 1}, {Power: true, WithinMakespan: true}}
+	for iter := range 3000 {
+		nm := 1 + rng.IntN(30)
+		nracks := 1 + rng.IntN(4)
+		ms := make([]Machine, nm)
+		rack := make([]int, nm)
+		execs := make([]float64, nm)
+		for i := range ms {
+			cores := rng.IntN(4) // 0: no core
+			if rng.IntN(10) > 0 {
+				cores = max(cores, 1)
+			}
+			ms[i] = Machine{Name: "m", CoreFree: make([]float64, cores), PowerIdleW: pick(100, 150), PowerMaxW: pick(300, 350)}
+			for c := range ms[i].CoreFree {
+				ms[i].CoreFree[c] = pick(0, 0, 1, 1+1e-10, 2.5, 3)
+			}
+			rack[i] = rng.IntN(nracks)
+			execs[i] = pick(2, 2, 2+1e-10, 3, 4.5)
+		}
+		tasks := make([]MapTask, 1+rng.IntN(40))
+		for k := range tasks {
+			for range rng.IntN(4) {
+				tasks[k].Local = append(tasks[k].Local, rng.IntN(nm+1)-rng.IntN(2)) // some out of range
+			}
+			r1 := pick(0.5, 0.5, 0.7)
+			tasks[k].Read = [3]float64{0, r1, r1 + pick(0.5, 0.5+1e-10, 1)}
+		}
+		exec := func(i int) float64 { return execs[i] }
+		for _, tie := range ties {
+			ready := pick(0, 1)
+			a, b := cloneMachines(ms), cloneMachines(ms)
+			want := planMapsScan(a, rack, tasks, ready, exec, tie)
+			got := PlanMaps(b, rack, tasks, ready, exec, tie)
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("instance %d, tie %+v: core vectors differ after planning", iter, tie)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("instance %d, tie %+v: incremental plan differs\n got %v\nwant %v", iter, tie, got, want)
+			}
+		}
+	}
+}
+
+func cloneMachines(ms []Machine) []Machine {
+	out := make([]Machine, len(ms))
+	for i, m := range ms {
+		out[i] = m
+		out[i].CoreFree = append([]float64(nil), m.CoreFree...)
+	}
+	return out
+}
