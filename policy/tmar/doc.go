@@ -20,4 +20,12 @@
 // The core algorithms are pure functions over small models (MapSchedule,
 // PlanMaps, BindPartitions) so the paper's worked examples test them directly; the
 // plugin adapts them to cluster.View and emits place and reduce-binding hints.
+//
+// Files by concept: plugin.go (the plugin, its state types: learner,
+// mapStage, prb) and config.go; matrices.go (learning Map_Matrix and
+// Reduce_Matrix and the estimates read from them); the map stage in
+// placement.go (machine model, Place, re-plan, holds) over schedule.go
+// (Algorithm 1: MapSchedule, PlanMaps); PRB in binding.go (plan, Bind,
+// reducer placement) over prb.go (Algorithms 3 and 4, eq. 3-5); power.go
+// (Algorithm 2, eq. 2: TMaR*'s tie-break).
 package tmar

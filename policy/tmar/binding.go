@@ -1,0 +1,261 @@
+// PRB, the reduce stage: Algorithms 3 and 4 (eq. 3-5) bind each partition
+// to the node where its reducers finish first, as reduce-binding hints.
+
+package tmar
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+// rackNet is the C_B matrix and L vector of the configuration: one bandwidth
+// within a rack, another across racks, one latency.
+type rackNet struct {
+	racks           []string
+	rackIdx         []int
+	in, cross, latS float64
+}
+
+func (n rackNet) Bandwidth(a, b int) float64 {
+	// -1 is a node that has left: treat its data as remote.
+	if a >= 0 && b >= 0 && n.racks[a] == n.racks[b] {
+		return n.in
+	}
+	return n.cross
+}
+
+func (n rackNet) Latency(int, int) float64 { return n.latS }
+
+// RackOf, InRack and CrossRack make rackNet a RackNetwork. Racks are
+// compared by name; the index of a machine's rack name is its first
+// machine with that name.
+func (n rackNet) RackOf(m int) int {
+	if m < 0 || m >= len(n.rackIdx) {
+		return -1
+	}
+	return n.rackIdx[m]
+}
+
+func (n rackNet) InRack() float64 { return n.in }
+
+func (n rackNet) CrossRack() float64 { return n.cross }
+
+func newRackNet(racks []string, in, cross, latS float64) rackNet {
+	first := map[string]int{}
+	idx := make([]int, len(racks))
+	for i, r := range racks {
+		if _, ok := first[r]; !ok {
+			first[r] = i
+		}
+		idx[i] = first[r]
+	}
+	return rackNet{racks: racks, rackIdx: idx, in: in, cross: cross, latS: latS}
+}
+
+// plan runs Algorithms 3 and 4 (PRB) for an app once every map has
+// finished and reported its output: each partition, largest first, is bound
+// to the node where its reducers finish first. It returns false while an
+// output is missing. The plan is made once per app.
+func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool {
+	if _, ok := p.plans[a.ID]; ok {
+		return true
+	}
+	if a.Finished() || a.Maps == 0 || a.Reduces == 0 || a.Count[events.Map].Succeeded < a.Maps {
+		return false
+	}
+	ms := p.model(ctx, v) // also indexes nodes for partitions
+	parts, ok := p.partitions(a)
+	if !ok {
+		return false
+	}
+	racks := make([]string, len(ms))
+	nodes := make([]*cluster.Node, len(ms))
+	for i := range ms {
+		nodes[i] = v.Node(ms[i].Name)
+		racks[i] = nodes[i].Rack
+	}
+	net := newRackNet(racks, p.cfg.BandwidthBps, p.cfg.CrossRackBandwidthBps, p.cfg.LatencyMS/1000)
+	jt := jobType(a)
+	// Reduce_Matrix per machine, looked up once for the whole plan.
+	sPerGiB := make([]float64, len(ms))
+	for i := range ms {
+		sPerGiB[i] = p.reduceSPerGB(ctx, jt, nodes[i])
+	}
+	exec := func(i int, bytes int64) float64 { return p.cfg.TaskOverheadS + sPerGiB[i]*float64(bytes)/gib }
+	plan, where := map[int]Binding{}, map[int]string{}
+	var bs []Binding
+	sources := map[int]bool{}
+	for _, pt := range parts {
+		for m := range pt.At {
+			sources[m] = true
+		}
+	}
+	if p.sharedModel(a, len(parts), len(sources), len(ms)) {
+		bs = BindPartitionsShared(ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
+	} else {
+		bs = BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
+	}
+	for _, b := range bs {
+		p.log.Debug().Str("app", a.ID).Int("partition", b.Partition).Str("node", ms[b.Machine].Name).
+			Int("reducers", b.Reducers).Int64("bytes", b.Bytes).Float64("now", float64(v.Now())/1000).
+			Float64("launch", b.Launch).Float64("start", b.Start).Float64("finish", b.Finish).Msg("tmar bind")
+		plan[b.Partition], where[b.Partition] = b, ms[b.Machine].Name
+	}
+	p.plans[a.ID], p.planNode[a.ID] = plan, where
+	if len(plan) > 0 {
+		var last float64
+		for _, b := range plan {
+			last = math.Max(last, b.Finish)
+		}
+		p.planJCTSum += last - float64(a.SubmitTS)/1000
+		p.planApps++
+	}
+	return true
+}
+
+// sharedLinksWork bounds the work of BindPartitionsShared, counted as
+// partitions x source nodes x (partitions + nodes): it revisits every
+// transfer on a sender's link for each partition, where the paper's model
+// sums per rack. 2e6 is about 40 ms a plan; the paper's jobs here stay
+// under 1.2e6. At 5e7 (about a second) the first 1,500 SWIM jobs on 600
+// nodes took 146 s of CPU instead of 80 s for the same mean JCT (18.0 s).
+const sharedLinksWork = 2e6
+
+// sharedModel tells whether PRB times the shuffle with BindPartitionsShared.
+// That model assumes it sees every transfer; when the map outputs name fewer
+// partitions than the job has reducers (the simulator lists at most 200 per
+// output), the reducers it cannot bind share the links and cores unseen and
+// the paper's per-destination vector planned better (WordCount at 30 hosts,
+// 700 reducers: 1,531 s against 1,566 s). Beyond sharedLinksWork it is too
+// slow for a plan made while the reducers wait.
+func (p *Plugin) sharedModel(a *cluster.App, partitions, sources, machines int) bool {
+	work := float64(partitions) * float64(sources) * float64(partitions+machines)
+	return p.cfg.SharedLinks && partitions >= a.Reduces && work <= sharedLinksWork
+}
+
+// placeReducer names the node PRB bound the reducer's partition to, as soon
+// as the reducer is requested: a binding that arrived with the next tick
+// would come after the ResourceManager had already placed it. The place is
+// a reservation (strict) like a map's, and the reducer's core is reserved
+// until its planned finish.
+func (p *Plugin) placeReducer(ctx context.Context, v cluster.View, t *cluster.Task) ([]policy.NodeScore, *policy.Status) {
+	if t.Partition < 0 || !p.plan(ctx, v, t.App) {
+		return nil, policy.NewStatus(policy.Skip, "partitions not bound yet (map outputs missing)")
+	}
+	b, ok := p.plans[t.App.ID][t.Partition]
+	if !ok {
+		return nil, policy.NewStatus(policy.Skip, "partition not in the PRB plan")
+	}
+	node := p.planNode[t.App.ID][t.Partition]
+	p.reserved[t.ID] = reservation{task: t, node: node, finish: b.Finish}
+	return []policy.NodeScore{{Node: node, Score: 1}}, nil
+}
+
+// Bind is Algorithms 3 and 4 (PRB): once every map of an app has finished
+// and reported its output, bind each partition, largest first, to the node
+// where its reducers finish first, with ceil(size / R_split) reducers. The
+// binding of a partition whose reducer has not started is renewed each
+// tick (the engine drops the repeats while one is in force), so it holds
+// however long the reducer waits for its node.
+func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
+	if p.cfg.Replan {
+		p.replan(ctx, v)
+	}
+	out := p.holds(v)
+	now := float64(v.Now()) / 1000
+	for id := range p.plans {
+		if a := v.App(id); a == nil || a.Finished() {
+			delete(p.plans, id)
+			delete(p.planNode, id)
+		}
+	}
+	for id := range p.rates {
+		if a := v.App(id); a == nil || a.Finished() {
+			delete(p.rates, id)
+			p.learnVer++
+		}
+	}
+	for _, a := range v.Apps() {
+		if a.Finished() || !p.plan(ctx, v, a) {
+			continue
+		}
+		started := map[int]bool{}
+		for _, t := range a.Tasks {
+			if t.Kind == events.Reduce && t.State != cluster.TaskPending {
+				started[t.Partition] = true
+			}
+		}
+		plan := p.plans[a.ID]
+		ids := make([]int, 0, len(plan))
+		for id := range plan {
+			if !started[id] {
+				ids = append(ids, id)
+			}
+		}
+		sort.Ints(ids)
+		for _, id := range ids {
+			b := plan[id]
+			out = append(out, policy.Hint{Kind: policy.KindReduceBinding, App: a.ID, Partition: id,
+				Node: p.planNode[a.ID][id], Reducers: b.Reducers,
+				Reason: fmt.Sprintf("PRB: reducers finish at +%.1fs there (eq. 3-5)", b.Finish-now)})
+		}
+	}
+	return out, nil
+}
+
+// partitions gathers the app's partition sizes and where their pieces lie.
+func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
+	byID := map[int]*Partition{}
+	for _, t := range a.Tasks {
+		if t.Kind != events.Map {
+			continue
+		}
+		at := succeeded(t)
+		if at == nil || at.Output == nil {
+			return nil, false // an output is still missing
+		}
+		i, ok := p.index[at.Node]
+		if !ok {
+			i = -1 // output on a node no longer running: counts as remote everywhere
+		}
+		for _, o := range at.Output {
+			part := byID[o.ID]
+			if part == nil {
+				part = &Partition{ID: o.ID, At: map[int]int64{}}
+				byID[o.ID] = part
+			}
+			part.Bytes += o.Bytes
+			part.At[i] += o.Bytes
+			if !p.cfg.SpawnReducers {
+				part.Run = 1
+			}
+		}
+	}
+	ids := make([]int, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	out := make([]Partition, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, *byID[id])
+	}
+	return out, len(out) > 0
+}
+
+// Extra reports what the reduce-stage plan predicted (the simulator copies
+// it into results.json's extra): tmar_plan_jct_s, the mean over planned apps
+// of the completion PRB predicted when it bound their partitions (eq. 3-5
+// and the cores then), to set beside the completion the run measured.
+func (p *Plugin) Extra() map[string]float64 {
+	if p.planApps == 0 {
+		return nil
+	}
+	return map[string]float64{"tmar_plan_jct_s": p.planJCTSum / float64(p.planApps), "tmar_planned_apps": float64(p.planApps)}
+}

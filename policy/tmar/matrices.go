@@ -1,0 +1,371 @@
+// Map_Matrix and Reduce_Matrix: what TMaR learns from finished attempts
+// (the paper's preprocessing stage, continued online) and the estimates it
+// reads from them.
+
+package tmar
+
+import (
+	"context"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+)
+
+// matrices are one job type's learned rows of Map_Matrix and Reduce_Matrix.
+//
+// Ours, where the paper profiles one job on every node: a map's time is
+// TaskOverheadS + R x split GB x F[node], R the job's seconds per GB on a
+// node of factor 1 and F the node's factor for the job type. Jobs of one
+// type differ in R (their splits, selectivity, code), so learning seconds per
+// map or per GB per node directly would make a node look fast or slow by
+// the last job it ran; F is learned relative to each job's own R instead.
+type matrices struct {
+	// Map is seconds per map, what records of version 1 learned; read only
+	// as a fallback for a node with no factor.
+	Map        map[string]float64 `json:"map"`
+	NodeFactor map[string]float64 `json:"node_factor"` // F: node -> time relative to the type's reference node
+	RateSGB    float64            `json:"rate_sgb"`    // R of the type: s per GB of split at factor 1 (a new job's estimate)
+	ReduceSGB  map[string]float64 `json:"reduce_sgb"`  // node -> seconds per GB of reducer input
+
+	// reduceMean is the mean of ReduceSGB, the estimate for a node the row
+	// has not learned yet (ours: online, a node that has not run the type
+	// would otherwise get the configured default, no estimate of this type
+	// at all). 0 = stale.
+	reduceMean float64
+}
+
+// jobRate is one app's R: the mean of its maps' seconds per GB, each divided
+// by its node's factor (all maps of a job are alike, the paper's premise).
+type jobRate struct {
+	sum float64
+	n   int
+}
+
+// rowMean is the mean of a row's entries, 0 when empty.
+func rowMean(row map[string]float64, cached *float64) float64 {
+	if *cached == 0 && len(row) > 0 {
+		var sum float64
+		for _, v := range row {
+			sum += v
+		}
+		*cached = sum / float64(len(row))
+	}
+	return *cached
+}
+
+// minLearnBytes is the smallest split or reducer input the matrices learn a
+// per-GB rate from: below it the fixed costs the simulator or cluster adds
+// to a task (a fetch's latency, a merge pass) are no longer small against
+// the input's share.
+const minLearnBytes = 1 << 20
+
+// rows returns the learned matrices of a job type, loading them from the
+// profiles store the first time.
+func (p *Plugin) rows(ctx context.Context, jt string) *matrices {
+	if m, ok := p.learned[jt]; ok {
+		return m
+	}
+	m := &matrices{Map: map[string]float64{}, NodeFactor: map[string]float64{}, ReduceSGB: map[string]float64{}}
+	if p.store != nil && !p.loaded[jt] {
+		p.loaded[jt] = true
+		if _, err := p.store.Get(ctx, profileNS, jt, m); err != nil {
+			p.log.Warn().Err(err).Str("job_type", jt).Msg("loading TMaR matrices; starting from seeds")
+		}
+		if m.Map == nil {
+			m.Map = map[string]float64{}
+		}
+		if m.NodeFactor == nil {
+			m.NodeFactor = map[string]float64{}
+		}
+		if m.ReduceSGB == nil {
+			m.ReduceSGB = map[string]float64{}
+		}
+	}
+	p.learned[jt] = m
+	return m
+}
+
+// Observe learns Map_Matrix and Reduce_Matrix entries from successful attempts
+// (the paper's preprocessing stage, continued online).
+func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) {
+	switch ev.Type {
+	case events.MapOutput:
+		delete(p.outSums, ev.App) // an output arrived: the app's sums are stale
+		return
+	case events.AppFinished:
+		delete(p.outSums, ev.App)
+		return
+	case events.TaskFinished:
+		if at := v.Attempt(ev.Attempt); at == nil || at.Task.Kind == events.Map {
+			delete(p.outSums, ev.App) // a map's success (or loss) changes which outputs count
+		}
+	}
+	if ev.Type != events.TaskFinished || ev.State != events.StateSucceeded {
+		return
+	}
+	at := v.Attempt(ev.Attempt)
+	if at == nil || at.Node == "" || at.StartTS == 0 || at.FinishTS <= at.StartTS {
+		return
+	}
+	t := at.Task
+	jt := jobType(t.App)
+	m := p.rows(ctx, jt)
+	dur := float64(at.FinishTS-at.StartTS) / 1000
+	switch t.Kind {
+	case events.Map:
+		// The matrix holds the node's own time; the input read the
+		// attempt's locality cost is added back per task when placing.
+		loc := at.Locality
+		if loc == "" {
+			loc = locality(v.Node(at.Node), splitHosts(t), v)
+		}
+		b := splitBytes(t)
+		if d := dur - p.readCost(t, loc) - p.cfg.TaskOverheadS; d > 0 && b >= minLearnBytes {
+			n := v.Node(at.Node)
+			if n == nil {
+				n = &cluster.Node{ID: at.Node}
+			}
+			p.learnMap(jt, m, t.App.ID, n, d/(float64(b)/gib))
+		}
+	case events.Reduce:
+		bytes := p.partitionBytes(t.App, t.Partition)
+		if bytes <= 0 {
+			return
+		}
+		if at.PhaseMS != nil && at.PhaseMS.Shuffle > 0 {
+			dur -= float64(at.PhaseMS.Shuffle) / 1000 // execution, not transfer (eq. 3 adds transfer separately)
+		}
+		reducers := max(1, countReducers(t.App, t.Partition))
+		per := float64(bytes) / float64(reducers)
+		gb := per / gib
+		if per < minLearnBytes || dur <= 0 {
+			return
+		}
+		m.ReduceSGB[at.Node] = p.ewma(m.ReduceSGB[at.Node], dur/gb)
+		m.reduceMean = 0
+	}
+	p.dirty[jt] = true
+	p.learnVer++
+}
+
+func (p *Plugin) ewma(old, x float64) float64 {
+	if old == 0 {
+		return x
+	}
+	return (1-p.cfg.Alpha)*old + p.cfg.Alpha*x
+}
+
+// outputSums are an app's map outputs summed over its successful maps: per
+// partition (nil until asked for), and all of them.
+type outputSums struct {
+	part  map[int]int64 // over the maps whose task succeeded
+	total int64         // every output of every succeeded map attempt
+}
+
+// outputTotal is every output of the app's succeeded map attempts, kept
+// until a map output arrives or a map finishes (Observe drops it then).
+func (p *Plugin) outputTotal(a *cluster.App) int64 {
+	if o, ok := p.outSums[a.ID]; ok {
+		return o.total
+	}
+	var o outputSums
+	for _, t := range a.Tasks {
+		if at := succeeded(t); t.Kind == events.Map && at != nil {
+			for _, x := range at.Output {
+				o.total += x.Bytes
+			}
+		}
+	}
+	if !a.Finished() {
+		p.outSums[a.ID] = o
+	}
+	return o.total
+}
+
+// partitionBytes sums a partition over the outputs of the app's successful
+// maps. The sums of every partition are made in one walk and kept like
+// outputTotal's, so a job's reducers do not each walk every map's outputs
+// (sums of integers: the order they are added in does not matter).
+func (p *Plugin) partitionBytes(a *cluster.App, part int) int64 {
+	if part < 0 {
+		return 0
+	}
+	o, ok := p.outSums[a.ID]
+	if ok && o.part != nil {
+		return o.part[part]
+	}
+	o = outputSums{part: map[int]int64{}}
+	for _, t := range a.Tasks {
+		at := succeeded(t)
+		if t.Kind != events.Map || at == nil {
+			continue
+		}
+		for _, x := range at.Output {
+			o.total += x.Bytes
+			if t.State == cluster.TaskSucceeded {
+				o.part[x.ID] += x.Bytes
+			}
+		}
+	}
+	if !a.Finished() {
+		p.outSums[a.ID] = o
+	}
+	return o.part[part]
+}
+
+func countReducers(a *cluster.App, part int) int {
+	n := 0
+	for _, t := range a.Tasks {
+		if t.Kind == events.Reduce && t.Partition == part {
+			n++
+		}
+	}
+	return n
+}
+
+func succeeded(t *cluster.Task) *cluster.Attempt {
+	for _, a := range t.Attempts {
+		if a.State == events.StateSucceeded {
+			return a
+		}
+	}
+	return nil
+}
+
+// nodeSpeedScale scales a default by the node's clock against the reference.
+func (p *Plugin) nodeSpeedScale(n *cluster.Node) float64 {
+	if n == nil || n.CPUMHz <= 0 || p.cfg.ReferenceMHz <= 0 {
+		return 1
+	}
+	return p.cfg.ReferenceMHz / float64(n.CPUMHz)
+}
+
+// learnMap takes one map's seconds per GB (after its read and the task
+// overhead), obs, on node. F[node] moves towards obs over the app's R from
+// its earlier maps (the first map of an app says nothing about its node:
+// the job's own weight is not known yet); then the app's R gains obs /
+// F[node] and the type's R moves towards it.
+func (p *Plugin) learnMap(jt string, m *matrices, app string, n *cluster.Node, obs float64) {
+	node := n.ID
+	r := p.rates[app]
+	if r == nil {
+		r = &jobRate{}
+		p.rates[app] = r
+	}
+	if r.n > 0 {
+		m.NodeFactor[node] = p.ewma(m.NodeFactor[node], obs/(r.sum/float64(r.n)))
+	}
+	f := m.NodeFactor[node]
+	if f <= 0 {
+		f = p.priorFactor(jt, n)
+	}
+	r.sum += obs / f
+	r.n++
+	m.RateSGB = p.ewma(m.RateSGB, obs/f)
+}
+
+// priorFactor is a node's factor before it has one: its seeded Map_Matrix
+// entry over the mean of the seeded row (the paper's profiling runs), else
+// its clock against reference_mhz, else 1.
+func (p *Plugin) priorFactor(jt string, n *cluster.Node) float64 {
+	if s := p.cfg.MapMatrix[jt][n.ID]; s > 0 && p.seedMean[jt] > 0 {
+		return s / p.seedMean[jt]
+	}
+	return p.nodeSpeedScale(n)
+}
+
+// mapExec is map t's Map_Matrix entry for a node: TaskOverheadS + R x split
+// GB x F[node] once the job (else the type) has an R; before that, a seconds
+// per map entry (an older record, else the seed), else the default scaled
+// by clock speed. A node without a factor takes its seeded one, else its
+// clock against reference_mhz.
+func (p *Plugin) mapExec(ctx context.Context, t *cluster.Task, n *cluster.Node) float64 {
+	jt := jobType(t.App)
+	rows := p.rows(ctx, jt)
+	rate := rows.RateSGB
+	if r := p.rates[t.App.ID]; r != nil && r.n > 0 {
+		rate = r.sum / float64(r.n)
+	}
+	if b := splitBytes(t); rate > 0 && b > 0 {
+		f := rows.NodeFactor[n.ID]
+		if f <= 0 {
+			f = p.priorFactor(jt, n)
+		}
+		return p.cfg.TaskOverheadS + rate*float64(b)/gib*f
+	}
+	if s := rows.Map[n.ID]; s > 0 {
+		return s
+	}
+	if s := p.cfg.MapMatrix[jt][n.ID]; s > 0 {
+		return s
+	}
+	return p.cfg.DefaultMapS * p.nodeSpeedScale(n)
+}
+
+// execKey identifies a Map_Matrix column: an app's maps of one split size,
+// on the model of one instant, with the matrices as learned at learnVer.
+type execKey struct {
+	app     *cluster.App
+	bytes   int64
+	modelAt int64
+	ver     uint64
+}
+
+// mapColumn is mapExec of map t on every machine of the current model,
+// cached under execKey (model drops it when it rebuilds the machines).
+func (p *Plugin) mapColumn(ctx context.Context, t *cluster.Task) []float64 {
+	k := execKey{app: t.App, bytes: splitBytes(t), modelAt: p.modelAt, ver: p.learnVer}
+	if k == p.execKey && len(p.execCol) == len(p.machines) {
+		return p.execCol
+	}
+	p.execCol = p.execCol[:0]
+	for i := range p.machines {
+		p.execCol = append(p.execCol, p.mapExec(ctx, t, p.nodeAt[i]))
+	}
+	p.execKey = k
+	return p.execCol
+}
+
+// splitBytes is the input of map t.
+func splitBytes(t *cluster.Task) int64 {
+	var b int64
+	for _, s := range t.Splits {
+		b += s.Length
+	}
+	return b
+}
+
+// readCost is the time a map spends reading its split at a locality level
+// (ours; the paper's maps read from a shared store at one cost): nothing
+// node-local, L + bytes / C_B from a node of the rack, and through the
+// core, one more hop at the cross-rack bandwidth, off-rack.
+func (p *Plugin) readCost(t *cluster.Task, loc events.Locality) float64 {
+	bytes := splitBytes(t)
+	if bytes <= 0 {
+		return 0
+	}
+	lat := p.cfg.LatencyMS / 1000
+	rack := lat + float64(bytes)/p.cfg.BandwidthBps
+	switch loc {
+	case events.RackLocal:
+		return rack
+	case events.OffRack:
+		return rack + lat + float64(bytes)/p.cfg.CrossRackBandwidthBps
+	}
+	return 0
+}
+
+// reduceSPerGB is the Reduce_Matrix entry for a node.
+func (p *Plugin) reduceSPerGB(ctx context.Context, jt string, n *cluster.Node) float64 {
+	rows := p.rows(ctx, jt)
+	if s := rows.ReduceSGB[n.ID]; s > 0 {
+		return s
+	}
+	if s := p.cfg.ReduceMatrix[jt][n.ID]; s > 0 {
+		return s
+	}
+	if s := rowMean(rows.ReduceSGB, &rows.reduceMean); s > 0 {
+		return s
+	}
+	return p.cfg.DefaultReduceSPerGB * p.nodeSpeedScale(n)
+}

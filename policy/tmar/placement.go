@@ -1,0 +1,454 @@
+// The map stage: the machine model of the current instant and Algorithm 1
+// (Algorithm 2 for tmar-power) over the pending maps, as place hints.
+
+package tmar
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
+)
+
+type reservation struct {
+	task   *cluster.Task
+	node   string
+	alts   []string // equal nodes a strict hold also names (see sameFinishS)
+	finish float64
+}
+
+// sameFinishS: a strict map hold also names the nodes where the map would
+// finish within this many seconds of the chosen one at the same locality
+// (ours). The plan does not care which of them runs it, and the first to
+// heartbeat takes it instead of the map waiting for one node's heartbeat
+// (on a homogeneous cluster every idle node holding a replica is such a
+// node). The model follows whichever starts it: a started map counts on the
+// node it runs on.
+const sameFinishS = 0.1
+
+// minProgress is the progress from which an overdue running attempt's end
+// is extrapolated from its progress rate.
+const minProgress = 0.05
+
+// model returns the machine model at the view's instant: each running
+// node's cores, busy until its running attempts are expected to end or until
+// the maps this policy placed and that have not started yet are done.
+func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
+	if p.modelAt == v.Now() && p.machines != nil {
+		return p.machines
+	}
+	now := float64(v.Now()) / 1000
+	p.modelAt = v.Now()
+	p.machines = p.machines[:0]
+	p.nodeAt = p.nodeAt[:0]
+	p.execKey = execKey{} // the machines changed: Place's cached Map_Matrix column is stale
+	p.index = make(map[string]int, len(v.Nodes()))
+	p.hostIdx = make(map[string]int, 2*len(v.Nodes()))
+	p.rackIx = p.rackIx[:0]
+	rackNo := map[string]int{}
+	meanGB := map[*cluster.App]float64{}
+	redCount := map[*cluster.App]map[int]int{} // reducers per partition, counted once per app
+	for _, n := range v.Nodes() {
+		if n.State != cluster.NodeRunning {
+			continue
+		}
+		cores := n.VCores / p.cfg.ContainerVCores
+		if cores <= 0 {
+			continue
+		}
+		m := Machine{Name: n.ID, CoreFree: make([]float64, cores), PowerIdleW: n.PowerIdleW, PowerMaxW: n.PowerMaxW}
+		for i := range m.CoreFree {
+			m.CoreFree[i] = now
+		}
+		busy := 0
+		for _, at := range n.Running {
+			if busy >= cores {
+				break
+			}
+			var est float64
+			if at.Task.Kind == events.Map {
+				est = p.mapExec(ctx, at.Task, n)
+			} else {
+				gb, ok := meanGB[at.Task.App]
+				if _, planned := p.plans[at.Task.App.ID]; planned || !ok {
+					gb = p.reducerGB(at.Task, redCount)
+					meanGB[at.Task.App] = gb
+				}
+				est = p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(at.Task.App), n)*gb
+			}
+			end := float64(at.StartTS)/1000 + est
+			if end <= now && at.Progress >= minProgress && at.ProgressTS > at.StartTS {
+				// Overdue by the matrix (a reducer waiting for maps, a slow
+				// node, a straggler): its progress rate tells the rest,
+				// remaining = elapsed x (1 - progress) / progress.
+				el := float64(at.ProgressTS-at.StartTS) / 1000
+				end = float64(at.ProgressTS)/1000 + el*(1-at.Progress)/at.Progress
+			}
+			m.CoreFree[busy] = math.Max(now, end)
+			busy++
+		}
+		p.index[n.ID] = len(p.machines)
+		p.hostIdx[n.ID], p.hostIdx[hostOf(n.ID)] = len(p.machines), len(p.machines)
+		r, ok := rackNo[n.Rack]
+		if !ok {
+			r = len(rackNo)
+			rackNo[n.Rack] = r
+		}
+		p.rackIx = append(p.rackIx, r)
+		p.machines = append(p.machines, m)
+		p.nodeAt = append(p.nodeAt, n)
+	}
+	// Placements of ours still pending keep their cores, taken in order of
+	// finish (then task id) so the model never depends on map order.
+	type held struct {
+		id string
+		r  reservation
+	}
+	hs := make([]held, 0, len(p.reserved))
+	for id, r := range p.reserved {
+		if r.task.State != cluster.TaskPending || r.task.App.Finished() {
+			delete(p.reserved, id) // started (its attempt is counted above), or its app is over
+			continue
+		}
+		if r.finish <= now {
+			continue // overdue and not started: kept for the next re-plan
+		}
+		hs = append(hs, held{id, r})
+	}
+	slices.SortFunc(hs, func(a, b held) int {
+		if c := cmp.Compare(a.r.finish, b.r.finish); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	for _, h := range hs {
+		r := h.r
+		i, ok := p.index[r.node]
+		if !ok {
+			continue
+		}
+		m := &p.machines[i]
+		c, free := m.earliest()
+		m.CoreFree[c] = math.Max(free, r.finish)
+	}
+	return p.machines
+}
+
+// reducerGB is the input of one reducer of t's partition as PRB planned it,
+// else the job's mean partition (what the model can know before binding).
+// counts caches the reducers per partition of the apps it has seen (the
+// app's tasks do not change while the model is built).
+func (p *Plugin) reducerGB(t *cluster.Task, counts map[*cluster.App]map[int]int) float64 {
+	if b, ok := p.plans[t.App.ID][t.Partition]; ok {
+		c, ok := counts[t.App]
+		if !ok {
+			c = map[int]int{}
+			for _, x := range t.App.Tasks {
+				if x.Kind == events.Reduce {
+					c[x.Partition]++
+				}
+			}
+			counts[t.App] = c
+		}
+		return float64(b.Bytes) / gib / float64(max(1, c[t.Partition]))
+	}
+	if t.App.Reduces > 0 {
+		return float64(p.outputTotal(t.App)) / gib / float64(t.App.Reduces)
+	}
+	return 0
+}
+
+// levels returns, for each machine of the current model, the locality of
+// t's input there, and the machines that hold it (sorted).
+func (p *Plugin) levels(t *cluster.Task) ([]events.Locality, []int) {
+	out := make([]events.Locality, len(p.machines))
+	var local []int
+	racks := map[int]bool{}
+	hosts := 0
+	for _, sp := range t.Splits {
+		for _, h := range sp.Hosts {
+			hosts++
+			if i, ok := p.hostIdx[h]; ok && out[i] != events.NodeLocal {
+				out[i] = events.NodeLocal
+				local = append(local, i)
+				racks[p.rackIx[i]] = true
+			}
+		}
+	}
+	sort.Ints(local)
+	if hosts == 0 {
+		return out, local // "": no known input, no read cost
+	}
+	for i := range out {
+		switch {
+		case out[i] == events.NodeLocal:
+		case racks[p.rackIx[i]]:
+			out[i] = events.RackLocal
+		default:
+			out[i] = events.OffRack
+		}
+	}
+	return out, local
+}
+
+// localityOn is t's locality on one node, from the model's host and rack
+// index (O(replicas)); a node outside the model is looked up in the view.
+func (p *Plugin) localityOn(t *cluster.Task, node string, v cluster.View) events.Locality {
+	if t.Kind != events.Map {
+		return ""
+	}
+	i, ok := p.index[node]
+	if !ok || i >= len(p.rackIx) {
+		return locality(v.Node(node), splitHosts(t), v)
+	}
+	loc := events.Locality("")
+	for _, sp := range t.Splits {
+		for _, h := range sp.Hosts {
+			j, ok := p.hostIdx[h]
+			switch {
+			case ok && j == i:
+				return events.NodeLocal
+			case ok && p.rackIx[j] == p.rackIx[i]:
+				loc = events.RackLocal
+			case loc == "":
+				loc = events.OffRack
+			}
+		}
+	}
+	return loc
+}
+
+// Place is Algorithm 1 (Algorithm 2 for tmar-power) for one pending map:
+// the next task of the job goes to the core that finishes it first, and the
+// core-available vector is updated (line 6), so successive calls continue
+// the same schedule.
+func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]policy.NodeScore, *policy.Status) {
+	if t.Kind == events.Reduce {
+		return p.placeReducer(ctx, v, t)
+	}
+	if t.Kind != events.Map {
+		return nil, policy.NewStatus(policy.Skip, "not a map or a reduce")
+	}
+	ms := p.model(ctx, v)
+	if len(ms) == 0 {
+		return nil, policy.NewStatus(policy.Skip, "no running nodes")
+	}
+	now := float64(v.Now()) / 1000
+	// Map_Matrix plus reading the split there: the plan keeps maps
+	// data-local when that costs no finish time.
+	lv, _ := p.levels(t)
+	read := map[events.Locality]float64{events.RackLocal: p.readCost(t, events.RackLocal), events.OffRack: p.readCost(t, events.OffRack)}
+	// One evaluation per machine: the ranking below and Algorithm 1 both
+	// read it. The Map_Matrix column is the same for every map of the app
+	// with this split size until the model or the matrices change, so the
+	// maps of a job submitted together share it.
+	col := p.mapColumn(ctx, t)
+	execOn := make([]float64, len(ms))
+	for i := range ms {
+		execOn[i] = col[i] + read[lv[i]]
+	}
+	exec := func(i int) float64 { return execOn[i] }
+
+	// Rank every machine by the finish time this task would have there,
+	// before committing the Algorithm 1 choice. Each machine's earliest
+	// core is found once, for the ranking and for Algorithm 1.
+	type cand struct {
+		i      int
+		finish float64
+	}
+	cands := make([]cand, 0, len(ms))
+	cores := make([]int, len(ms))
+	frees := make([]float64, len(ms))
+	for i := range ms {
+		cores[i], frees[i] = ms[i].earliest()
+		if !math.IsInf(frees[i], 1) {
+			cands = append(cands, cand{i, math.Max(frees[i], now) + exec(i)})
+		}
+	}
+	best, ok := scheduleOne(ms, cores, frees, now, exec, p.tie())
+	if !ok {
+		return nil, policy.NewStatus(policy.Skip, "no free core")
+	}
+	res := reservation{task: t, node: ms[best.Machine].Name, finish: best.Finish}
+	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
+		for _, c := range cands {
+			if len(res.alts)+1 >= p.cfg.TopNodes {
+				break
+			}
+			if c.i != best.Machine && lv[c.i] == lv[best.Machine] && math.Abs(c.finish-best.Finish) <= sameFinishS {
+				res.alts = append(res.alts, ms[c.i].Name)
+			}
+		}
+	}
+	p.reserved[t.ID] = res
+	p.log.Debug().Str("task", t.ID).Str("node", ms[best.Machine].Name).Float64("now", now).
+		Float64("start", best.Start).Float64("finish", best.Finish).Msg("tmar plan")
+	if !p.cfg.Strict { // a strict hint lists no ranked alternatives
+		sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
+	}
+	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: lv[best.Machine]}}
+	for _, a := range res.alts {
+		scores = append(scores, policy.NodeScore{Node: a, Score: 1, Locality: lv[best.Machine]})
+	}
+	for _, c := range cands {
+		if len(scores) >= p.cfg.TopNodes || p.cfg.Strict {
+			break
+		}
+		if c.i == best.Machine {
+			continue
+		}
+		// Score decays with the extra finish time over the best choice.
+		s := 1 / (1 + c.finish - best.Finish)
+		scores = append(scores, policy.NodeScore{Node: ms[c.i].Name, Score: s, Locality: lv[c.i]})
+	}
+	return scores, nil
+}
+
+func splitHosts(t *cluster.Task) map[string]bool {
+	hosts := map[string]bool{}
+	for _, s := range t.Splits {
+		for _, h := range s.Hosts {
+			hosts[h] = true
+		}
+	}
+	return hosts
+}
+
+// hostOf strips the NodeManager port from a node id ("host:8041").
+func hostOf(node string) string {
+	if i := strings.LastIndexByte(node, ':'); i > 0 {
+		return node[:i]
+	}
+	return node
+}
+
+func locality(n *cluster.Node, hosts map[string]bool, v cluster.View) events.Locality {
+	if n == nil || len(hosts) == 0 {
+		return ""
+	}
+	if hosts[hostOf(n.ID)] || hosts[n.ID] {
+		return events.NodeLocal
+	}
+	for _, other := range v.RackNodes(n.Rack) {
+		if hosts[hostOf(other.ID)] || hosts[other.ID] {
+			return events.RackLocal
+		}
+	}
+	return events.OffRack
+}
+
+// replan runs Algorithm 1 again, as one batch (PlanMaps), over every map
+// TMaR planned that has not started: from the cores as they are now and the
+// Map_Matrix as learned so far, apps in submission order, each map taking
+// the core that finishes it first and each core a map local to it when one
+// is left. The new plan replaces the old reservations; holds then renews or
+// moves the strict place hints.
+func (p *Plugin) replan(ctx context.Context, v cluster.View) {
+	var tasks []*cluster.Task
+	for _, r := range p.reserved {
+		if r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
+			tasks = append(tasks, r.task)
+		}
+	}
+	if len(tasks) == 0 {
+		return
+	}
+	slices.SortFunc(tasks, func(ta, tb *cluster.Task) int { // a total order: ids are unique
+		if ta.App != tb.App {
+			if c := cmp.Compare(ta.App.SubmitTS, tb.App.SubmitTS); c != 0 {
+				return c
+			}
+			return strings.Compare(ta.App.ID, tb.App.ID)
+		}
+		return strings.Compare(ta.ID, tb.ID)
+	})
+	for _, t := range tasks {
+		delete(p.reserved, t.ID)
+	}
+	p.modelAt = -1 // rebuild without them
+	ms := p.model(ctx, v)
+	now := float64(v.Now()) / 1000
+	racks := map[string]int{}
+	rack := make([]int, len(ms))
+	nodes := make([]*cluster.Node, len(ms))
+	byHost := make(map[string]int, 2*len(ms))
+	for i := range ms {
+		nodes[i] = v.Node(ms[i].Name)
+		r, ok := racks[nodes[i].Rack]
+		if !ok {
+			r = len(racks)
+			racks[nodes[i].Rack] = r
+		}
+		rack[i] = r
+		byHost[ms[i].Name], byHost[hostOf(ms[i].Name)] = i, i
+	}
+	for lo := 0; lo < len(tasks); {
+		hi := lo
+		for hi < len(tasks) && tasks[hi].App == tasks[lo].App {
+			hi++
+		}
+		batch := tasks[lo:hi]
+		mts := make([]MapTask, len(batch))
+		for k, t := range batch {
+			seen := map[int]bool{}
+			for _, sp := range t.Splits {
+				for _, h := range sp.Hosts {
+					if i, ok := byHost[h]; ok && !seen[i] {
+						seen[i] = true
+						mts[k].Local = append(mts[k].Local, i)
+					}
+				}
+			}
+			sort.Ints(mts[k].Local)
+			mts[k].Read = [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}
+		}
+		// Maps of one job are alike (the paper's premise): its first
+		// stands for the batch.
+		execOn := make([]float64, len(ms))
+		for i := range ms {
+			execOn[i] = p.mapExec(ctx, batch[0], nodes[i])
+		}
+		exec := func(i int) float64 { return execOn[i] }
+		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
+			t := batch[pl.Task]
+			p.reserved[t.ID] = reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish}
+		}
+		lo = hi
+	}
+}
+
+// holds renews the strict place hints of planned maps that have not started:
+// a hold lasts as long as the plan, not just one hint lifetime. The engine
+// drops the repeats while the previous hint is in force.
+func (p *Plugin) holds(v cluster.View) []policy.Hint {
+	if !p.cfg.Strict {
+		return nil
+	}
+	now := float64(v.Now()) / 1000
+	ids := make([]string, 0, len(p.reserved))
+	for id, r := range p.reserved {
+		if r.finish > now && r.task.State == cluster.TaskPending {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	out := make([]policy.Hint, 0, len(ids))
+	for _, id := range ids {
+		r := p.reserved[id]
+		nodes := []policy.NodeScore{{Node: r.node, Score: 1, Locality: p.localityOn(r.task, r.node, v)}}
+		for _, a := range r.alts {
+			nodes = append(nodes, policy.NodeScore{Node: a, Score: 1, Locality: nodes[0].Locality})
+		}
+		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
+			Nodes:  nodes,
+			Reason: fmt.Sprintf("TMaR plan: finishes at +%.1fs there (Algorithms 1, 3)", r.finish-now)})
+	}
+	return out
+}

@@ -1,0 +1,385 @@
+// Algorithm 1: the map schedule over the machines' core-available vectors.
+
+package tmar
+
+import (
+	"math"
+	"slices"
+)
+
+// tieEpsilon treats finish times this close (seconds) as equal for the
+// TMaR* power tie-break.
+const tieEpsilon = 1e-9
+
+// Machine is the scheduler's model of one node.
+type Machine struct {
+	Name string
+	// CoreFree holds when each core becomes free (seconds, absolute).
+	CoreFree []float64
+	// PowerIdleW and PowerMaxW parameterise eq. 2.
+	PowerIdleW, PowerMaxW float64
+}
+
+// earliest returns the index and time of the core that frees first.
+func (m *Machine) earliest() (int, float64) {
+	best, at := -1, math.Inf(1)
+	for i, t := range m.CoreFree {
+		if t < at {
+			best, at = i, t
+		}
+	}
+	return best, at
+}
+
+// Placement is where one task goes and when it finishes.
+type Placement struct {
+	Machine int
+	Task    int // PlanMaps: index of the task placed
+	Start   float64
+	Finish  float64
+}
+
+// horizon is the latest core-available time of the machines: the plan's
+// makespan so far.
+func horizon(ms []Machine) float64 {
+	var h float64
+	for i := range ms {
+		for _, f := range ms[i].CoreFree {
+			h = math.Max(h, f)
+		}
+	}
+	return h
+}
+
+// cand is one machine's offer for the next task.
+type cand struct {
+	machine, core, task int
+	start, finish, exec float64
+}
+
+// MapSchedule is Algorithm 1 (and, with tie.Power, Algorithm 2 / TMaR*):
+// repeatedly give the next unscheduled map to the core that minimises its
+// finish time (line 5) and update the core-available vector (line 6). exec
+// returns the job's map execution time on a machine (its Map_Matrix row);
+// ready is when the tasks may start. The machines' CoreFree vectors are
+// updated in place so successive calls continue the same schedule.
+func MapSchedule(ms []Machine, tasks int, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
+	out := make([]Placement, 0, tasks)
+	cs := make([]cand, 0, len(ms))
+	span := 0.0
+	if tie.Power && tie.WithinMakespan {
+		span = horizon(ms) // only the makespan tie reads it
+	}
+	for range tasks {
+		cs = cs[:0]
+		for i := range ms {
+			core, free := ms[i].earliest()
+			if core < 0 {
+				continue
+			}
+			start := math.Max(free, ready)
+			e := exec(i)
+			cs = append(cs, cand{machine: i, core: core, start: start, finish: start + e, exec: e})
+		}
+		k := tie.choose(ms, cs, span)
+		if k < 0 {
+			break
+		}
+		c := cs[k]
+		ms[c.machine].CoreFree[c.core] = c.finish
+		span = math.Max(span, c.finish)
+		out = append(out, Placement{Machine: c.machine, Start: c.start, Finish: c.finish})
+	}
+	return out
+}
+
+// scheduleOne is MapSchedule for one task, given each machine's earliest
+// core and its time (Machine.earliest, found once by the caller): the same
+// choice, and the chosen core's time is updated.
+func scheduleOne(ms []Machine, cores []int, frees []float64, ready float64, exec func(machine int) float64, tie PowerTie) (Placement, bool) {
+	cs := make([]cand, 0, len(ms))
+	for i := range ms {
+		if cores[i] < 0 {
+			continue
+		}
+		start := math.Max(frees[i], ready)
+		e := exec(i)
+		cs = append(cs, cand{machine: i, core: cores[i], start: start, finish: start + e, exec: e})
+	}
+	span := 0.0
+	if tie.Power && tie.WithinMakespan {
+		span = horizon(ms) // only the makespan tie reads it
+	}
+	k := tie.choose(ms, cs, span)
+	if k < 0 {
+		return Placement{}, false
+	}
+	c := cs[k]
+	ms[c.machine].CoreFree[c.core] = c.finish
+	return Placement{Machine: c.machine, Start: c.start, Finish: c.finish}, true
+}
+
+// MapTask is one unscheduled map for PlanMaps.
+type MapTask struct {
+	// Local lists the machines that hold the task's input (its replicas).
+	Local []int
+	// Read is the time to read the input node-local, rack-local and
+	// off-rack (added to the machine's Map_Matrix entry).
+	Read [3]float64
+}
+
+// PlanMaps is Algorithm 1 over a batch of maps (with tie.Power, Algorithm
+// 2): repeatedly the core that finishes a map first gets one (line 5) and
+// the core-available vector is updated (line 6). Line 5 leaves open which of
+// the unscheduled maps the core takes; ours takes one whose input is on the
+// machine, else in its rack, else the first left, so the plan keeps maps
+// data-local whenever that costs no finish time. rack gives each machine's
+// rack index. The returned placements are in planning order; Task is the
+// index into tasks. ms's CoreFree vectors are updated in place. exec must
+// return the same value for a machine throughout the call.
+//
+// Each machine's offer (its earliest core, the map it would take and that
+// map's finish there) is kept between steps and recomputed only when it
+// changes: the machine was chosen, or the map at the head of its node, rack
+// or any-map queue was taken and the next one reads at another cost. The
+// earliest offer comes from a tournament tree over the machines, so a step
+// costs O(log machines) instead of a pass over every machine's cores. The
+// tree gives the exact minimum and the next larger finish; when that is
+// within tieEpsilon, or with tie.Power, the step falls back to PowerTie.choose
+// over every offer in machine order, so the plan is the one the plain
+// scan makes (TestPlanMapsIncrementalSameAsScan).
+func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
+	nodeQ := make([][]int, len(ms))
+	rackQ := map[int][]int{}
+	for ti, t := range tasks {
+		seen := map[int]bool{}
+		for _, m := range t.Local {
+			if m < 0 || m >= len(ms) {
+				continue
+			}
+			nodeQ[m] = append(nodeQ[m], ti)
+			if r := rack[m]; !seen[r] {
+				seen[r] = true
+				rackQ[r] = append(rackQ[r], ti)
+			}
+		}
+	}
+	rackMachines := map[int][]int{}
+	for i := range ms {
+		rackMachines[rack[i]] = append(rackMachines[rack[i]], i)
+	}
+	done := make([]bool, len(tasks))
+	anyHead := 0
+	// first returns the first task of q not yet planned, dropping the
+	// planned ones before it.
+	first := func(q []int) ([]int, int) {
+		for len(q) > 0 && done[q[0]] {
+			q = q[1:]
+		}
+		if len(q) == 0 {
+			return q, -1
+		}
+		return q, q[0]
+	}
+	firstAny := func() int {
+		for anyHead < len(tasks) && done[anyHead] {
+			anyHead++
+		}
+		return anyHead
+	}
+	execOn := make([]float64, len(ms))
+	for i := range ms {
+		execOn[i] = exec(i)
+	}
+	// offer is machine i's candidate: level 0 takes its node queue's head,
+	// 1 its rack queue's, 2 the first map left.
+	type offer struct {
+		cand
+		present bool
+		level   int
+	}
+	offers := make([]offer, len(ms))
+	compute := func(i int) {
+		core, free := ms[i].earliest()
+		if core < 0 {
+			offers[i] = offer{}
+			return
+		}
+		var ti int
+		level := 0
+		nodeQ[i], ti = first(nodeQ[i])
+		if ti < 0 {
+			level = 1
+			rackQ[rack[i]], ti = first(rackQ[rack[i]])
+		}
+		if ti < 0 {
+			level = 2
+			ti = firstAny()
+		}
+		e := execOn[i] + tasks[ti].Read[level]
+		start := math.Max(free, ready)
+		offers[i] = offer{cand: cand{machine: i, core: core, task: ti, start: start, finish: start + e, exec: e}, present: true, level: level}
+	}
+	tree := newFinishTree(len(ms))
+	for i := range ms {
+		compute(i)
+		tree.set(i, offers[i].present, offers[i].finish)
+	}
+	tree.build()
+	dirty := make([]bool, len(ms))
+	var dirtyList []int
+	mark := func(i int) {
+		if !dirty[i] {
+			dirty[i] = true
+			dirtyList = append(dirtyList, i)
+		}
+	}
+	out := make([]Placement, 0, len(tasks))
+	cs := make([]cand, 0, len(ms))
+	span := 0.0
+	if tie.Power && tie.WithinMakespan {
+		span = horizon(ms) // only the makespan tie reads it
+	}
+	for range tasks {
+		for _, i := range dirtyList {
+			dirty[i] = false
+			compute(i)
+			tree.update(i, offers[i].present, offers[i].finish)
+		}
+		dirtyList = dirtyList[:0]
+		k := -1
+		if m1, i1, m2 := tree.top(); !tie.Power && !math.IsInf(m1, 1) && m2 > m1+tieEpsilon {
+			// A clear minimum: the scan below would pick the first machine
+			// with it.
+			k = i1
+		} else {
+			cs = cs[:0]
+			for i := range offers {
+				if offers[i].present {
+					cs = append(cs, offers[i].cand)
+				}
+			}
+			if j := tie.choose(ms, cs, span); j >= 0 {
+				k = cs[j].machine
+			}
+		}
+		if k < 0 {
+			break
+		}
+		o := offers[k]
+		// The head of the chosen level's queue is the map the offer named
+		// (offers are refreshed whenever a head's read cost changes).
+		switch o.level {
+		case 0:
+			nodeQ[k], o.task = first(nodeQ[k])
+		case 1:
+			rackQ[rack[k]], o.task = first(rackQ[rack[k]])
+		default:
+			o.task = firstAny()
+		}
+		ti := o.task
+		// Which queue heads this map was, before it is marked planned.
+		var headOf []int
+		for _, m := range tasks[ti].Local {
+			if m < 0 || m >= len(ms) {
+				continue
+			}
+			mark(m) // its node queue may lose its head
+			r := rack[m]
+			if q, h := first(rackQ[r]); h == ti && !slices.Contains(headOf, r) {
+				rackQ[r] = q
+				headOf = append(headOf, r)
+			}
+		}
+		wasAny := firstAny() == ti
+		done[ti] = true
+		mark(k)
+		ms[k].CoreFree[o.core] = o.finish
+		span = math.Max(span, o.finish)
+		out = append(out, Placement{Machine: k, Task: ti, Start: o.start, Finish: o.finish})
+		for _, r := range headOf {
+			if _, h := first(rackQ[r]); h < 0 || tasks[h].Read[1] != tasks[ti].Read[1] {
+				for _, i := range rackMachines[r] {
+					if offers[i].level == 1 {
+						mark(i)
+					}
+				}
+			}
+		}
+		if h := firstAny(); wasAny && h < len(tasks) && tasks[h].Read[2] != tasks[ti].Read[2] {
+			for i := range offers {
+				if offers[i].level == 2 {
+					mark(i)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// finishTree is a tournament tree over machines' offers: each node holds the
+// least finish below it (the leftmost machine among equals) and the next
+// larger distinct finish, so the root tells whether the minimum is clear.
+type finishTree struct {
+	size  int
+	nodes []finishNode
+}
+
+type finishNode struct {
+	m1, m2 float64 // least finish and the least one above it
+	i1     int     // leftmost machine with m1
+}
+
+func newFinishTree(n int) *finishTree {
+	size := 1
+	for size < n {
+		size *= 2
+	}
+	t := &finishTree{size: size, nodes: make([]finishNode, 2*size)}
+	for i := range t.nodes {
+		t.nodes[i] = finishNode{m1: math.Inf(1), m2: math.Inf(1), i1: math.MaxInt}
+	}
+	return t
+}
+
+func (t *finishTree) set(i int, present bool, finish float64) {
+	n := finishNode{m1: math.Inf(1), m2: math.Inf(1), i1: i}
+	if present {
+		n.m1 = finish
+	}
+	t.nodes[t.size+i] = n
+}
+
+func (t *finishTree) build() {
+	for k := t.size - 1; k >= 1; k-- {
+		t.nodes[k] = mergeFinish(t.nodes[2*k], t.nodes[2*k+1])
+	}
+}
+
+func (t *finishTree) update(i int, present bool, finish float64) {
+	t.set(i, present, finish)
+	for k := (t.size + i) / 2; k >= 1; k /= 2 {
+		t.nodes[k] = mergeFinish(t.nodes[2*k], t.nodes[2*k+1])
+	}
+}
+
+// top returns the least finish, its leftmost machine and the next larger
+// finish.
+func (t *finishTree) top() (float64, int, float64) {
+	r := t.nodes[1]
+	return r.m1, r.i1, r.m2
+}
+
+func mergeFinish(a, b finishNode) finishNode {
+	r := a
+	if b.m1 < a.m1 {
+		r = b
+	}
+	r.m2 = math.Inf(1)
+	for _, v := range [4]float64{a.m1, a.m2, b.m1, b.m2} {
+		if v > r.m1 && v < r.m2 {
+			r.m2 = v
+		}
+	}
+	return r
+}
