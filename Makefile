@@ -8,7 +8,7 @@ MOCKGEN_VERSION     := v0.6.0
 FUZZTIME      ?= 30s
 PKGS          := ./...
 
-.PHONY: tidy-check all build yarn-plugin test-plugins test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench paper-learning paper-dynamicmr paper-tmar paper-speculation speculation-sweep demo sim-demo docker-config-check clean tools
+.PHONY: tidy-check all build yarn-plugin test-plugins test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench bench-sim paper-learning paper-dynamicmr paper-tmar paper-speculation speculation-sweep demo sim-demo docker-config-check clean tools
 
 all: build yarn-plugin
 
@@ -62,6 +62,9 @@ fuzz: ## every fuzz target, one after another, FUZZTIME each (default 30s; FUZZT
 
 bench: ## benchmarks that print figures
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+bench-sim: ## simulator scale: wall, sim s per wall s, allocations and bytes per attempt at 300 / 3,000 / 10,000 nodes (SIM_STACK=tmar for another stack); docs/performance.md
+	$(GO) test -run='^$$' -bench='^BenchmarkScale$$' -benchtime=1x -timeout=60m ./sim/
 
 paper-learning: ## learning scheduler: each claim of Dhok & Varma beside the measured number (paper harness, then the simulator scenarios); figures in docs/figures
 	$(GO) test -count=1 -run '^TestPaperClaims$$' -v ./policy/learning -args -paper -paper.out=$(CURDIR)/docs/figures

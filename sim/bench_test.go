@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -50,6 +51,56 @@ func BenchmarkSWIMDay(b *testing.B) {
 		b.Logf("queue events by kind (submit, heartbeat, attempt end, fetch end, poll, tick) %v; events v1 by type %v",
 			s.m.byKind, s.eng.Stats().ByType)
 		b.Logf("stack %s: %d jobs, makespan %.0f s, %d sim events, %d engine events, wall %v", swimStack(), len(r.Jobs), r.MakespanS, s.m.simEvents, s.m.engineEvents, el)
+	}
+}
+
+// BenchmarkScale simulates the first hour of the FB-2009 day (289 jobs)
+// with SWIM's byte scaling on 300, 3,000 and 10,000 nodes (bytes x N/600,
+// so the work grows with the cluster) under SIM_STACK (default yarn), and
+// prints per size the wall and CPU time, simulated seconds per wall second,
+// the task attempts simulated, and the allocations, bytes allocated and
+// live heap after the run per attempt: the growth with cluster size shows
+// in the per-attempt figures. One iteration each: go test -run '^$'
+// -bench Scale -benchtime 1x ./sim/ (make bench-sim).
+func BenchmarkScale(b *testing.B) {
+	if _, err := os.Stat(swimDay); err != nil {
+		b.Skip("SWIM trace not found:", err)
+	}
+	for _, nodes := range []int{300, 3000, 10000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			sc, err := ScenarioFromTraceOptions("swim", swimDay, TraceOptions{Nodes: nodes, ToS: 3600}, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				runtime.GC()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				start, cpu0 := time.Now(), cpuTime()
+				s, err := newSim(sc, swimStack(), Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.run(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				r := s.results()
+				el := time.Since(start)
+				cpu := cpuTime() - cpu0
+				runtime.ReadMemStats(&m1)
+				tasks := float64(max(1, s.m.launched))
+				b.ReportMetric(el.Seconds(), "wall_s")
+				b.ReportMetric(cpu.Seconds(), "cpu_s")
+				b.ReportMetric(r.MakespanS/el.Seconds(), "sim_s/wall_s")
+				b.ReportMetric(float64(s.m.launched), "attempts")
+				b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/tasks, "allocs/attempt")
+				b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/tasks, "B/attempt")
+				b.ReportMetric(float64(m1.HeapAlloc)/1e6, "heap_MB")
+				runtime.KeepAlive(s)
+				b.Logf("stack %s, %d nodes: %d jobs, %d attempts, makespan %.0f s in %v wall, %v CPU",
+					swimStack(), nodes, len(r.Jobs), s.m.launched, r.MakespanS, el.Round(time.Millisecond), cpu.Round(time.Millisecond))
+			}
+		})
 	}
 }
 

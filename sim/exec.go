@@ -46,6 +46,7 @@ func (s *sim) account(n *node) {
 func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt {
 	j := t.job
 	s.lastLaunch = s.now
+	s.m.launched++
 	c := s.container(t)
 	s.use(n, c.VCores, c.MemoryMB)
 	n.running++
@@ -180,11 +181,12 @@ func (s *sim) poll(a *attempt) {
 		if j.rackFetch {
 			key = s.racks[s.nodes[o.node].rack].nodes[0] // the rack stands for its nodes
 		}
-		if a.pend[key] == 0 {
-			a.order = append(a.order, key)
-			a.pend[key] = 1 // bytes + 1: zero means not listed
+		if i, ok := a.pend[key]; ok {
+			a.fetchQ[i].bytes += b
+		} else {
+			a.pend[key] = int32(len(a.fetchQ))
+			a.fetchQ = append(a.fetchQ, pendFetch{src: key, bytes: b})
 		}
-		a.pend[key] += b
 	}
 	s.fetchMore(a)
 }
@@ -193,11 +195,14 @@ func (s *sim) poll(a *attempt) {
 // copy phase.
 func (s *sim) fetchMore(a *attempt) {
 	j := a.task.job
-	for a.active < s.sc.YARN.ParallelCopies && len(a.order) > 0 {
-		src := a.order[0]
-		a.order = a.order[1:]
-		b := a.pend[src] - 1
-		a.pend[src] = 0
+	for a.active < s.sc.YARN.ParallelCopies && a.fetchHead < len(a.fetchQ) {
+		e := a.fetchQ[a.fetchHead]
+		a.fetchHead++
+		delete(a.pend, e.src)
+		if a.fetchHead == len(a.fetchQ) { // nothing listed: start the list over
+			a.fetchQ, a.fetchHead = a.fetchQ[:0], 0
+		}
+		src, b := e.src, e.bytes
 		if b <= 0 {
 			continue
 		}
@@ -221,7 +226,7 @@ func (s *sim) fetchMore(a *attempt) {
 			s.reschedule(li)
 		}
 	}
-	if a.active > 0 || len(a.order) > 0 {
+	if a.active > 0 || a.fetchHead < len(a.fetchQ) {
 		return
 	}
 	if a.cursor < len(j.outputs) {
@@ -562,24 +567,25 @@ func (s *sim) finishJob(j *job) {
 	}
 }
 
-// getPend returns a zeroed per-node byte table for a reducer's fetch list;
-// tables are recycled because a day runs tens of thousands of reducers.
-func (s *sim) getPend() []int64 {
+// getPend returns an empty fetch index for a reducer's fetch list (source
+// -> its entry in fetchQ). It is sparse, a map, not a table over every node:
+// tens of thousands of reducers wait at once on a large cluster, and a
+// table each was most of the memory of a 10,000-node run. Maps are
+// recycled.
+func (s *sim) getPend() map[int32]int32 {
 	if n := len(s.pendPool); n > 0 {
 		p := s.pendPool[n-1]
 		s.pendPool = s.pendPool[:n-1]
 		return p
 	}
-	return make([]int64, len(s.nodes))
+	return map[int32]int32{}
 }
 
-// putPend zeroes the entries the reducer listed and recycles its table.
+// putPend empties the reducer's fetch list and recycles its index.
 func (s *sim) putPend(a *attempt) {
-	for _, n := range a.order {
-		a.pend[n] = 0
-	}
+	clear(a.pend)
 	s.pendPool = append(s.pendPool, a.pend)
-	a.pend, a.order = nil, nil
+	a.pend, a.fetchQ, a.fetchHead = nil, nil, 0
 }
 
 // taskLoad is the load average one running task of j adds to its node.

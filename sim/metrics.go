@@ -74,6 +74,7 @@ type metrics struct {
 	byKind                  [evPolicyTick + 1]uint64
 	writeErr                error
 
+	launched                 int // attempts launched (benchmarks' per-attempt figures)
 	runMaps, runReds         int
 	timeline                 timeline
 	locNode, locRack, locOff int

@@ -187,6 +187,12 @@ type queueState struct {
 	capReds int
 }
 
+// pendFetch is a source a reducer has listed and the bytes to fetch there.
+type pendFetch struct {
+	src   int32
+	bytes int64
+}
+
 type mapOut struct {
 	node  int32
 	bytes int64
@@ -270,8 +276,9 @@ type attempt struct {
 	phaseMS events.PhaseDurations
 	// reduce copy state
 	cursor    int
-	pend      []int64 // per source node: bytes to fetch + 1, 0 when not listed
-	order     []int32
+	pend      map[int32]int32 // listed source node -> its entry in fetchQ
+	fetchQ    []pendFetch     // sources to fetch from, in listing order, from fetchHead
+	fetchHead int
 	active    int
 	flows     []int32
 	fetched   int64
