@@ -181,7 +181,7 @@ func (s *sim) poll(a *attempt) {
 		if j.rackFetch {
 			key = s.racks[s.nodes[o.node].rack].nodes[0] // the rack stands for its nodes
 		}
-		if i, ok := a.pend[key]; ok {
+		if i, ok := a.pend[key]; ok && int(i) >= a.fetchHead { // still listed
 			a.fetchQ[i].bytes += b
 		} else {
 			a.pend[key] = int32(len(a.fetchQ))
@@ -196,12 +196,10 @@ func (s *sim) poll(a *attempt) {
 func (s *sim) fetchMore(a *attempt) {
 	j := a.task.job
 	for a.active < s.sc.YARN.ParallelCopies && a.fetchHead < len(a.fetchQ) {
+		// Taken off the list; its index entry stays (below fetchHead it
+		// means not listed), as deleting from a map costs more than it saves.
 		e := a.fetchQ[a.fetchHead]
 		a.fetchHead++
-		delete(a.pend, e.src)
-		if a.fetchHead == len(a.fetchQ) { // nothing listed: start the list over
-			a.fetchQ, a.fetchHead = a.fetchQ[:0], 0
-		}
 		src, b := e.src, e.bytes
 		if b <= 0 {
 			continue

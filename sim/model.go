@@ -276,8 +276,8 @@ type attempt struct {
 	phaseMS events.PhaseDurations
 	// reduce copy state
 	cursor    int
-	pend      map[int32]int32 // listed source node -> its entry in fetchQ
-	fetchQ    []pendFetch     // sources to fetch from, in listing order, from fetchHead
+	pend      map[int32]int32 // source node -> its latest entry in fetchQ (listed when >= fetchHead)
+	fetchQ    []pendFetch     // sources in listing order; fetchHead.. are still to fetch
 	fetchHead int
 	active    int
 	flows     []int32
