@@ -2,7 +2,9 @@ package sim
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/policy/plugins"
@@ -61,5 +63,26 @@ func TestForgettingFinishedJobsChangesNothing(t *testing.T) {
 				t.Errorf("%s: results differ when finished jobs are forgotten", name)
 			}
 		})
+	}
+}
+
+// Options.Tasks streams one row per attempt as it ends and changes nothing
+// in the results.
+func TestTasksCSV(t *testing.T) {
+	reg := plugins.NewRegistry()
+	var buf bytes.Buffer
+	s := runSim(t, mustLoad(t, "testdata/stragglers.yaml"), "late", Options{Registry: reg, Tasks: &buf})
+	plain := runSim(t, mustLoad(t, "testdata/stragglers.yaml"), "late", Options{Registry: reg})
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+s.m.launched || !slices.Equal(rows[0], TasksCSVHeader()) {
+		t.Fatalf("%d rows for %d attempts, header %v", len(rows), s.m.launched, rows[0])
+	}
+	a, _ := json.Marshal(s.results())
+	b, _ := json.Marshal(plain.results())
+	if !bytes.Equal(a, b) {
+		t.Error("writing tasks changed the results")
 	}
 }

@@ -443,6 +443,27 @@ func (s *sim) stop(a *attempt) {
 	}
 }
 
+// TasksCSVHeader returns the header of Options.Tasks: per attempt its job, task
+// and attempt ids, kind, node, whether speculative, map locality, start and
+// end (simulated seconds), how it ended (SUCCEEDED, KILLED: lost a race or
+// killed by a hint) and, for a reducer, the bytes it fetched.
+func TasksCSVHeader() []string {
+	return []string{"app", "task", "attempt", "kind", "node", "speculative", "locality", "start_s", "end_s", "state", "fetched_bytes"}
+}
+
+// logTask writes the ended attempt a's row to Options.Tasks.
+func (s *sim) logTask(a *attempt, state string) {
+	if s.tasks == nil || s.m.writeErr != nil {
+		return
+	}
+	t := a.task
+	r := append(s.taskRow[:0], t.job.id, t.id, a.id, string(t.kind), a.node.id, strconv.FormatBool(a.spec), string(a.loc),
+		strconv.FormatFloat(float64(a.startMS)/1000, 'f', -1, 64), strconv.FormatFloat(float64(s.now)/1000, 'f', -1, 64),
+		state, strconv.FormatInt(a.fetched, 10))
+	s.taskRow = r
+	s.m.writeErr = s.tasks.Write(r)
+}
+
 // attemptSlot returns a free slot of the attempt table for a new attempt and
 // the version it starts at. Slots of attempts that are over are reused, so
 // the table is as long as the most attempts ever running at once, not the
@@ -469,6 +490,7 @@ func (s *sim) attemptEnd(a *attempt) {
 		s.m.specWon++
 	}
 	ms := s.now - a.startMS
+	s.logTask(a, events.StateSucceeded)
 	ev := s.event(events.TaskFinished)
 	ev.App, ev.Task, ev.Attempt, ev.State = j.id, t.id, a.id, events.StateSucceeded
 	pm := a.phaseMS
@@ -533,6 +555,7 @@ func (s *sim) kill(a *attempt, lost bool) {
 	if !lost {
 		s.m.killed++
 	}
+	s.logTask(a, events.StateKilled)
 	ev := s.event(events.TaskFinished)
 	ev.App, ev.Task, ev.Attempt, ev.State = j.id, t.id, a.id, events.StateKilled
 	s.emit(ev)

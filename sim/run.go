@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,10 @@ type Options struct {
 	// Events, when set, receives every event the run emitted as events v1
 	// JSONL. Simulate writes the first stack's events only.
 	Events io.Writer
+	// Tasks, when set, receives one CSV row per task attempt as it ends
+	// (header: TasksCSVHeader()), streamed so a day of millions of attempts is
+	// not held in memory. Simulate writes the first stack's attempts only.
+	Tasks io.Writer
 	// Progress, when set, is called after each finished job.
 	Progress func(Progress)
 	// Log receives policy and engine logs (zero value: discarded).
@@ -75,7 +80,7 @@ func Simulate(ctx context.Context, sc *Scenario, stacks []string, opts Options) 
 	for i, st := range stacks {
 		o := opts
 		if i > 0 {
-			o.Events = nil
+			o.Events, o.Tasks = nil, nil
 		}
 		sem <- struct{}{}
 		go func() {
@@ -199,6 +204,8 @@ type sim struct {
 
 	eng     *engine.Engine
 	w       *events.Writer
+	tasks   *csv.Writer // Options.Tasks
+	taskRow []string
 	evSeq   uint64
 	evBuf   events.Event
 	evBusy  bool
@@ -246,6 +253,10 @@ func newSim(sc *Scenario, stack string, opts Options) (*sim, error) {
 	s.assigners = len(st.Assigners) > 0
 	if opts.Events != nil {
 		s.w = events.NewWriter(opts.Events)
+	}
+	if opts.Tasks != nil {
+		s.tasks = csv.NewWriter(opts.Tasks)
+		s.m.writeErr = s.tasks.Write(TasksCSVHeader())
 	}
 	s.buildCluster()
 	return s, nil
@@ -328,7 +339,13 @@ func (s *sim) run(ctx context.Context) error {
 	s.now = s.lastFinish // the accounts close at the makespan's end
 	s.closeAccounts()
 	if s.m.writeErr != nil {
-		return fmt.Errorf("simulate %s: write events: %w", s.stack, s.m.writeErr)
+		return fmt.Errorf("simulate %s: write events or tasks: %w", s.stack, s.m.writeErr)
+	}
+	if s.tasks != nil {
+		s.tasks.Flush()
+		if err := s.tasks.Error(); err != nil {
+			return fmt.Errorf("simulate %s: write tasks: %w", s.stack, err)
+		}
 	}
 	if s.w != nil {
 		if err := s.w.Flush(); err != nil {

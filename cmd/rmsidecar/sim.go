@@ -39,6 +39,7 @@ type simOptions struct {
 	window     string
 	limitJobs  int
 	cpuProfile string
+	tasksOut   string
 	args       []string // the command line, for results.json's meta
 }
 
@@ -93,6 +94,7 @@ replayed into the live sidecar.`,
 	f.IntVar(&o.limitJobs, "limit-jobs", 0, "--trace: keep the first N jobs (after --window)")
 	f.IntVar(&o.seeds, "seeds", 1, "simulate seeds SEED..SEED+N-1 and report every metric as mean ± 95% CI, changes vs the baseline (yarn, else the first stack) paired by seed")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bar and no table on stdout")
+	f.StringVar(&o.tasksOut, "tasks-out", "", "write the first stack's task attempts to this CSV file as they end (streamed)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file (go tool pprof)")
 	cmd.MarkFlagsMutuallyExclusive("scenario", "trace")
 	cmd.MarkFlagsOneRequired("scenario", "trace")
@@ -185,6 +187,19 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 		w := bufio.NewWriterSize(f, 1<<20)
 		defer w.Flush()
 		opts.Events = w
+	}
+	if o.tasksOut != "" {
+		if err := os.MkdirAll(filepath.Dir(o.tasksOut), 0o755); err != nil {
+			return fmt.Errorf("--tasks-out: %w", err)
+		}
+		f, err := os.Create(o.tasksOut)
+		if err != nil {
+			return fmt.Errorf("--tasks-out: %w", err)
+		}
+		defer f.Close()
+		w := bufio.NewWriterSize(f, 1<<20)
+		defer w.Flush()
+		opts.Tasks = w
 	}
 	var bar *report.Progress
 	if !o.quiet {
@@ -383,7 +398,7 @@ func resultArgs(args []string) []string {
 	for i := 0; i < len(args); i++ {
 		name, _, hasValue := strings.Cut(args[i], "=")
 		switch name {
-		case "--out", "--parallel", "--emit-events", "--cpuprofile":
+		case "--out", "--parallel", "--emit-events", "--cpuprofile", "--tasks-out":
 			if !hasValue {
 				i++ // the value is the next argument
 			}
