@@ -224,7 +224,7 @@ func (w *workload) next(ev *events.Event) {
 }
 
 func buildStack(stack string, store policy.ProfileStore, log zerolog.Logger) (*policy.Stack, error) {
-	st, err := plugins.NewRegistry().Build(stack, policy.Handle{Profiles: store, Log: log, Seed: 1})
+	st, err := plugins.NewRegistry().Build(context.Background(), stack, policy.Handle{Profiles: store, Log: log, Seed: 1})
 	if err != nil {
 		return nil, fmt.Errorf("bench stack: %w", err)
 	}

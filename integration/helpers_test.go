@@ -48,7 +48,7 @@ type probe struct {
 
 const probeName = "probe"
 
-func newProbe(h policy.Handle) (policy.Plugin, error) {
+func newProbe(_ context.Context, h policy.Handle) (policy.Plugin, error) {
 	p := &probe{store: h.Profiles}
 	if _, err := h.Profiles.Get(context.Background(), probeName, "seen", &p.seen); err != nil {
 		return nil, err
@@ -279,7 +279,7 @@ func reference(t *testing.T, lines []byte, instance string) referenceRun {
 	t.Helper()
 	store := profiles.NewMemory()
 	defer store.Close()
-	st, err := registry(t).Build(probeName, policy.Handle{Profiles: store, Log: zerolog.Nop(), Seed: 1})
+	st, err := registry(t).Build(context.Background(), probeName, policy.Handle{Profiles: store, Log: zerolog.Nop(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,13 +128,13 @@ func (spec) Gate(_ context.Context, _ cluster.View, in []policy.Hint) ([]policy.
 
 func TestRegistryBuild(t *testing.T) {
 	r := plugins.NewRegistry()
-	if err := r.Register("sp", func(policy.Handle) (policy.Plugin, error) { return spec{"sp"}, nil }); err != nil {
+	if err := r.Register("sp", func(context.Context, policy.Handle) (policy.Plugin, error) { return spec{"sp"}, nil }); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Register("bad", func(policy.Handle) (policy.Plugin, error) { return nil, errors.New("no") }); err != nil {
+	if err := r.Register("bad", func(context.Context, policy.Handle) (policy.Plugin, error) { return nil, errors.New("no") }); err != nil {
 		t.Fatal(err)
 	}
-	st, err := r.Build("none+sp", policy.Handle{})
+	st, err := r.Build(context.Background(), "none+sp", policy.Handle{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestRegistryBuild(t *testing.T) {
 		{"none+", `empty policy name`},
 		{"bad", `build policy "bad": no`},
 	} {
-		if _, err := r.Build(tt.stack, policy.Handle{}); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := r.Build(context.Background(), tt.stack, policy.Handle{}); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Build(%q) = %v, want %q", tt.stack, err, tt.want)
 		}
 	}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -8,7 +9,7 @@ import (
 )
 
 // Factory builds a plugin.
-type Factory func(h Handle) (Plugin, error)
+type Factory func(ctx context.Context, h Handle) (Plugin, error)
 
 // Registry maps policy names to factories. Build one with a constructor
 // function (see package plugins); there is no global registry.
@@ -50,7 +51,7 @@ func ParseStacks(list string) ([]string, error) {
 }
 
 // Build parses a stack "a+b+c" and builds its plugins in order.
-func (r Registry) Build(stack string, h Handle) (*Stack, error) {
+func (r Registry) Build(ctx context.Context, stack string, h Handle) (*Stack, error) {
 	names := strings.Split(stack, "+")
 	st := &Stack{name: stack}
 	for _, raw := range names {
@@ -67,7 +68,7 @@ func (r Registry) Build(stack string, h Handle) (*Stack, error) {
 		}
 		hp := h
 		hp.Log = h.Log.With().Str("policy", name).Logger()
-		p, err := f(hp)
+		p, err := f(ctx, hp)
 		if err != nil {
 			return nil, fmt.Errorf("stack %q: build policy %q: %w", stack, name, err)
 		}
@@ -78,10 +79,10 @@ func (r Registry) Build(stack string, h Handle) (*Stack, error) {
 
 // BuildStacks builds each of stacks (as ParseStacks returns them) with h,
 // in order: one stack per simulation or replay run.
-func (r Registry) BuildStacks(stacks []string, h Handle) ([]*Stack, error) {
+func (r Registry) BuildStacks(ctx context.Context, stacks []string, h Handle) ([]*Stack, error) {
 	out := make([]*Stack, 0, len(stacks))
 	for _, s := range stacks {
-		st, err := r.Build(s, h)
+		st, err := r.Build(ctx, s, h)
 		if err != nil {
 			return nil, err
 		}

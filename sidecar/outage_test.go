@@ -202,7 +202,7 @@ func TestSidecarRMHangBrokerDownAndShutdown(t *testing.T) {
 	cfg.RM.Timeout = time.Minute // the hang outlasts any test deadline
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	reg := policy.Registry{}
-	if err := reg.Register("killer", func(policy.Handle) (policy.Plugin, error) { return killer{}, nil }); err != nil {
+	if err := reg.Register("killer", func(context.Context, policy.Handle) (policy.Plugin, error) { return killer{}, nil }); err != nil {
 		t.Fatal(err)
 	}
 	cfg.Policies.Stack = "killer"
@@ -338,7 +338,7 @@ func TestOutboxDeliveredAfterRestart(t *testing.T) {
 	cfg.Actuators.Journal = filepath.Join(t.TempDir(), "j.jsonl")
 	cfg.Policies.Stack = "killer"
 	reg := policy.Registry{}
-	if err := reg.Register("killer", func(policy.Handle) (policy.Plugin, error) { return killer{}, nil }); err != nil {
+	if err := reg.Register("killer", func(context.Context, policy.Handle) (policy.Plugin, error) { return killer{}, nil }); err != nil {
 		t.Fatal(err)
 	}
 	store := profiles.NewMemory()

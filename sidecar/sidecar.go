@@ -129,7 +129,7 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 	if reg == nil {
 		reg = plugins.NewRegistry()
 	}
-	stack, err := reg.Build(cfg.Policies.Stack, policy.Handle{Args: config.PolicyArgs(cfg.Policies.Settings),
+	stack, err := reg.Build(ctx, cfg.Policies.Stack, policy.Handle{Args: config.PolicyArgs(cfg.Policies.Settings),
 		Profiles: s.store, Log: o.Log, Seed: o.Seed})
 	if err != nil {
 		return nil, &config.KeyError{Key: "policies.stack", Reason: err.Error()}

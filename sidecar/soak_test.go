@@ -162,7 +162,7 @@ func BenchmarkSoak(b *testing.B) {
 	store := profiles.NewMemory()
 	defer store.Close()
 	for range b.N {
-		stack, err := plugins.NewRegistry().Build("yarn", policy.Handle{Profiles: store, Log: zerolog.Nop(), Seed: 1})
+		stack, err := plugins.NewRegistry().Build(context.Background(), "yarn", policy.Handle{Profiles: store, Log: zerolog.Nop(), Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"slices"
@@ -46,7 +47,7 @@ func TestForgettingFinishedJobsChangesNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sc := mustLoad(t, "testdata/stragglers.yaml")
 			kept := runSim(t, sc, name, Options{Registry: reg}).results()
-			s, err := newSim(mustLoad(t, "testdata/stragglers.yaml"), name, Options{Registry: reg})
+			s, err := newSim(context.Background(), mustLoad(t, "testdata/stragglers.yaml"), name, Options{Registry: reg})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/policy"
@@ -47,7 +48,7 @@ workload:
 		t.Run(tc.name, func(t *testing.T) {
 			var got float64
 			reg := policy.Registry{}
-			if err := reg.Register("probe", func(h policy.Handle) (policy.Plugin, error) {
+			if err := reg.Register("probe", func(_ context.Context, h policy.Handle) (policy.Plugin, error) {
 				c := probeConfig{X: 7}
 				if err := h.Args.Decode("probe", &c); err != nil {
 					return nil, err
@@ -57,7 +58,7 @@ workload:
 			}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := newSim(mustParse(t, tc.yml), "probe", Options{Registry: reg, PolicyArgs: tc.fallback}); err != nil {
+			if _, err := newSim(context.Background(), mustParse(t, tc.yml), "probe", Options{Registry: reg, PolicyArgs: tc.fallback}); err != nil {
 				t.Fatal(err)
 			}
 			if got != tc.want {

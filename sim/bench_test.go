@@ -33,7 +33,7 @@ func BenchmarkSWIMDay(b *testing.B) {
 	}
 	for b.Loop() {
 		start, cpu0 := time.Now(), cpuTime()
-		s, err := newSim(sc, swimStack(), Options{})
+		s, err := newSim(context.Background(), sc, swimStack(), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func BenchmarkScale(b *testing.B) {
 				var m0, m1 runtime.MemStats
 				runtime.ReadMemStats(&m0)
 				start, cpu0 := time.Now(), cpuTime()
-				s, err := newSim(sc, swimStack(), Options{})
+				s, err := newSim(context.Background(), sc, swimStack(), Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -128,7 +128,7 @@ func BenchmarkEventLoop(b *testing.B) {
 	var simEv, engEv uint64
 	start, cpu0 := time.Now(), cpuTime()
 	for b.Loop() {
-		s, err := newSim(sc, "none", Options{})
+		s, err := newSim(context.Background(), sc, "none", Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

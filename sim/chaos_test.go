@@ -60,7 +60,7 @@ func TestChaosKeepsInvariants(t *testing.T) {
 	for seed := uint64(1); seed <= chaosSeeds; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			reg := testRegistry()
-			_ = reg.Register("chaos", func(h policy.Handle) (policy.Plugin, error) {
+			_ = reg.Register("chaos", func(_ context.Context, h policy.Handle) (policy.Plugin, error) {
 				return &chaos{rng: rand.New(rand.NewPCG(h.Seed, 99))}, nil
 			})
 			sc := mustParse(t, heteroYAML)

@@ -57,8 +57,8 @@ workload:
 `)
 	var rec *classRecorder
 	reg := testRegistry()
-	_ = reg.Register(samr.Name, func(h policy.Handle) (policy.Plugin, error) {
-		p, err := samr.New(h)
+	_ = reg.Register(samr.Name, func(_ context.Context, h policy.Handle) (policy.Plugin, error) {
+		p, err := samr.New(context.Background(), h)
 		if err != nil {
 			return nil, err
 		}

@@ -102,7 +102,7 @@ workload:
     - {name: a1, queue: a, input_gb: 40, reduces: 0, shuffle_ratio: 0, map_s_per_block: 60}
     - {name: b1, queue: b, input_gb: 40, reduces: 0, shuffle_ratio: 0, map_s_per_block: 60}
 `
-	s, err := newSim(mustParse(t, yml), "none", Options{Registry: testRegistry(), keepHistory: true})
+	s, err := newSim(context.Background(), mustParse(t, yml), "none", Options{Registry: testRegistry(), keepHistory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ workload:
     - {name: late, type: sort, submit_s: 50, maps: 3, reduces: 1, map_s_per_block: 10}
     - {name: early, type: sort, submit_s: 0, maps: 5, reduces: 1, map_s_per_block: 10}
 `)
-	s, err := newSim(sc, "none", Options{Registry: testRegistry(), keepHistory: true})
+	s, err := newSim(context.Background(), sc, "none", Options{Registry: testRegistry(), keepHistory: true})
 	if err != nil {
 		t.Fatal(err)
 	}

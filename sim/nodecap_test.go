@@ -86,7 +86,7 @@ workload:
 				}
 				return out
 			}}})
-			s, err := newSim(mustParse(t, yml), "caps", Options{Registry: reg, keepHistory: true})
+			s, err := newSim(context.Background(), mustParse(t, yml), "caps", Options{Registry: reg, keepHistory: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,7 +122,7 @@ workload:
 		}
 		return []policy.Hint{{Kind: policy.KindRatio, Queue: "default", MaxMaps: 0, MaxReduces: policy.NoCap, Reason: "test"}}
 	}}})
-	s, err := newSim(mustParse(t, yml), "zero", Options{Registry: reg, keepHistory: true})
+	s, err := newSim(context.Background(), mustParse(t, yml), "zero", Options{Registry: reg, keepHistory: true})
 	if err != nil {
 		t.Fatal(err)
 	}

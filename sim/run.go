@@ -105,7 +105,7 @@ func Simulate(ctx context.Context, sc *Scenario, stacks []string, opts Options) 
 
 // Run simulates the scenario under one policy stack ("a+b+c").
 func Run(ctx context.Context, sc *Scenario, stack string, opts Options) (report.Run, error) {
-	s, err := newSim(sc, stack, opts)
+	s, err := newSim(ctx, sc, stack, opts)
 	if err != nil {
 		return report.Run{}, err
 	}
@@ -216,7 +216,7 @@ type sim struct {
 	m metrics
 }
 
-func newSim(sc *Scenario, stack string, opts Options) (*sim, error) {
+func newSim(ctx context.Context, sc *Scenario, stack string, opts Options) (*sim, error) {
 	reg := opts.Registry
 	if reg == nil {
 		reg = plugins.NewRegistry()
@@ -226,7 +226,7 @@ func newSim(sc *Scenario, stack string, opts Options) (*sim, error) {
 		store = profiles.NewMemory()
 	}
 	args := scenarioArgs{scenario: sc.PolicyArgs, fallback: opts.PolicyArgs}
-	st, err := reg.Build(stack, policy.Handle{Args: args, Profiles: store, Log: opts.Log, Seed: sc.Seed})
+	st, err := reg.Build(ctx, stack, policy.Handle{Args: args, Profiles: store, Log: opts.Log, Seed: sc.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("simulate: %w", err)
 	}

@@ -43,7 +43,7 @@ func mustParse(t *testing.T, yml string) *Scenario {
 func runSim(t *testing.T, sc *Scenario, stack string, opts Options) *sim {
 	t.Helper()
 	opts.keepHistory = true // tests look at finished jobs' tasks and the engine's apps
-	s, err := newSim(sc, stack, opts)
+	s, err := newSim(context.Background(), sc, stack, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func testRegistry(extra ...policy.Plugin) policy.Registry {
 	r := policy.Registry{}
 	_ = r.Register(none.Name, none.New)
 	for _, p := range extra {
-		_ = r.Register(p.Name(), func(policy.Handle) (policy.Plugin, error) { return p, nil })
+		_ = r.Register(p.Name(), func(context.Context, policy.Handle) (policy.Plugin, error) { return p, nil })
 	}
 	return r
 }
@@ -151,7 +151,7 @@ func TestConservation(t *testing.T) {
 	for _, stack := range []string{"none", "fakespec", "fakekill"} {
 		t.Run(stack, func(t *testing.T) {
 			reg := testRegistry(fakeSpec{after: 10_000})
-			_ = reg.Register("fakekill", func(policy.Handle) (policy.Plugin, error) {
+			_ = reg.Register("fakekill", func(context.Context, policy.Handle) (policy.Plugin, error) {
 				return fakeKill{fakeSpec{after: 25_000, kill: true}}, nil
 			})
 			s := runSim(t, mustParse(t, heteroYAML), stack, Options{Registry: reg})

@@ -103,7 +103,7 @@ func runReplay(ctx context.Context, a *app, o replayOptions) error {
 	}
 	defer store.Close()
 
-	built, err := newRegistry().BuildStacks(stacks, policy.Handle{Args: config.PolicyArgs(cfg.Policies.Settings),
+	built, err := newRegistry().BuildStacks(context.Background(), stacks, policy.Handle{Args: config.PolicyArgs(cfg.Policies.Settings),
 		Profiles: store, Log: log, Seed: o.seed})
 	if err != nil {
 		return badInput("--policies: %v", err)

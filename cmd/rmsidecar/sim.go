@@ -121,7 +121,7 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 	// Settings under the config's policies.<name> apply to the policies the
 	// scenario's policy_args does not set (a --trace run has no scenario file).
 	args := config.PolicyArgs(cfg.Policies.Settings)
-	if _, err := reg.BuildStacks(stacks, policy.Handle{Log: log, Args: args}); err != nil {
+	if _, err := reg.BuildStacks(context.Background(), stacks, policy.Handle{Log: log, Args: args}); err != nil {
 		return badInput("--policies: %v", err)
 	}
 

@@ -1,6 +1,7 @@
 package baseline_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/events"
@@ -13,7 +14,7 @@ type args = clustertest.Args
 
 func build(t *testing.T, f policy.Factory, a args) policy.Plugin {
 	t.Helper()
-	p, err := f(policy.Handle{Args: a})
+	p, err := f(context.Background(), policy.Handle{Args: a})
 	if err != nil {
 		t.Fatal(err)
 	}

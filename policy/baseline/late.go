@@ -57,7 +57,7 @@ type LATE struct {
 }
 
 // NewLATE is the factory of the late policy.
-func NewLATE(h policy.Handle) (policy.Plugin, error) {
+func NewLATE(_ context.Context, h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultLATEConfig()
 	if err := h.DecodeArgs(NameLATE, &cfg); err != nil {
 		return nil, err

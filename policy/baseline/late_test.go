@@ -1,6 +1,7 @@
 package baseline_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/events"
@@ -125,7 +126,7 @@ func TestLATE(t *testing.T) {
 }
 
 func TestLATEBadConfig(t *testing.T) {
-	if _, err := baseline.NewLATE(policyHandle(args{"late": {"slow_task_threshold": 1.5}})); err == nil {
+	if _, err := baseline.NewLATE(context.Background(), policyHandle(args{"late": {"slow_task_threshold": 1.5}})); err == nil {
 		t.Fatal("a percentile above 1 must be rejected")
 	}
 }

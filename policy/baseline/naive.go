@@ -43,7 +43,7 @@ type Naive struct {
 }
 
 // NewNaive is the factory of the naive policy.
-func NewNaive(h policy.Handle) (policy.Plugin, error) {
+func NewNaive(_ context.Context, h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultNaiveConfig()
 	if err := h.DecodeArgs(NameNaive, &cfg); err != nil {
 		return nil, err

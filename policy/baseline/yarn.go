@@ -131,7 +131,7 @@ func kindIndex(k events.TaskKind) uint8 {
 }
 
 // NewYARN is the factory of the yarn policy.
-func NewYARN(h policy.Handle) (policy.Plugin, error) {
+func NewYARN(_ context.Context, h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultYARNConfig()
 	if err := h.DecodeArgs(NameYARN, &cfg); err != nil {
 		return nil, err

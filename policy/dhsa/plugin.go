@@ -85,10 +85,10 @@ var (
 )
 
 // NewPI is the factory of dhsa-pi.
-func NewPI(h policy.Handle) (policy.Plugin, error) { return newPlugin(h, NamePI) }
+func NewPI(_ context.Context, h policy.Handle) (policy.Plugin, error) { return newPlugin(h, NamePI) }
 
 // NewPD is the factory of dhsa-pd.
-func NewPD(h policy.Handle) (policy.Plugin, error) { return newPlugin(h, NamePD) }
+func NewPD(_ context.Context, h policy.Handle) (policy.Plugin, error) { return newPlugin(h, NamePD) }
 
 func newPlugin(h policy.Handle, name string) (policy.Plugin, error) {
 	cfg := DefaultConfig()

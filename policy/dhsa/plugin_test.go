@@ -102,9 +102,9 @@ func TestShapeRatioFollowsDemand(t *testing.T) {
 			var p policy.Plugin
 			var err error
 			if name == NamePI {
-				p, err = NewPI(h)
+				p, err = NewPI(context.Background(), h)
 			} else {
-				p, err = NewPD(h)
+				p, err = NewPD(context.Background(), h)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -197,7 +197,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 			t.Errorf("Validate() = %v, want an error starting with %q", err, tt.key+":")
 		}
 	}
-	if _, err := NewPD(policy.Handle{Args: args{NamePD: {"bogus": 1}}}); err == nil || !strings.Contains(err.Error(), "dhsa-pd settings") {
+	if _, err := NewPD(context.Background(), policy.Handle{Args: args{NamePD: {"bogus": 1}}}); err == nil || !strings.Contains(err.Error(), "dhsa-pd settings") {
 		t.Errorf("unknown key: err = %v, want one naming dhsa-pd settings", err)
 	}
 }
@@ -219,7 +219,7 @@ func TestNodeSlots(t *testing.T) {
 
 // dhsa-pd with assign: true places tasks on the heartbeating node.
 func TestAssignPlaceHints(t *testing.T) {
-	pl, err := NewPD(policy.Handle{Args: args{NamePD: {"map_slots": 1, "reduce_slots": 1, "assign": true}}})
+	pl, err := NewPD(context.Background(), policy.Handle{Args: args{NamePD: {"map_slots": 1, "reduce_slots": 1, "assign": true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestAssignPlaceHints(t *testing.T) {
 	}
 	// dhsa-pi, and dhsa-pd without assign, are no Assigners.
 	for _, f := range []policy.Factory{NewPI, NewPD} {
-		pl, err := f(policy.Handle{Args: args{NamePI: {"map_slots": 1}, NamePD: {"map_slots": 1}}})
+		pl, err := f(context.Background(), policy.Handle{Args: args{NamePI: {"map_slots": 1}, NamePD: {"map_slots": 1}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 // running 4000 maps of 20 apps, every node with learned capabilities.
 func BenchmarkSpeculate(b *testing.B) {
 	st := cluster.New()
-	p, err := NewERUL(policy.Handle{})
+	p, err := NewERUL(context.Background(), policy.Handle{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package erul
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -249,7 +250,7 @@ func TestPhaseRemainingEq4(t *testing.T) {
 		ev.ID = fmt.Sprint(len(ev.Type), ev.TS, ev.Attempt)
 		st.Apply(&ev)
 	}
-	p, err := NewMCP(policy.Handle{})
+	p, err := NewMCP(context.Background(), policy.Handle{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,21 +78,21 @@ var (
 )
 
 // NewERUL is the factory of erul.
-func NewERUL(h policy.Handle) (policy.Plugin, error) {
-	return newPlugin(h, NameERUL, EstimatorERUL, testMCP)
+func NewERUL(ctx context.Context, h policy.Handle) (policy.Plugin, error) {
+	return newPlugin(ctx, h, NameERUL, EstimatorERUL, testMCP)
 }
 
 // NewMCP is the factory of mcp.
-func NewMCP(h policy.Handle) (policy.Plugin, error) {
-	return newPlugin(h, NameMCP, EstimatorEWMA, testMCP)
+func NewMCP(ctx context.Context, h policy.Handle) (policy.Plugin, error) {
+	return newPlugin(ctx, h, NameMCP, EstimatorEWMA, testMCP)
 }
 
 // NewExMCP is the factory of exmcp.
-func NewExMCP(h policy.Handle) (policy.Plugin, error) {
-	return newPlugin(h, NameExMCP, EstimatorEWMA, testExMCP)
+func NewExMCP(ctx context.Context, h policy.Handle) (policy.Plugin, error) {
+	return newPlugin(ctx, h, NameExMCP, EstimatorEWMA, testExMCP)
 }
 
-func newPlugin(h policy.Handle, name string, est Estimator, test benefitTest) (*Plugin, error) {
+func newPlugin(ctx context.Context, h policy.Handle, name string, est Estimator, test benefitTest) (*Plugin, error) {
 	cfg := DefaultConfig(est)
 	if err := h.DecodeArgs(name, &cfg); err != nil {
 		return nil, err
@@ -109,9 +109,8 @@ func newPlugin(h policy.Handle, name string, est Estimator, test benefitTest) (*
 	}
 	if h.Profiles != nil {
 		p.store = h.Profiles
-		// A factory has no context; loading happens once, at start.
 		var d capabilityDoc
-		found, err := h.Profiles.Get(context.Background(), ProfileNamespace, profileKey(name), &d)
+		found, err := h.Profiles.Get(ctx, ProfileNamespace, profileKey(name), &d)
 		if err != nil {
 			return nil, fmt.Errorf("%s: load capabilities: %w", name, err)
 		}

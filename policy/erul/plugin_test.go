@@ -109,7 +109,7 @@ func learnedCluster() (*scenario, string) {
 
 func build(t *testing.T, f policy.Factory, h policy.Handle) *Plugin {
 	t.Helper()
-	p, err := f(h)
+	p, err := f(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +410,7 @@ func (f failingStore) Put(context.Context, string, string, any) error         { 
 
 func TestProfileErrorsAreWrapped(t *testing.T) {
 	boom := errors.New("disk gone")
-	if _, err := NewERUL(policy.Handle{Profiles: failingStore{boom}}); !errors.Is(err, boom) {
+	if _, err := NewERUL(context.Background(), policy.Handle{Profiles: failingStore{boom}}); !errors.Is(err, boom) {
 		t.Fatalf("load error = %v, want wrapping %v", err, boom)
 	}
 }
@@ -449,7 +449,7 @@ func TestConfigFromArgs(t *testing.T) {
 		{args{"erul": {"estimator": "crystal-ball"}}, "policies.erul.estimator"},
 		{args{"erul": {"zzz": 1}}, `unknown key "zzz"`},
 	} {
-		if _, err := NewERUL(policy.Handle{Args: tt.a}); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := NewERUL(context.Background(), policy.Handle{Args: tt.a}); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("args %v: err = %v, want %q", tt.a, err, tt.want)
 		}
 	}

@@ -1,6 +1,7 @@
 package erul_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/policy"
@@ -10,7 +11,7 @@ import (
 func TestRegistered(t *testing.T) {
 	r := plugins.NewRegistry()
 	for _, name := range []string{"erul", "mcp", "exmcp"} {
-		st, err := r.Build(name, policy.Handle{})
+		st, err := r.Build(context.Background(), name, policy.Handle{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

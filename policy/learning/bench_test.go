@@ -36,7 +36,7 @@ func BenchmarkAssign(b *testing.B) {
 					fmt.Sprintf("n%04d", k%nodes), fmt.Sprintf("n%04d", (k+1)%nodes), fmt.Sprintf("n%04d", (k+2)%nodes)}}}})
 		}
 	}
-	p, err := New(NameNB, testHandle(nil, mapArgs{NameNB: func(c *Config) { c.PlaceHold = 0 }}))
+	p, err := New(context.Background(), NameNB, testHandle(nil, mapArgs{NameNB: func(c *Config) { c.PlaceHold = 0 }}))
 	if err != nil {
 		b.Fatal(err)
 	}

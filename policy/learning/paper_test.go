@@ -130,7 +130,7 @@ func newPaperWorld(t *testing.T, classifier string, target float64, store policy
 	w := &paperWorld{rng: rand.New(rand.NewPCG(seed, 99)), target: target}
 	var stack *policy.Stack
 	if classifier != "" {
-		p, err := New(classifier, policy.Handle{Profiles: store, Seed: seed,
+		p, err := New(context.Background(), classifier, policy.Handle{Profiles: store, Seed: seed,
 			Args: mapArgs{classifier: func(c *Config) { c.Target = target }}})
 		if err != nil {
 			t.Fatal(err)

@@ -96,13 +96,17 @@ var (
 )
 
 // NewNBPlugin builds learning-nb (a policy.Factory).
-func NewNBPlugin(h policy.Handle) (policy.Plugin, error) { return New(NameNB, h) }
+func NewNBPlugin(ctx context.Context, h policy.Handle) (policy.Plugin, error) {
+	return New(ctx, NameNB, h)
+}
 
 // NewPerceptronPlugin builds learning-perceptron (a policy.Factory).
-func NewPerceptronPlugin(h policy.Handle) (policy.Plugin, error) { return New(NamePerceptron, h) }
+func NewPerceptronPlugin(ctx context.Context, h policy.Handle) (policy.Plugin, error) {
+	return New(ctx, NamePerceptron, h)
+}
 
 // New builds the named plugin and loads its model from h.Profiles.
-func New(name string, h policy.Handle) (*Plugin, error) {
+func New(ctx context.Context, name string, h policy.Handle) (*Plugin, error) {
 	if name != NameNB && name != NamePerceptron {
 		return nil, fmt.Errorf("learning: unknown plugin %q", name)
 	}
@@ -123,7 +127,7 @@ func New(name string, h policy.Handle) (*Plugin, error) {
 		acc: accuracy{size: cfg.AccuracyWindow, byType: map[string][]Window{}},
 	}
 	p.jobs.ByType = map[string]JobFeatures{}
-	if err := p.load(context.Background()); err != nil {
+	if err := p.load(ctx); err != nil {
 		return nil, err
 	}
 	return p, nil

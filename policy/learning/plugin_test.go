@@ -83,7 +83,7 @@ func places(hs []policy.Hint) []policy.Hint {
 var noExplore = mapArgs{NameNB: func(c *Config) { c.Explore = 0 }, NamePerceptron: func(c *Config) { c.Explore = 0 }}
 
 func TestJudgedAtNextHeartbeat(t *testing.T) {
-	p, err := New(NameNB, testHandle(nil, noExplore))
+	p, err := New(context.Background(), NameNB, testHandle(nil, noExplore))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestJudgedAtNextHeartbeat(t *testing.T) {
 // overloads the node at high load; then no task is assigned, the node's
 // advertised capacity shrinks, and it is restored when a candidate is good.
 func TestAllBadNoAssignmentAndShrink(t *testing.T) {
-	p, err := New(NameNB, testHandle(nil, noExplore))
+	p, err := New(context.Background(), NameNB, testHandle(nil, noExplore))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestAllBadNoAssignmentAndShrink(t *testing.T) {
 // TestShrinkOneLessWhenOverloaded: a node already over the target and
 // predicted to overload advertises one container less than it runs.
 func TestShrinkOneLessWhenOverloaded(t *testing.T) {
-	p, err := New(NameNB, testHandle(nil, noExplore))
+	p, err := New(context.Background(), NameNB, testHandle(nil, noExplore))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestShrinkOneLessWhenOverloaded(t *testing.T) {
 }
 
 func TestPickMaxExpectedUtility(t *testing.T) {
-	p, err := New(NameNB, testHandle(nil, nil))
+	p, err := New(context.Background(), NameNB, testHandle(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestPickMaxExpectedUtility(t *testing.T) {
 }
 
 func TestPerceptronPluginLearnsFromMistakes(t *testing.T) {
-	p, err := New(NamePerceptron, testHandle(nil, noExplore))
+	p, err := New(context.Background(), NamePerceptron, testHandle(nil, noExplore))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestPersistenceAcrossInstances(t *testing.T) {
 	store := profiles.NewMemory()
 	ctx := context.Background()
 	for _, name := range []string{NameNB, NamePerceptron} {
-		a, err := New(name, testHandle(store, nil))
+		a, err := New(context.Background(), name, testHandle(store, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +291,7 @@ func TestPersistenceAcrossInstances(t *testing.T) {
 		if err := w.eng.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
-		b, err := New(name, testHandle(store, nil))
+		b, err := New(context.Background(), name, testHandle(store, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,7 +310,7 @@ func TestPersistenceAcrossInstances(t *testing.T) {
 			t.Fatalf("remembered features %+v", got)
 		}
 		// Other overload rules: the stored model is not reused.
-		c, err := New(name, testHandle(store, mapArgs{name: func(c *Config) { c.Target = 2 }}))
+		c, err := New(context.Background(), name, testHandle(store, mapArgs{name: func(c *Config) { c.Target = 2 }}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +321,7 @@ func TestPersistenceAcrossInstances(t *testing.T) {
 }
 
 func TestJobFeaturesFromHistory(t *testing.T) {
-	p, err := New(NameNB, testHandle(nil, nil))
+	p, err := New(context.Background(), NameNB, testHandle(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestJobFeaturesFromHistory(t *testing.T) {
 }
 
 func TestBadArgsNameKey(t *testing.T) {
-	_, err := New(NameNB, testHandle(nil, mapArgs{NameNB: func(c *Config) { c.Target = -1 }}))
+	_, err := New(context.Background(), NameNB, testHandle(nil, mapArgs{NameNB: func(c *Config) { c.Target = -1 }}))
 	if err == nil || !strings.Contains(err.Error(), "policies.learning-nb.target") {
 		t.Fatalf("err = %v", err)
 	}
@@ -352,7 +352,7 @@ func TestBadArgsNameKey(t *testing.T) {
 // TestLateHeartbeatDecidesNothing: an older heartbeat applied after a newer
 // one neither judges nor decides again.
 func TestLateHeartbeatDecidesNothing(t *testing.T) {
-	p, err := New(NameNB, testHandle(nil, noExplore))
+	p, err := New(context.Background(), NameNB, testHandle(nil, noExplore))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestPaceAdvertisesUsePlusK(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args := mapArgs{NameNB: func(c *Config) { c.Pace, c.TasksPerHeartbeat, c.Explore = true, tt.k, 0 }}
-			p, err := New(NameNB, testHandle(nil, args))
+			p, err := New(context.Background(), NameNB, testHandle(nil, args))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -434,7 +434,7 @@ func TestPaceAdvertisesUsePlusK(t *testing.T) {
 // Before node identity moved to the cluster model the plugin compared the
 // split host with the node id and called both off-rack.
 func TestLocalityOnRealNodeIDs(t *testing.T) {
-	p, err := New(NameNB, testHandle(nil, noExplore))
+	p, err := New(context.Background(), NameNB, testHandle(nil, noExplore))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package learning
 
 import (
+	"context"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -49,7 +50,7 @@ func TestUtilityFunctions(t *testing.T) {
 	if s.Now() != t0+40_000 {
 		t.Fatalf("now = %d", s.Now())
 	}
-	p, err := New(NameNB, testHandle(nil, nil))
+	p, err := New(context.Background(), NameNB, testHandle(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,11 @@
 // "no speculation" baseline in the simulator.
 package none
 
-import "github.com/rmsidecar/rmsidecar/policy"
+import (
+	"context"
+
+	"github.com/rmsidecar/rmsidecar/policy"
+)
 
 // Name is the registered name.
 const Name = "none"
@@ -12,7 +16,7 @@ const Name = "none"
 type Plugin struct{}
 
 // New is the factory.
-func New(policy.Handle) (policy.Plugin, error) { return Plugin{}, nil }
+func New(context.Context, policy.Handle) (policy.Plugin, error) { return Plugin{}, nil }
 
 // Name implements policy.Plugin.
 func (Plugin) Name() string { return Name }

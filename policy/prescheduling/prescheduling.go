@@ -96,7 +96,7 @@ type Plugin struct{ cfg Config }
 var _ policy.Assigner = (*Plugin)(nil)
 
 // NewPlugin is the factory of prescheduling.
-func NewPlugin(h policy.Handle) (policy.Plugin, error) {
+func NewPlugin(_ context.Context, h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultConfig()
 	if err := h.DecodeArgs(Name, &cfg); err != nil {
 		return nil, err

@@ -167,7 +167,7 @@ func replay(t *testing.T) []policy.Hint {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	stack, err := plugins.NewRegistry().Build("samr", policy.Handle{Profiles: profiles.NewMemory(), Seed: 1})
+	stack, err := plugins.NewRegistry().Build(context.Background(), "samr", policy.Handle{Profiles: profiles.NewMemory(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

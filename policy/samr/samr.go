@@ -39,7 +39,7 @@ type jobSamples struct {
 
 // New is the factory: it reads the configuration and loads the stage-weight
 // history from the profile store.
-func New(h policy.Handle) (policy.Plugin, error) {
+func New(ctx context.Context, h policy.Handle) (policy.Plugin, error) {
 	cfg, err := decodeConfig(h)
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func New(h policy.Handle) (policy.Plugin, error) {
 		ratio: map[events.TaskKind]map[string]float64{events.Map: {}, events.Reduce: {}},
 		class: map[string][2]bool{},
 	}
-	if err := p.hist.load(context.Background(), h.Profiles); err != nil {
+	if err := p.hist.load(ctx, h.Profiles); err != nil {
 		return nil, err
 	}
 	return p, nil

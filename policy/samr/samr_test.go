@@ -35,7 +35,7 @@ func newSAMR(t testing.TB, a args, store policy.ProfileStore) *samr.Plugin {
 	if a != nil {
 		h.Args = a
 	}
-	p, err := samr.New(h)
+	p, err := samr.New(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestLATEExampleSAMRPicksRight(t *testing.T) {
 
 	b2 := clustertest.New(now)
 	lateReducers(b2)
-	late, _ := baseline.NewLATE(policy.Handle{})
+	late, _ := baseline.NewLATE(context.Background(), policy.Handle{})
 	hs, _ := late.(policy.Speculator).Speculate(context.Background(), b2.State)
 	if len(hs) != 1 || hs[0].Task != "r1" || hs[0].EstRemainingMS != 200_000 {
 		t.Fatalf("LATE on the same state: %+v, want r1 with 200 s", hs)
@@ -323,7 +323,7 @@ func TestConfig(t *testing.T) {
 	if c := p.Config(); c.HP != 0.5 || c.STaC != 0.4 || c.STrC != 0.1 || c.STrP != 0.5 || c.BP != 0.1 {
 		t.Fatalf("decoded = %+v", c)
 	}
-	if _, err := samr.New(policy.Handle{Args: args{"samr": {"stac": 1.5}}}); err == nil {
+	if _, err := samr.New(context.Background(), policy.Handle{Args: args{"samr": {"stac": 1.5}}}); err == nil {
 		t.Fatal("stac 1.5 must be rejected")
 	}
 }

@@ -85,7 +85,7 @@ type Plugin struct {
 }
 
 // New is the factory.
-func New(h policy.Handle) (policy.Plugin, error) {
+func New(_ context.Context, h policy.Handle) (policy.Plugin, error) {
 	cfg := DefaultConfig()
 	if err := h.DecodeArgs(Name, &cfg); err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ func newSEPB(t *testing.T, a args) *sepb.Plugin {
 	if a != nil {
 		h.Args = a
 	}
-	p, err := sepb.New(h)
+	p, err := sepb.New(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestConfig(t *testing.T) {
 		{"sepb": {"kill_factor": 1}},
 		{"sepb": {"max_jobs_checked": -1}},
 	} {
-		if _, err := sepb.New(policy.Handle{Args: bad}); err == nil {
+		if _, err := sepb.New(context.Background(), policy.Handle{Args: bad}); err == nil {
 			t.Errorf("%v must be rejected", bad)
 		}
 	}

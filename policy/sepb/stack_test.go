@@ -40,7 +40,7 @@ func stragglerAndQueue(withQueue bool) []events.Event {
 
 func runStack(t *testing.T, stack string, evs []events.Event) []policy.Hint {
 	t.Helper()
-	st, err := plugins.NewRegistry().Build(stack, policy.Handle{})
+	st, err := plugins.NewRegistry().Build(context.Background(), stack, policy.Handle{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestSixJobExampleThroughLATE(t *testing.T) {
 	if spec["J1"] != 4 || len(spec) != 1 || len(deny) != 0 {
 		t.Fatalf("late alone: copies %v, denials %v; want 4 copies for J1", spec, deny)
 	}
-	st, err := plugins.NewRegistry().Build("late+sepb", policy.Handle{Args: args{"sepb": {"max_jobs_checked": 4}}})
+	st, err := plugins.NewRegistry().Build(context.Background(), "late+sepb", policy.Handle{Args: args{"sepb": {"max_jobs_checked": 4}}})
 	if err != nil {
 		t.Fatal(err)
 	}

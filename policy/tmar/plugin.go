@@ -84,10 +84,12 @@ type prb struct {
 }
 
 // New builds tmar.
-func New(h policy.Handle) (policy.Plugin, error) { return newPlugin(Name, false, h) }
+func New(_ context.Context, h policy.Handle) (policy.Plugin, error) { return newPlugin(Name, false, h) }
 
 // NewPower builds tmar-power (TMaR*).
-func NewPower(h policy.Handle) (policy.Plugin, error) { return newPlugin(NamePower, true, h) }
+func NewPower(_ context.Context, h policy.Handle) (policy.Plugin, error) {
+	return newPlugin(NamePower, true, h)
+}
 
 func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 	cfg := DefaultConfig()

@@ -53,9 +53,9 @@ func build(t *testing.T, name string, store policy.ProfileStore) (*engine.Engine
 	var err error
 	h := policy.Handle{Profiles: store}
 	if name == NamePower {
-		p, err = NewPower(h)
+		p, err = NewPower(context.Background(), h)
 	} else {
-		p, err = New(h)
+		p, err = New(context.Background(), h)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestBindAfterAllMapOutputs(t *testing.T) {
 		{"spawn N_R, paper's link vector", true, true, "PRB: reducers finish at +59.8s there (eq. 3-5)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+			p, err := New(context.Background(), policy.Handle{Args: argsFunc(func(_ string, into any) error {
 				into.(*Config).SpawnReducers = c.spawn
 				into.(*Config).SharedLinks = !c.paper
 				return nil
@@ -289,7 +289,7 @@ func TestReducerPlacedOnBoundNodeWhenRequested(t *testing.T) {
 }
 
 func TestConfigValidation(t *testing.T) {
-	_, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+	_, err := New(context.Background(), policy.Handle{Args: argsFunc(func(_ string, into any) error {
 		into.(*Config).Alpha = 2
 		return nil
 	})})
@@ -369,7 +369,7 @@ func TestReplanUsesLearnedMatrix(t *testing.T) {
 			// Another map placed after m0's planned finish passed must not
 			// make TMaR forget m0's plan.
 			e.add(events.Event{Type: events.TaskPending, TS: 103500, App: "a1", Task: mapTask(2), Kind: events.Map})
-			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+			p, err := New(context.Background(), policy.Handle{Args: argsFunc(func(_ string, into any) error {
 				into.(*Config).Replan = c.replan
 				return nil
 			})})
@@ -436,7 +436,7 @@ func TestOverdueAttemptsEndByProgress(t *testing.T) {
 // job at half n1's speed.
 func TestNodeFactorIgnoresJobMix(t *testing.T) {
 	ctx := context.Background()
-	pl, err := New(policy.Handle{})
+	pl, err := New(context.Background(), policy.Handle{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +465,7 @@ func TestNodeFactorIgnoresJobMix(t *testing.T) {
 // over the seeded row's mean (the paper's profiling runs), else its clock.
 func TestPriorFactorFromSeeds(t *testing.T) {
 	ctx := context.Background()
-	pl, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+	pl, err := New(context.Background(), policy.Handle{Args: argsFunc(func(_ string, into any) error {
 		into.(*Config).MapMatrix = map[string]map[string]float64{"sort": {"n1": 10, "n2": 20, "n3": 30}}
 		return nil
 	})})
@@ -511,7 +511,7 @@ func TestSharedModelOnlyWhenEveryPartitionIsKnown(t *testing.T) {
 		{"shared_links off", false, 20, 20, 10, 10, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := New(policy.Handle{Args: argsFunc(func(_ string, into any) error {
+			p, err := New(context.Background(), policy.Handle{Args: argsFunc(func(_ string, into any) error {
 				into.(*Config).SharedLinks = c.shared
 				return nil
 			})})
