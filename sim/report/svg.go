@@ -623,11 +623,9 @@ func (d *svgDoc) barChart(top float64, rows []barRow, xTitle string, legend lege
 		nBars = max(nBars, len(r.bars))
 	}
 	var hi float64
-	var vals []float64
 	for _, r := range rows {
 		for _, b := range r.bars {
 			hi = max(hi, b.value)
-			vals = append(vals, b.value)
 			valW = max(valW, textWidth(b.label, fontSize))
 		}
 	}
