@@ -49,6 +49,15 @@ type Cluster struct {
 	HDFS    HDFS
 }
 
+// NodeCount is the number of nodes over every node group.
+func (c Cluster) NodeCount() int {
+	n := 0
+	for _, g := range c.Nodes {
+		n += g.Count
+	}
+	return n
+}
+
 // NodeGroup is Count identical nodes.
 type NodeGroup struct {
 	Count       int
@@ -376,11 +385,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(filepath.Dir(name), path)
 		}
-		nodes := 0
-		for _, g := range sc.Cluster.Nodes {
-			nodes += g.Count
-		}
-		jobs, err := readTraceOpts(tr.format, path, TraceOptions{Nodes: nodes, TraceNodes: tr.traceNodes, FromS: tr.fromS,
+		jobs, err := readTraceOpts(tr.format, path, TraceOptions{Nodes: sc.Cluster.NodeCount(), TraceNodes: tr.traceNodes, FromS: tr.fromS,
 			ToS: tr.toS, LimitJobs: tr.limit}, int64(sc.Cluster.HDFS.BlockMB)<<20)
 		if err != nil {
 			return nil, &ScenarioError{File: name, Line: tr.line, Key: "workload.trace", Msg: err.Error()}

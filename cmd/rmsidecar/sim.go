@@ -164,10 +164,7 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 		sc.Seed = o.seed
 	}
 	if !o.quiet {
-		nodes := 0
-		for _, g := range sc.Cluster.Nodes {
-			nodes += g.Count
-		}
+		nodes := sc.Cluster.NodeCount()
 		if tn, scale := traceScale(o, nodes); tn > 0 {
 			fmt.Fprintf(a.io.err, "trace %s: %d jobs on %d nodes; recorded on %d nodes, bytes scaled by %.3g (--nodes / --trace-nodes)\n",
 				o.trace, len(sc.Jobs), nodes, tn, scale)
@@ -367,10 +364,7 @@ func simMeta(o simOptions, sc *sim.Scenario, stacks []string, seeds []uint64) (*
 	if err != nil {
 		return nil, fmt.Errorf("digest of %s: %w", input, err)
 	}
-	nodes := 0
-	for _, g := range sc.Cluster.Nodes {
-		nodes += g.Count
-	}
+	nodes := sc.Cluster.NodeCount()
 	sum := sha256.Sum256(data)
 	m := &report.Meta{Version: buildVersion(), Args: resultArgs(o.args), Input: input, Digest: hex.EncodeToString(sum[:]),
 		Nodes: nodes, Seeds: seeds, Stacks: stacks}

@@ -10,21 +10,7 @@ import (
 // planMapsScan is PlanMaps as first written: every step scans every
 // machine's cores. The incremental PlanMaps must plan exactly as it does.
 func planMapsScan(ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
-	nodeQ := make([][]int, len(ms))
-	rackQ := map[int][]int{}
-	for ti, t := range tasks {
-		seen := map[int]bool{}
-		for _, m := range t.Local {
-			if m < 0 || m >= len(ms) {
-				continue
-			}
-			nodeQ[m] = append(nodeQ[m], ti)
-			if r := rack[m]; !seen[r] {
-				seen[r] = true
-				rackQ[r] = append(rackQ[r], ti)
-			}
-		}
-	}
+	nodeQ, rackQ := mapQueues(len(ms), rack, tasks)
 	done := make([]bool, len(tasks))
 	anyHead := 0
 	first := func(q []int) ([]int, int) {

@@ -128,6 +128,27 @@ type MapTask struct {
 	Read [3]float64
 }
 
+// mapQueues lists, in task order, the maps each machine holds a split of
+// (nodeQ) and the maps each rack holds one of (rackQ, a map once per rack).
+func mapQueues(machines int, rack []int, tasks []MapTask) (nodeQ [][]int, rackQ map[int][]int) {
+	nodeQ = make([][]int, machines)
+	rackQ = map[int][]int{}
+	for ti, t := range tasks {
+		seen := map[int]bool{}
+		for _, m := range t.Local {
+			if m < 0 || m >= machines {
+				continue
+			}
+			nodeQ[m] = append(nodeQ[m], ti)
+			if r := rack[m]; !seen[r] {
+				seen[r] = true
+				rackQ[r] = append(rackQ[r], ti)
+			}
+		}
+	}
+	return nodeQ, rackQ
+}
+
 // PlanMaps is Algorithm 1 over a batch of maps (with tie.Power, Algorithm
 // 2): repeatedly the core that finishes a map first gets one (line 5) and
 // the core-available vector is updated (line 6). Line 5 leaves open which of
@@ -149,21 +170,7 @@ type MapTask struct {
 // over every offer in machine order, so the plan is the one the plain
 // scan makes (TestPlanMapsIncrementalSameAsScan).
 func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
-	nodeQ := make([][]int, len(ms))
-	rackQ := map[int][]int{}
-	for ti, t := range tasks {
-		seen := map[int]bool{}
-		for _, m := range t.Local {
-			if m < 0 || m >= len(ms) {
-				continue
-			}
-			nodeQ[m] = append(nodeQ[m], ti)
-			if r := rack[m]; !seen[r] {
-				seen[r] = true
-				rackQ[r] = append(rackQ[r], ti)
-			}
-		}
-	}
+	nodeQ, rackQ := mapQueues(len(ms), rack, tasks)
 	rackMachines := map[int][]int{}
 	for i := range ms {
 		rackMachines[rack[i]] = append(rackMachines[rack[i]], i)

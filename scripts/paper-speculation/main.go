@@ -69,8 +69,6 @@ type perSeed struct {
 	makespan, launched, won, wasted []float64
 }
 
-func (p perSeed) mean(xs []float64) float64 { return report.Mean(xs) }
-
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "paper-speculation:", err)
@@ -109,7 +107,7 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 			}
 			results[ex.scenario][st] = p
 			m, h := report.MeanCI95(p.makespan)
-			fmt.Fprintf(w, "  %-12s %18s %9.1f %6.1f %10.1f\n", st, pm(m, h), p.mean(p.launched), p.mean(p.won), p.mean(p.wasted))
+			fmt.Fprintf(w, "  %-12s %18s %9.1f %6.1f %10.1f\n", st, pm(m, h), report.Mean(p.launched), report.Mean(p.won), report.Mean(p.wasted))
 		}
 		fmt.Fprintln(w)
 	}
@@ -123,9 +121,8 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 		fmt.Fprintf(w, "%-40s %-14s %s\n", c.text, c.paper, pairedChange(r[c.a].makespan, r[c.b].makespan))
 	}
 	for _, sc := range []string{"erul-sort.yaml"} {
-		if r, ok := results[sc]; ok && r["erul"].mean(r["erul"].launched) > 0 {
-			e := r["erul"]
-			won, launched := e.mean(e.won)*float64(len(e.won)), e.mean(e.launched)*float64(len(e.launched))
+		if e, ok := results[sc]["erul"]; ok && report.Mean(e.launched) > 0 {
+			won, launched := sum(e.won), sum(e.launched)
 			fmt.Fprintf(w, "%-40s %-14s %.0f %% (%.0f of %.0f over the seeds)\n", "ERUL backup success, Sort", ">= 95 % map",
 				won/launched*100, won, launched)
 		}
@@ -182,4 +179,12 @@ func pm(m, h float64) string {
 		return fmt.Sprintf("%.1f", m)
 	}
 	return fmt.Sprintf("%.1f ± %.1f", m, h)
+}
+
+func sum(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }
