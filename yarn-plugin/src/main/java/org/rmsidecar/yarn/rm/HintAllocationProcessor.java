@@ -281,7 +281,10 @@ public class HintAllocationProcessor implements ApplicationMasterServiceProcesso
       pin(want, PRIORITY_MAP, hs.mapNodes, hs.strictMaps);
     }
     if (bindingOn) {
-      pin(want, PRIORITY_REDUCE, hs.reduceNodes, false);
+      // Bindings that cover every reduce the AM asks for pin the asks to the bound nodes
+      // strictly: with locality relaxed the scheduler hands a bound partition to whichever node
+      // heartbeats first. Partial bindings stay preferences, so unbound reduces still run.
+      pin(want, PRIORITY_REDUCE, hs.reduceNodes, covers(want, PRIORITY_REDUCE, hs.reduceNodes));
     }
     // node-class: no host asks of a type on nodes slow for it.
     if (nodeClassOn) {
@@ -346,6 +349,20 @@ public class HintAllocationProcessor implements ApplicationMasterServiceProcesso
         }
       }
     }
+  }
+
+  /** The hinted containers are at least the ANY ask of priority prio (and it asks for some). */
+  private static boolean covers(Map<String, ResourceRequest> want, int prio, Map<String, Integer> nodes) {
+    int bound = 0;
+    for (int n : nodes.values()) {
+      bound += n;
+    }
+    for (ResourceRequest r : want.values()) {
+      if (r.getPriority().getPriority() == prio && r.getResourceName().equals(ResourceRequest.ANY)) {
+        return r.getNumContainers() > 0 && bound >= r.getNumContainers();
+      }
+    }
+    return false;
   }
 
   private Set<String> names(Set<String> nodeIds) {

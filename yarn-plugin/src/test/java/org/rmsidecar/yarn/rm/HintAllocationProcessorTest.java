@@ -123,6 +123,19 @@ public class HintAllocationProcessorTest {
   }
 
   @Test
+  public void bindingsOfEveryReducePinStrictlyPartialOnesOnlyPrefer() throws Exception {
+    String b = "{\"v\":1,\"kind\":\"reduce-binding\",\"app\":\"" + APP + "\",\"node\":\"nm2:8041\",\"reducers\":2,";
+    hints(b + "\"id\":\"b0\",\"partition\":0}", b + "\"id\":\"b1\",\"partition\":1}");
+    Map<String, ResourceRequest> out = allocate(ask(10, "*", 2));
+    assertEquals(2, out.get("10 nm2:8041").getNumContainers());
+    assertFalse("every reduce bound: no other node may take one", out.get("10 *").getRelaxLocality());
+    hints(b + "\"id\":\"b2\",\"partition\":0}");
+    out = allocate(ask(10, "*", 2));
+    assertEquals(1, out.get("10 nm2:8041").getNumContainers());
+    assertTrue("one of two bound: the other reduce may run anywhere", out.get("10 *").getRelaxLocality());
+  }
+
+  @Test
   public void aFailingRewritePassesTheRequestThrough() throws Exception {
     hints("{\"v\":1,\"id\":\"p1\",\"kind\":\"place\",\"app\":\"" + APP + "\",\"task\":\"t0\","
         + "\"nodes\":[{\"node\":\"nm2:8041\",\"score\":1}]}");
