@@ -295,9 +295,13 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	if _, err := kafka.SaramaConfig(kc); err != nil {
 		return &config.KeyError{Key: "kafka", Reason: err.Error()}
 	}
+	// Every goroutine Run starts has ended when Run returns: one that logs
+	// or touches the loop after the caller has moved on is a race.
+	var background sync.WaitGroup
+	defer background.Wait()
 	healthCtx, stopHealth := context.WithCancel(ctx)
 	defer stopHealth()
-	go s.watchBrokers(healthCtx, brokers)
+	background.Go(func() { s.watchBrokers(healthCtx, brokers) })
 
 	// HTTP first: /healthz answers and /readyz explains while Kafka is
 	// being reached.
@@ -334,9 +338,9 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	actCtx, stopActs := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopActs()
 	s.disp.Start(actCtx)
-	go s.watchActuators(healthCtx)
-	if len(s.outbox) > 0 {
-		go s.redispatch(healthCtx, s.outbox)
+	background.Go(func() { s.watchActuators(healthCtx) })
+	if outbox := s.outbox; len(outbox) > 0 {
+		background.Go(func() { s.redispatch(healthCtx, outbox) })
 		s.outbox = nil
 	}
 
@@ -346,7 +350,7 @@ func (s *Sidecar) Run(ctx context.Context) (err error) {
 	go func() { loopErr <- s.loop.Run(loopCtx) }()
 
 	if iv := s.cfg.Log.StatusInterval; iv > 0 {
-		go s.logStatus(ctx, iv)
+		background.Go(func() { s.logStatus(healthCtx, iv) })
 	}
 
 	groups := []struct{ group, topic string }{
