@@ -116,9 +116,24 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 }
 
 // speed is the attempt's compute speed at its start: the node's speed
-// factor, less the background load, divided by the straggler slowdown.
+// factor times the share of a core the background leaves it, divided by
+// the straggler slowdown.
 func (s *sim) speed(a *attempt, base float64) float64 {
-	return base * (1 - s.loadAt(a.node, s.now)) / a.slow
+	return base * cpuShare(s.loadAt(a.node, s.now)) / a.slow
+}
+
+// minCPUShare is what a task keeps of a core whose background load is at or
+// beyond saturation: schedulers do not starve a runnable thread entirely.
+const minCPUShare = 0.05
+
+// cpuShare is the share of a core a task gets beside a background load of
+// load runnable threads per core (the kernel's load-average unit divided by
+// the cores). The background is served first (daemons and co-located
+// services the NodeManager does not preempt), so the task gets what it
+// leaves: 1 - load, but never less than minCPUShare. A load of 1 or more
+// saturates the core.
+func cpuShare(load float64) float64 {
+	return max(minCPUShare, 1-load)
 }
 
 // startMap computes the map's phases: launch overhead and input read (by

@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -102,5 +103,61 @@ workload:
 	}
 	if checked < 3 {
 		t.Fatalf("only %d heartbeats checked", checked)
+	}
+}
+
+// TestBackgroundLoadPerCore: load.mean is runnable threads per core, so a
+// level above 1 (an overloaded node, as real load averages often are) is
+// accepted, adds level x vcores to load1, and leaves a task what the
+// background does not take: 1 - level, at least minCPUShare.
+func TestBackgroundLoadPerCore(t *testing.T) {
+	const baseS = 400.0 // map_s_per_block, one block, no overhead: the map's time at full speed
+	for _, tc := range []struct {
+		level, share float64
+	}{
+		{0, 1},
+		{0.5, 0.5},
+		{0.95, minCPUShare},
+		{1.5, minCPUShare},
+	} {
+		t.Run(fmt.Sprint(tc.level), func(t *testing.T) {
+			yml := fmt.Sprintf(`
+cluster:
+  racks: 1
+  nodes: [{count: 1, vcores: 4, memory_mb: 4096, load: {mean: %g}}]
+yarn: {heartbeat_s: 1, task_overhead_s: 0}
+workload:
+  jobs: [{name: one, maps: 1, input_mb: 128, reduces: 0, shuffle_ratio: 0, map_s_per_block: %g}]
+`, tc.level, baseS)
+			var log bytes.Buffer
+			s := runSim(t, mustParse(t, yml), "none", Options{Events: &log})
+			a := s.attempts[0]
+			gotS := float64(a.endMS-a.startMS) / 1000
+			if want := baseS / tc.share; math.Abs(gotS-want) > 1 {
+				t.Errorf("map took %.1f s, want %.1f (cpu share %.2f)", gotS, want, tc.share)
+			}
+			rd := events.NewReader(&log)
+			running := 0
+			for {
+				ev, err := rd.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				dt := ev.TS - epochMS
+				if ev.Type != events.NodeHeartbeat || dt <= a.startMS || dt >= a.endMS {
+					continue
+				}
+				if want := 1 + tc.level*4; math.Abs(ev.Load1-want) > 1e-9 {
+					t.Errorf("load1 while the map runs = %.3f, want %.3f (task 1 + %.2f x 4 vcores)", ev.Load1, want, tc.level)
+				}
+				running++
+			}
+			if running == 0 {
+				t.Fatal("no heartbeat while the map ran")
+			}
+		})
 	}
 }

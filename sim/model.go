@@ -500,7 +500,7 @@ func (s *sim) loadAt(n *node, t int64) float64 {
 	u1 := (float64(h>>11) + 0.5) / (1 << 53)
 	u2 := (float64(splitmix(h)>>11) + 0.5) / (1 << 53)
 	z := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
-	return min(0.95, max(0, l.Mean+l.Stddev*z))
+	return max(0, l.Mean+l.Stddev*z)
 }
 
 func splitmix(x uint64) uint64 {

@@ -70,9 +70,13 @@ type NodeGroup struct {
 	Load        Load
 }
 
-// Load is a node's background load series: every PeriodS a new level is
-// drawn from N(Mean, Stddev) and clamped to [0, 0.95]; a task's speed is
-// scaled by (1 - load). PeriodS 0 keeps one level for the whole run.
+// Load is a node's background load series in runnable threads per core
+// (the unit of the kernel's load average divided by the cores, so 1.5 is a
+// node whose background alone keeps 1.5 threads per core runnable): every
+// PeriodS a new level is drawn from N(Mean, Stddev), floored at 0; a task's
+// speed is scaled by cpuShare(level), 1 - level but at least minCPUShare,
+// and the level adds level x vcores to the node's heartbeat load1. PeriodS
+// 0 keeps one level for the whole run.
 type Load struct {
 	Mean, Stddev, PeriodS float64
 	// AvgS makes node.heartbeat load1 an exponential moving average of the
@@ -427,7 +431,7 @@ func readCluster(d *ydec, n *yaml.Node, c *Cluster) {
 		g.float("power_max_w", &ng.PowerMaxW, nonNegative)
 		if ln := g.get("load"); ln != nil {
 			l := d.mapping(ln, path+".load")
-			l.float("mean", &ng.Load.Mean, unit)
+			l.float("mean", &ng.Load.Mean, nonNegative)
 			l.float("stddev", &ng.Load.Stddev, nonNegative)
 			l.float("period_s", &ng.Load.PeriodS, nonNegative)
 			l.float("avg_s", &ng.Load.AvgS, nonNegative)

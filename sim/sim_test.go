@@ -284,6 +284,8 @@ func TestScenarioErrorsNameLineAndKey(t *testing.T) {
 			"test.yaml:5: workload.jobs[0].features.gpu: unknown key"},
 		{"load average negative", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048, load: {avg_s: -1}}]\nworkload: {jobs: [{input_gb: 1}]}\n",
 			"test.yaml:2: cluster.nodes[0].load.avg_s: must be >= 0"},
+		{"background load negative", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048, load: {mean: -0.5}}]\nworkload: {jobs: [{input_gb: 1}]}\n",
+			"test.yaml:2: cluster.nodes[0].load.mean: must be >= 0"},
 		{"task load not positive", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\nworkload:\n  jobs:\n    - {input_gb: 1}\n    - {input_gb: 1, task_load: 0}\n",
 			"test.yaml:6: workload.jobs[1].task_load: must be > 0"},
 		{"no jobs", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\n", "workload: required"},
