@@ -53,9 +53,17 @@ func (n *Node) Host() string { return HostOf(n.ID) }
 func (n *Node) Port() string { return PortOf(n.ID) }
 
 // OnHost reports whether host (a split's replica host, or a node id) names
-// the host this node runs on.
+// the host this node runs on. A host with a port names one NodeManager (a
+// model.host_aliases target where several share a machine): only that node
+// is on it.
 func (n *Node) OnHost(host string) bool {
-	return host == n.ID || HostOf(host) == n.Host()
+	if host == n.ID {
+		return true
+	}
+	if PortOf(host) != "" {
+		return false
+	}
+	return HostOf(host) == n.Host()
 }
 
 // HostRack is the rack of a host (a split's replica host, or a node id):

@@ -101,3 +101,32 @@ func TestLocalityWithPortedIDs(t *testing.T) {
 		t.Errorf("restored HostNodes(nm2.example) = %v", ns)
 	}
 }
+
+// TestNodeIDSplitHostNamesOneNodeManager: where several NodeManagers share a
+// machine (a minicluster; model.host_aliases pointing at host:port), a split
+// host with a port is local to that NodeManager only, a bare host to all of
+// them.
+func TestNodeIDSplitHostNamesOneNodeManager(t *testing.T) {
+	s := New()
+	for i, id := range []string{"localhost:40001", "localhost:40002"} {
+		s.Apply(&events.Event{V: 1, ID: "r" + id, Type: events.NodeRegistered, TS: int64(1000 + i), Node: id, Rack: "/default-rack",
+			VCores: 8, MemoryMB: 8192})
+	}
+	a, b := s.Node("localhost:40001"), s.Node("localhost:40002")
+	for _, c := range []struct {
+		host       string
+		onA, onB   bool
+		locA, locB events.Locality
+	}{
+		{"localhost:40001", true, false, events.NodeLocal, events.RackLocal},
+		{"localhost:40002", false, true, events.RackLocal, events.NodeLocal},
+		{"localhost", true, true, events.NodeLocal, events.NodeLocal},
+	} {
+		if a.OnHost(c.host) != c.onA || b.OnHost(c.host) != c.onB {
+			t.Errorf("%s: on 40001 %v, on 40002 %v; want %v, %v", c.host, a.OnHost(c.host), b.OnHost(c.host), c.onA, c.onB)
+		}
+		if la, lb := Locality(s, a, []string{c.host}), Locality(s, b, []string{c.host}); la != c.locA || lb != c.locB {
+			t.Errorf("%s: locality %q, %q; want %q, %q", c.host, la, lb, c.locA, c.locB)
+		}
+	}
+}

@@ -172,6 +172,20 @@ type Engine struct {
 type Model struct {
 	RetainFinished time.Duration `mapstructure:"retain_finished"`
 	MaxFinished    int           `mapstructure:"max_finished"`
+	// HostAliases name the NodeManager on the machine of a DataNode that
+	// registers another name (an IP, another interface), so block replicas
+	// count as local to it. A list, not a map: host names hold dots, which
+	// config keys split on.
+	HostAliases []HostAlias `mapstructure:"host_aliases"`
+}
+
+// HostAlias maps the host HDFS names for a block replica to a NodeManager.
+type HostAlias struct {
+	// DataNode is the replica host as the NameNode gives it.
+	DataNode string `mapstructure:"datanode"`
+	// NodeManager is the NodeManager's host, or its node id host:port when
+	// several NodeManagers share a host (then only that one is local).
+	NodeManager string `mapstructure:"nodemanager"`
 }
 
 // Policies selects the policy stack and carries per-policy settings
@@ -398,6 +412,12 @@ type KeyError struct {
 
 func (e *KeyError) Error() string { return e.Key + ": " + e.Reason }
 
+// hostLike reports whether s can be a host name or host:port: not empty,
+// no spaces, slashes or scheme.
+func hostLike(s string) bool {
+	return strings.TrimSpace(s) != "" && !strings.ContainsAny(s, " \t/")
+}
+
 // Known actuators.
 var actuatorNames = []string{"log", "kafka", "http", "rm"}
 
@@ -482,6 +502,19 @@ func (c *Config) Validate() error {
 	}
 	if c.Model.MaxFinished < 0 {
 		bad("model.max_finished", "must be >= 0 (0: no cap)")
+	}
+	seen := map[string]bool{}
+	for i, a := range c.Model.HostAliases {
+		key := fmt.Sprintf("model.host_aliases[%d]", i)
+		switch {
+		case !hostLike(a.DataNode):
+			bad(key+".datanode", "must be a host name, got %q", a.DataNode)
+		case !hostLike(a.NodeManager):
+			bad(key+".nodemanager", "must be a NodeManager host or node id host:port, got %q", a.NodeManager)
+		case seen[strings.ToLower(a.DataNode)]:
+			bad(key+".datanode", "%q is aliased twice", a.DataNode)
+		}
+		seen[strings.ToLower(a.DataNode)] = true
 	}
 	if strings.TrimSpace(c.Policies.Stack) == "" {
 		bad("policies.stack", "must not be empty")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,6 +90,8 @@ func TestValidationNamesKeyAndReason(t *testing.T) {
 		{"empty token file", "http:\n  token_file: /dev/null\n", nil, "http.token_file: /dev/null: empty"},
 		{"tls cert without key", "http:\n  tls:\n    cert_file: /dev/null\n", nil, "http.tls: cert_file and key_file go together"},
 		{"missing tls key", "http:\n  tls:\n    cert_file: /dev/null\n    key_file: /nonexistent/key.pem\n", nil, "http.tls.key_file: stat /nonexistent/key.pem"},
+		{"host alias without nodemanager", "model:\n  host_aliases:\n    - {datanode: dn1.example.com}\n", nil, `model.host_aliases[0].nodemanager: must be a NodeManager host or node id host:port, got ""`},
+		{"host alias twice", "model:\n  host_aliases:\n    - {datanode: 10.0.0.5, nodemanager: w5}\n    - {datanode: 10.0.0.5, nodemanager: w6}\n", nil, `model.host_aliases[1].datanode: "10.0.0.5" is aliased twice`},
 		{"missing krb5.conf", "", []string{"RMSIDECAR_KERBEROS_PRINCIPAL=a@B", "RMSIDECAR_KERBEROS_KEYTAB=/dev/null", "RMSIDECAR_KERBEROS_KRB5_CONF=/nonexistent/krb5.conf"}, "kerberos.krb5_conf: stat /nonexistent/krb5.conf"},
 	}
 	for _, tt := range tests {
@@ -102,6 +105,17 @@ func TestValidationNamesKeyAndReason(t *testing.T) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestHostAliasesKeepDottedNames(t *testing.T) {
+	c, err := Load(write(t, "model:\n  host_aliases:\n    - {datanode: dn1.rmsidecar.test, nodemanager: \"localhost:45454\"}\n"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []HostAlias{{DataNode: "dn1.rmsidecar.test", NodeManager: "localhost:45454"}}
+	if !slices.Equal(c.Model.HostAliases, want) {
+		t.Fatalf("host_aliases = %+v, want %+v", c.Model.HostAliases, want)
 	}
 }
 

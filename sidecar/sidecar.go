@@ -216,7 +216,7 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 		s.metrics.Degraded(a.Name(), false) // the gauge exists from the start (before a worker can set it)
 	}
 	s.loop = NewLoop(eng, LoopOptions{QueueSize: cfg.Engine.QueueSize, IdleTick: idle, Checkpoints: ckpts,
-		Sink: s.disp, Metrics: s.metrics, Log: o.Log, EventsTopic: cfg.Kafka.EventsTopic})
+		Sink: s.disp, Metrics: s.metrics, Log: o.Log, EventsTopic: cfg.Kafka.EventsTopic, HostAliases: cfg.Model.HostAliases})
 	if ck != nil {
 		// Hints that expired (in event time) before the checkpoint are of
 		// no use any more.

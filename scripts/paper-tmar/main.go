@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,6 +85,11 @@ type cell struct {
 	// completion when it bound the partitions (tmar stacks only).
 	PlanS float64      `json:"plan_s,omitempty"`
 	Runs  []report.Run `json:"-"`
+	// Per seed (1..N), for the claims' confidence intervals.
+	SeedMakespan []float64 `json:"seed_makespan_s"`
+	SeedXRackGB  []float64 `json:"seed_cross_rack_gb"`
+	SeedEnergy   []float64 `json:"seed_energy_kwh"`
+	SeedPlanS    []float64 `json:"seed_plan_s,omitempty"`
 }
 
 func run(ctx context.Context, argv []string, w io.Writer) error {
@@ -147,6 +153,10 @@ func run(ctx context.Context, argv []string, w io.Writer) error {
 					c.Energy += r.EnergyKWh / float64(*seeds)
 					c.PlanS += r.Extra["tmar_plan_jct_s"] / float64(*seeds)
 					c.Maps = r.Jobs[0].Maps
+					c.SeedMakespan = append(c.SeedMakespan, r.MakespanS)
+					c.SeedXRackGB = append(c.SeedXRackGB, float64(r.CrossRackShuffleBytes)/1e9)
+					c.SeedEnergy = append(c.SeedEnergy, r.EnergyKWh)
+					c.SeedPlanS = append(c.SeedPlanS, r.Extra["tmar_plan_jct_s"])
 				}
 				cells = append(cells, c)
 			}
@@ -291,6 +301,8 @@ type powerCell struct {
 	Makespan float64
 	Energy   float64 // the simulator's: every node draws idle + dynamic power over the makespan
 	BusyKJ   float64 // the paper's: a core draws its share of P_max only while it runs a task
+	// Per seed, for the claim's confidence interval.
+	SeedMakespan, SeedEnergy, SeedBusyKJ []float64
 }
 
 // powerRuns runs Table 5's WordCount jobs under tmar and tmar-power.
@@ -317,6 +329,9 @@ func powerRuns(ctx context.Context, base string, seeds int, opt setup) ([]powerC
 				c.Energy += r.EnergyKWh / float64(seeds)
 				c.BusyKJ += be.joules / 1000 / float64(seeds)
 				c.Maps = r.Jobs[0].Maps
+				c.SeedMakespan = append(c.SeedMakespan, r.MakespanS)
+				c.SeedEnergy = append(c.SeedEnergy, r.EnergyKWh)
+				c.SeedBusyKJ = append(c.SeedBusyKJ, be.joules/1000)
 			}
 			out = append(out, c)
 		}
@@ -398,20 +413,43 @@ func printPower(w io.Writer, cells []powerCell) {
 	for _, c := range cells {
 		fmt.Fprintf(w, "%5d %5d  %-11s %11.1f %11.4f %16.1f\n", c.Hosts, c.Maps, c.Stack, c.Makespan, c.Energy, c.BusyKJ)
 	}
-	var dm, de, db float64
-	n := 0
+	var mk, en, busy [][2][]float64
 	for i := 0; i+1 < len(cells); i += 2 {
 		t, p := cells[i], cells[i+1]
-		dm += pct(p.Makespan, t.Makespan)
-		de += pct(p.Energy, t.Energy)
-		db += pct(p.BusyKJ, t.BusyKJ)
-		n++
+		mk = append(mk, [2][]float64{p.SeedMakespan, t.SeedMakespan})
+		en = append(en, [2][]float64{p.SeedEnergy, t.SeedEnergy})
+		busy = append(busy, [2][]float64{p.SeedBusyKJ, t.SeedBusyKJ})
 	}
-	if n == 0 {
+	if len(en) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "%-52s %-18s %+.1f %% simulator's energy, %+.1f %% paper's busy energy (makespan %+.1f %%)\n",
-		"energy tmar-power vs tmar, Table 5 setup", "-5 to -12 %", de/float64(n), db/float64(n), dm/float64(n))
+	fmt.Fprintf(w, "%-52s %-18s %s simulator's energy, %s paper's busy energy (makespan %s)\n",
+		"energy tmar-power vs tmar, Table 5 setup", "-5 to -12 %", changeCI(en), changeCI(busy), changeCI(mk))
+}
+
+// changeCI is the change of a against b in percent, averaged over the
+// configurations of each seed (pairs[i] = {a, b} per seed), as mean ± 95 %
+// CI over the seeds, marked * when the interval crosses 0.
+func changeCI(pairs [][2][]float64) string {
+	if len(pairs) == 0 {
+		return "n/a"
+	}
+	n := len(pairs[0][0])
+	perSeed := make([]float64, n)
+	for s := range n {
+		for _, p := range pairs {
+			perSeed[s] += pct(p[0][s], p[1][s]) / float64(len(pairs))
+		}
+	}
+	m, h := report.MeanCI95(perSeed)
+	if math.IsNaN(h) {
+		return fmt.Sprintf("%+.1f %% (one seed: no interval)", m)
+	}
+	star := ""
+	if m-h <= 0 && m+h >= 0 {
+		star = " *"
+	}
+	return fmt.Sprintf("%+.1f ± %.1f %%%s", m, h, star)
 }
 
 func find(cells []cell, kind string, hosts int, stack string) cell {
@@ -444,38 +482,32 @@ func printTable(w io.Writer, cells []cell) {
 }
 
 func printClaims(w io.Writer, cells []cell) {
-	fmt.Fprintf(w, "%-52s %-18s %s\n", "claim (TMaR paper)", "paper", "measured (mean over sizes 10/20/30 hosts)")
+	fmt.Fprintf(w, "%-52s %-18s %s\n", "claim (TMaR paper)", "paper", "measured: mean over sizes 10/20/30 hosts, ± 95 % CI over seeds (* crosses 0)")
 	fmt.Fprintln(w, strings.Repeat("-", 110))
 	for _, k := range kinds {
-		var d, x float64
+		var mk, xr, plan [][2][]float64
 		for _, sz := range sizes {
 			y, t := find(cells, k.name, sz.hosts, "yarn"), find(cells, k.name, sz.hosts, "tmar")
-			d += pct(t.Makespan, y.Makespan) / float64(len(sizes))
-			x += pct(t.XRackGB, y.XRackGB) / float64(len(sizes))
+			mk = append(mk, [2][]float64{t.SeedMakespan, y.SeedMakespan})
+			xr = append(xr, [2][]float64{t.SeedXRackGB, y.SeedXRackGB})
+			plan = append(plan, [2][]float64{t.SeedPlanS, y.SeedMakespan})
 		}
 		paper := "not given"
 		if k.claim != 0 {
 			paper = fmt.Sprintf("%+.0f %%", k.claim)
 		}
-		var pd float64
-		for _, sz := range sizes {
-			y, t := find(cells, k.name, sz.hosts, "yarn"), find(cells, k.name, sz.hosts, "tmar")
-			pd += pct(t.PlanS, y.Makespan) / float64(len(sizes))
-		}
-		fmt.Fprintf(w, "%-52s %-18s %+.1f %% (TMaR's plan predicted %+.1f %%)\n", "makespan tmar vs yarn, "+k.name, paper, d, pd)
-		fmt.Fprintf(w, "%-52s %-18s %+.1f %%\n", "cross-rack shuffle tmar vs yarn, "+k.name, "less", x)
+		fmt.Fprintf(w, "%-52s %-18s %s (TMaR's plan predicted %s)\n", "makespan tmar vs yarn, "+k.name, paper, changeCI(mk), changeCI(plan))
+		fmt.Fprintf(w, "%-52s %-18s %s\n", "cross-rack shuffle tmar vs yarn, "+k.name, "less", changeCI(xr))
 	}
-	var de, dm float64
-	n := 0
+	var en, mk [][2][]float64
 	for _, k := range kinds {
 		for _, sz := range sizes {
 			t, p := find(cells, k.name, sz.hosts, "tmar"), find(cells, k.name, sz.hosts, "tmar-power")
-			de += pct(p.Energy, t.Energy)
-			dm += pct(p.Makespan, t.Makespan)
-			n++
+			en = append(en, [2][]float64{p.SeedEnergy, t.SeedEnergy})
+			mk = append(mk, [2][]float64{p.SeedMakespan, t.SeedMakespan})
 		}
 	}
-	fmt.Fprintf(w, "%-52s %-18s %+.1f %% (makespan %+.1f %%)\n", "energy tmar-power vs tmar, same makespan (Table 5)", "-5 to -12 %", de/float64(n), dm/float64(n))
+	fmt.Fprintf(w, "%-52s %-18s %s (makespan %s)\n", "energy tmar-power vs tmar, same makespan (Table 5)", "-5 to -12 %", changeCI(en), changeCI(mk))
 }
 
 // mergeYAML sets the keys of the YAML mapping src (a flag's value) in dst.
