@@ -490,6 +490,11 @@ func (p *Plugin) pickTask(v cluster.View, a *cluster.App, kind events.TaskKind, 
 	}
 	ix := p.indexOf(v, a)
 	if kind == events.Map {
+		if n.ID != n.Host() {
+			if t := ix.first(ix.byHost, n.ID, free); t != nil {
+				return t, events.NodeLocal
+			}
+		}
 		if t := ix.first(ix.byHost, n.Host(), free); t != nil {
 			return t, events.NodeLocal
 		}
@@ -514,7 +519,8 @@ func (p *Plugin) pickTask(v cluster.View, a *cluster.App, kind events.TaskKind, 
 	return nil, ""
 }
 
-// taskIndex is a job's pending maps by the hosts (cluster.HostOf) and racks
+// taskIndex is a job's pending maps by the hosts (cluster.HostOf, or the
+// node id when a split host names one) and racks
 // holding their input, Hadoop's per-node task cache, so a heartbeat does not
 // scan the job.
 type taskIndex struct {
@@ -539,6 +545,9 @@ func (p *Plugin) indexOf(v cluster.View, a *cluster.App) *taskIndex {
 		for _, s := range t.Splits {
 			for _, h := range s.Hosts {
 				host := cluster.HostOf(h)
+				if cluster.PortOf(h) != "" {
+					host = h // a node id: local to that NodeManager only (cluster.Node.OnHost)
+				}
 				if l := ix.byHost[host]; len(l) == 0 || l[len(l)-1] != t {
 					ix.byHost[host] = append(l, t)
 				}

@@ -456,3 +456,26 @@ func TestLocalityOnRealNodeIDs(t *testing.T) {
 		t.Fatalf("nm2: place hints %+v, want one node-local (the split is on nm2)", ph)
 	}
 }
+
+// TestLocalityOnSharedHost: two NodeManagers on one host (a minicluster,
+// with model.host_aliases naming node ids): a map whose split names one of
+// them is node-local there and placed there, not on its neighbour.
+func TestLocalityOnSharedHost(t *testing.T) {
+	p, err := New(context.Background(), NameNB, testHandle(nil, noExplore))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, p)
+	w.node("localhost:40001", 4)
+	w.node("localhost:40002", 4)
+	w.apply(events.Event{Type: events.AppSubmitted, App: "app1", Name: "app1", Queue: "q", User: "u", JobType: "wc", Maps: 2,
+		Features: &events.Features{CPU: 5, Memory: 6, Disk: 8, Network: 5}})
+	for i, host := range []string{"localhost:40001", "localhost:40002"} {
+		w.apply(events.Event{Type: events.TaskPending, App: "app1", Task: fmt.Sprintf("app1_m_%d", i), Kind: events.Map,
+			Splits: []events.Split{{Path: "/in", Length: 1, Hosts: []string{host}}}})
+	}
+	ph := places(w.heartbeat("localhost:40002", 0, 1000))
+	if len(ph) != 1 || ph[0].Task != "app1_m_1" || ph[0].Nodes[0].Locality != events.NodeLocal {
+		t.Fatalf("localhost:40002: place hints %+v, want app1_m_1 node-local (its split names this NodeManager)", ph)
+	}
+}
