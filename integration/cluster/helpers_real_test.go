@@ -398,8 +398,9 @@ func killApp(t *testing.T, rc *yarnclient.Client, appID string) {
 
 // checkSplitHosts checks that the sidecar at httpAddr holds, for every map of appID (one per
 // file of inputDir), its input split with block hosts the real NameNode names for inputDir's
-// files, and that the split lengths add up to the input's size.
-func checkSplitHosts(ctx context.Context, t *testing.T, c *Cluster, httpAddr, appID, inputDir string) {
+// files (renamed through alias, the sidecar's model.host_aliases, when given), and that the
+// split lengths add up to the input's size. It returns each map's split path.
+func checkSplitHosts(ctx context.Context, t *testing.T, c *Cluster, httpAddr, appID, inputDir string, alias map[string]string) map[string]string {
 	t.Helper()
 	fs, err := c.HDFSClient("rmsidecar")
 	if err != nil {
@@ -420,6 +421,9 @@ func checkSplitHosts(ctx context.Context, t *testing.T, c *Cluster, httpAddr, ap
 		}
 		for _, l := range locs {
 			for _, h := range l.Hosts {
+				if to, ok := alias[h]; ok {
+					h = to
+				}
 				nnHosts[h] = true
 			}
 		}
@@ -432,6 +436,7 @@ func checkSplitHosts(ctx context.Context, t *testing.T, c *Cluster, httpAddr, ap
 			ID     string `json:"id"`
 			Kind   string `json:"kind"`
 			Splits []struct {
+				Path   string   `json:"path"`
 				Length int64    `json:"length"`
 				Hosts  []string `json:"hosts"`
 			} `json:"splits"`
@@ -458,11 +463,13 @@ func checkSplitHosts(ctx context.Context, t *testing.T, c *Cluster, httpAddr, ap
 		return maps > 0 && maps == len(files), fmt.Sprintf("%d maps with splits, %d input files", maps, len(files))
 	})
 	var splitBytes int64
+	paths := map[string]string{}
 	for _, tk := range view.Tasks {
 		if tk.Kind != "map" {
 			continue
 		}
 		s := tk.Splits[0]
+		paths[tk.ID] = s.Path
 		splitBytes += s.Length
 		if len(s.Hosts) == 0 {
 			t.Errorf("%s: split without hosts", tk.ID)
@@ -477,4 +484,5 @@ func checkSplitHosts(ctx context.Context, t *testing.T, c *Cluster, httpAddr, ap
 	if splitBytes != inputBytes {
 		t.Errorf("split lengths add up to %d bytes, the input is %d", splitBytes, inputBytes)
 	}
+	return paths
 }

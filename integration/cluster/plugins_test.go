@@ -7,8 +7,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -54,6 +56,9 @@ func startPluginSidecar(t *testing.T, c *Cluster, name, stackYAML string) (p *pr
 	}
 	p = startRMSidecar(t, name, "run", "--config", cfg)
 	eventually(t, 2*time.Minute, 500*time.Millisecond, name+" HTTP up", func() (bool, string) {
+		if p.exited() {
+			t.Fatalf("%s exited before its HTTP server was up", name) // its log follows
+		}
 		resp, err := http.Get("http://" + c.SidecarHTTP + "/healthz")
 		if err != nil {
 			return false, err.Error()
@@ -546,26 +551,122 @@ func rmLog(c *Cluster) string {
 	return string(b)
 }
 
-// TestPluginReportsNameNodeSplitHosts: a real WordCount over generated HDFS files, the AM's
-// HintSpeculator reporting task.pending through the sidecar's POST /v1/events and real Kafka.
-// The sidecar's model of the job then holds each map's input split with the hosts the
-// NameNode gave for its blocks (dn*.rmsidecar.test: names only the NameNode knows), and the
-// split lengths add up to the input's size.
-func TestPluginReportsNameNodeSplitHosts(t *testing.T) {
+// TestPluginPlacesMapsOnBlockHosts: a real wordcount whose six input files each have one
+// replica (dfs.replication=1), on DataNodes named dn1..3.rmsidecar.test that the sidecar maps to
+// the two NodeManagers (model.host_aliases; on one host the NodeManagers differ by port only).
+// The AM plug-in reports each map's split with the NameNode's block hosts (from the job's split
+// meta file), the bridge reports the nodes; the learning scheduler picks, at a node's heartbeat,
+// a pending map whose block is on that node and sends a place hint that HintAllocationProcessor
+// applies to the AM's next map ask (mapreduce.job.running.map.limit=1 keeps maps pending). Every
+// node-local place hint must name the NodeManager the NameNode's block host maps to.
+func TestPluginPlacesMapsOnBlockHosts(t *testing.T) {
 	c := pluginCluster(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	run, _, _ := startPluginSidecar(t, c, "run-splits", "  stack: none")
-	base := "/user/rmsidecar/" + uniq("splits-")
-	sub, err := c.SubmitWordCount(ctx, "--generate-files", "2", "--generate-lines", "20000",
-		"-D", "mapreduce.map.speculative=true", base+"/in", base+"/out")
-	if err != nil || sub.AppID == "" || sub.State != "SUCCEEDED" {
-		t.Fatalf("wordcount: %v %s\n%s", err, sub.State, tail(sub.Output, 30))
+	if len(c.NodeManagers) < 2 {
+		t.Skipf("%d NodeManagers; the test needs two", len(c.NodeManagers))
 	}
-	checkSplitHosts(ctx, t, c, c.SidecarHTTP, sub.AppID, base+"/in")
+	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
+	defer cancel()
+	alias := map[string]string{
+		"dn1.rmsidecar.test": c.NodeManagers[0].ID,
+		"dn2.rmsidecar.test": c.NodeManagers[1].ID,
+		"dn3.rmsidecar.test": c.NodeManagers[0].ID,
+	}
+	var aliases strings.Builder
+	for _, dn := range slices.Sorted(maps.Keys(alias)) {
+		fmt.Fprintf(&aliases, "    - {datanode: %s, nodemanager: %q}\n", dn, alias[dn])
+	}
+	run, evTopic, nodeTopic := startPluginSidecar(t, c, "run-locality", "  stack: learning-nb\nmodel:\n  host_aliases:\n"+aliases.String())
+	bridge := startRMSidecar(t, "bridge-locality", "bridge", "--rm", c.RMWeb, "--kafka", c.KafkaBootstrap,
+		"--topic", evTopic, "--node-topic", nodeTopic, "--interval", "1s", "--log-format", "json", "--http", freePort(t), "--hdfs-conf", c.ConfDir)
+	rc := rmClient(t, c)
+	waitIdle(ctx, t, rc)
+	base := "/user/rmsidecar/" + uniq("locality-")
+	sub, err := c.SubmitWordCount(ctx, "--generate-files", "6", "--generate-lines", "20000", "--no-wait",
+		"-D", "dfs.replication=1", "-D", "mapreduce.job.running.map.limit=1", "-D", "mapreduce.map.speculative=false",
+		base+"/in", base+"/out")
+	if err != nil || sub.AppID == "" {
+		t.Fatalf("submit: %v\n%s", err, tail(sub.Output, 30))
+	}
+	w := watchJob(ctx, c, rc, sub.AppID, sub.JobID)
+	st, err := c.WaitApp(ctx, sub.AppID, 500*time.Millisecond)
+	w.finish()
+	if err != nil || st.FinalStatus != "SUCCEEDED" {
+		t.Fatalf("wordcount %s: %+v, %v", sub.AppID, st, err)
+	}
+	splits := checkSplitHosts(ctx, t, c, c.SidecarHTTP, sub.AppID, base+"/in", alias)
+
+	// Where the NameNode put each map's block, as a NodeManager.
+	want := map[string]string{}
+	for task, path := range splits {
+		if u, err := url.Parse(path); err == nil && u.Path != "" {
+			path = u.Path // hdfs://namenode:port/... as the split names it
+		}
+		locs, err := c.BlockLocations(ctx, path)
+		if err != nil || len(locs) == 0 || len(locs[0].Hosts) != 1 {
+			t.Fatalf("%s: block locations %+v, %v; want one replica", path, locs, err)
+		}
+		want[task] = alias[locs[0].Hosts[0]]
+	}
+	ranOn := map[string]string{}
+	for task, as := range w.byTask() {
+		if len(as) > 0 {
+			ranOn[task] = as[0].Node
+		}
+	}
+	local, followed := 0, 0
+	for _, h := range sidecarHints(t, c.SidecarHTTP) {
+		if h.Kind != "place" || h.App != sub.AppID || len(h.Nodes) == 0 || h.Nodes[0].Locality != "node" {
+			continue
+		}
+		local++
+		node := h.Nodes[0].Node
+		if node != want[h.Task] {
+			t.Errorf("place %s on %s (%s): the NameNode has its block on %s", h.Task, node, h.Reason, want[h.Task])
+		}
+		if ranOn[h.Task] == node {
+			followed++
+		}
+		t.Logf("place %s on %s, its block's NodeManager %s, ran on %s (%s)", h.Task, node, want[h.Task], ranOn[h.Task], h.Reason)
+	}
+	t.Logf("%d node-local place hints from the learning scheduler for %d maps, %d run where hinted", local, len(splits), followed)
+	if local == 0 {
+		t.Error("no node-local place hint for the job: the NameNode's block hosts chose nothing")
+	}
+	if err := bridge.stop(30 * time.Second); err != nil {
+		t.Errorf("bridge: %v", err)
+	}
 	if err := run.stop(30 * time.Second); err != nil {
 		t.Error(err)
 	}
+}
+
+// hintRec is what a test reads of a hint from GET /v1/hints.
+type hintRec struct {
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Policy string `json:"policy"`
+	App    string `json:"app"`
+	Task   string `json:"task"`
+	Reason string `json:"reason"`
+	Nodes  []struct {
+		Node     string `json:"node"`
+		Locality string `json:"locality"`
+	} `json:"nodes"`
+}
+
+// sidecarHints lists the hints the sidecar's http actuator holds (the newest 1000).
+func sidecarHints(t *testing.T, httpAddr string) []hintRec {
+	t.Helper()
+	resp, err := http.Get("http://" + httpAddr + "/v1/hints")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out []hintRec
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatalf("GET /v1/hints: %v", err)
+	}
+	return out
 }
 
 // TestPluginReduceBinding (TMaR PRB): every partition of a 4-reduce job bound to one

@@ -670,7 +670,7 @@ func TestBridgeAndRunOnRealWordCount(t *testing.T) {
 	}
 	// The bridge resolved the job's input through the real NameNode: each map's task.pending
 	// carried its split with the block hosts, and the sidecar's model holds them.
-	checkSplitHosts(ctx, t, c, httpAddr, sub.AppID, base+"/in")
+	checkSplitHosts(ctx, t, c, httpAddr, sub.AppID, base+"/in", nil)
 	if v, err := metricSum(ctx, bridgeHTTP, `rmsidecar_bridge_splits_total{result="ok"}`); err != nil || v < 1 {
 		t.Errorf("bridge split lookups ok = %v (%v), want >= 1", v, err)
 	}
