@@ -3,9 +3,11 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/sim/report"
 )
 
 func (s *sim) container(t *task) Container {
@@ -38,6 +40,7 @@ func (s *sim) account(n *node) {
 		u := min(1, float64(n.usedV)/float64(n.vcores))
 		n.energyJ += (n.pIdle + (n.pMax-n.pIdle)*u) * dt / 1000
 		n.busyVms += float64(n.usedV) * dt
+		s.heatAdd(n, n.lastT, s.now, n.usedV)
 	}
 	n.lastT = s.now
 }
@@ -62,6 +65,7 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 		partition: -1,
 	}
 	s.attempts[idx] = a
+	s.detailLaunched(a)
 	t.attempts = append(t.attempts, a)
 	t.running++
 	if t.state == taskPending {
@@ -462,12 +466,11 @@ func (s *sim) stop(a *attempt) {
 // and attempt ids, kind, node, whether speculative, map locality, start and
 // end (simulated seconds), how it ended (SUCCEEDED, KILLED: lost a race or
 // killed by a hint) and, for a reducer, the bytes it fetched.
-func TasksCSVHeader() []string {
-	return []string{"app", "task", "attempt", "kind", "node", "speculative", "locality", "start_s", "end_s", "state", "fetched_bytes"}
-}
+func TasksCSVHeader() []string { return slices.Clone(report.TasksColumns) }
 
 // logTask writes the ended attempt a's row to Options.Tasks.
 func (s *sim) logTask(a *attempt, state string) {
+	s.detailEnded(a, state)
 	if s.tasks == nil || s.m.writeErr != nil {
 		return
 	}
@@ -501,6 +504,7 @@ func (s *sim) attemptEnd(a *attempt) {
 	s.stop(a)
 	t.wins++
 	t.state = taskDone
+	s.m.tasksDone++
 	if a.spec {
 		s.m.specWon++
 	}
@@ -599,7 +603,8 @@ func (s *sim) finishJob(j *job) {
 	ev.App, ev.State = j.id, events.StateSucceeded
 	s.emit(ev)
 	if s.opts.Progress != nil {
-		s.opts.Progress(Progress{Stack: s.stack, JobsDone: s.doneJobs, Jobs: len(s.sc.Jobs), SimS: float64(s.now) / 1000})
+		s.reportProgress()
+		s.checkCtx = true // a callback that cancels stops the run right here
 	}
 }
 

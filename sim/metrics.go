@@ -75,6 +75,7 @@ type metrics struct {
 	writeErr                error
 
 	launched                 int // attempts launched (benchmarks' per-attempt figures)
+	tasksDone                int // tasks finished (Progress)
 	runMaps, runReds         int
 	timeline                 timeline
 	locNode, locRack, locOff int
@@ -106,21 +107,27 @@ func (s *sim) closeAccounts() {
 // results summarises the run. Times run from the first submission to the
 // last job's end (the makespan window); see docs/simulator.md.
 func (s *sim) results() report.Run {
-	r := report.Run{Policy: s.stack, Hints: map[string]int{}, Extra: map[string]float64{}}
+	r := report.Run{Policy: s.stack, Hints: map[string]int{}, Extra: map[string]float64{}, Unfinished: len(s.sc.Jobs) - s.doneJobs}
 	if len(s.jobs) == 0 {
+		r.Detail = s.detailResult(s.now)
 		return r
 	}
+	// An interrupted run (Unfinished > 0) counts the jobs it finished; its
+	// window ends at the simulated time it reached.
 	first, last := int64(math.MaxInt64), int64(0)
-	jcts := make([]float64, 0, len(s.jobs))
+	jcts := make([]float64, 0, s.doneJobs)
 	var sumX, sumX2 float64
-	r.Jobs = make([]report.Job, len(s.jobs))
-	for i, j := range s.jobs {
+	r.Jobs = make([]report.Job, 0, s.doneJobs)
+	for _, j := range s.jobs {
 		first = min(first, j.submitMS)
+		if !j.finished {
+			continue
+		}
 		last = max(last, j.finishMS)
 		jct := float64(j.finishMS-j.submitMS) / 1000
 		jcts = append(jcts, jct)
-		r.Jobs[i] = report.Job{Name: j.spec.Name, SubmitS: float64(j.submitMS) / 1000, FinishS: float64(j.finishMS) / 1000,
-			Type: j.spec.Type, Maps: j.nMaps, Reduces: j.nReds, RecordedS: j.spec.RecordedS}
+		r.Jobs = append(r.Jobs, report.Job{Name: j.spec.Name, SubmitS: float64(j.submitMS) / 1000, FinishS: float64(j.finishMS) / 1000,
+			Type: j.spec.Type, Maps: j.nMaps, Reduces: j.nReds, RecordedS: j.spec.RecordedS})
 		// Jain's index is over per-job speed x = ideal / JCT, ideal being
 		// the DynamicMR §3.2.2 form on the whole cluster with the job's
 		// mean task times, without shuffle: ceil(N_M/S_M)·t̄_M + ceil(N_R/S_R)·t̄_R.
@@ -130,16 +137,21 @@ func (s *sim) results() report.Run {
 			sumX2 += x * x
 		}
 	}
+	if r.Unfinished > 0 {
+		last = max(last, s.now, first)
+	}
 	span := last - first
 	r.MakespanS = float64(span) / 1000
 	var sum float64
 	for _, v := range jcts {
 		sum += v
 	}
-	r.MeanJCTS = sum / float64(len(jcts))
-	sort.Float64s(jcts)
-	r.P50JCTS = jcts[max(0, int(math.Ceil(0.5*float64(len(jcts))))-1)] // nearest rank, as p95
-	r.P95JCTS = jcts[max(0, int(math.Ceil(0.95*float64(len(jcts))))-1)]
+	if len(jcts) > 0 {
+		r.MeanJCTS = sum / float64(len(jcts))
+		sort.Float64s(jcts)
+		r.P50JCTS = jcts[max(0, int(math.Ceil(0.5*float64(len(jcts))))-1)] // nearest rank, as p95
+		r.P95JCTS = jcts[max(0, int(math.Ceil(0.95*float64(len(jcts))))-1)]
+	}
 	if sumX2 > 0 {
 		r.Jain = sumX * sumX / (float64(len(jcts)) * sumX2)
 	}
@@ -166,6 +178,7 @@ func (s *sim) results() report.Run {
 	}
 	r.Killed = s.m.killed
 	r.Timeline = downsample(&s.m.timeline, first, last, s.sc.TimelinePoints)
+	r.Detail = s.detailResult(last)
 	var produced, shuffled int64
 	for _, j := range s.jobs {
 		produced += j.produced

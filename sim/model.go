@@ -332,6 +332,46 @@ func skewFractions(r int, skew float64) []float64 {
 	return f
 }
 
+// jobShape is a job's map and reduce counts, input and shuffle bytes, and
+// its recorded (Rumen) map and reduce tasks, by the rules buildJob builds
+// the job with; run also sums the counts for the progress display.
+func (s *sim) jobShape(spec *trace.Job) (nm, nr int, input, shuffle int64, recMaps, recReds []trace.Task) {
+	block := int64(s.sc.Cluster.HDFS.BlockMB) << 20
+	for _, t := range spec.Tasks {
+		if t.Kind == string(events.Reduce) {
+			recReds = append(recReds, t)
+		} else {
+			recMaps = append(recMaps, t)
+		}
+	}
+	nm = spec.Maps
+	if len(recMaps) > 0 {
+		nm = len(recMaps)
+	}
+	if nm <= 0 {
+		nm = int(max(1, (spec.InputBytes+block-1)/block))
+	}
+	input = spec.InputBytes
+	if input <= 0 {
+		input = int64(nm) * block
+	}
+	nr = spec.Reduces
+	if len(recReds) > 0 {
+		nr = len(recReds)
+	}
+	shuffle = spec.ShuffleBytes
+	if shuffle == 0 && spec.ShuffleRatio > 0 {
+		shuffle = int64(float64(input) * spec.ShuffleRatio)
+	}
+	if nr == 0 && shuffle > 0 && len(spec.Tasks) == 0 {
+		nr = trace.SWIMReduces(shuffle, spec.OutputBytes, 1<<30, s.totalVCores)
+	}
+	if nr == 0 {
+		shuffle = 0
+	}
+	return nm, nr, input, shuffle, recMaps, recReds
+}
+
 // buildJob creates the job's tasks and places its input blocks.
 func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 	j := &job{
@@ -349,39 +389,7 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 		capReds:   noCap,
 	}
 	block := int64(s.sc.Cluster.HDFS.BlockMB) << 20
-	var recMaps, recReds []trace.Task
-	for _, t := range spec.Tasks {
-		if t.Kind == string(events.Reduce) {
-			recReds = append(recReds, t)
-		} else {
-			recMaps = append(recMaps, t)
-		}
-	}
-	nm := spec.Maps
-	if len(recMaps) > 0 {
-		nm = len(recMaps)
-	}
-	if nm <= 0 {
-		nm = int(max(1, (spec.InputBytes+block-1)/block))
-	}
-	input := spec.InputBytes
-	if input <= 0 {
-		input = int64(nm) * block
-	}
-	nr := spec.Reduces
-	if len(recReds) > 0 {
-		nr = len(recReds)
-	}
-	shuffle := spec.ShuffleBytes
-	if shuffle == 0 && spec.ShuffleRatio > 0 {
-		shuffle = int64(float64(input) * spec.ShuffleRatio)
-	}
-	if nr == 0 && shuffle > 0 && len(spec.Tasks) == 0 {
-		nr = trace.SWIMReduces(shuffle, spec.OutputBytes, 1<<30, s.totalVCores)
-	}
-	if nr == 0 {
-		shuffle = 0
-	}
+	nm, nr, input, shuffle, recMaps, recReds := s.jobShape(spec)
 	prefix := fmt.Sprintf("task_%d_%04d_", clusterTS, idx+1)
 	j.maps = make([]*task, nm)
 	tasks := make([]task, nm+nr)

@@ -22,13 +22,27 @@ import (
 	"github.com/rmsidecar/rmsidecar/sim/report"
 )
 
-// Progress is reported while a run goes on.
+// Progress is reported while a run goes on: after each finished job and
+// every progressEvery simulator events in between, so a run of few, long
+// jobs still moves. Calls depend only on the simulation (not on the wall
+// clock), so a callback that cancels the run's context at a given
+// JobsDone stops it at the same point every time.
 type Progress struct {
 	Stack    string
 	JobsDone int
 	Jobs     int
 	SimS     float64 // simulated seconds so far
+	// TasksDone of Tasks: tasks finished (a task with a speculative copy
+	// counts once) of the tasks the scenario's jobs have (reducers spawned
+	// by reduce-binding hints are not in Tasks; TasksDone stops there).
+	TasksDone int
+	Tasks     int
+	Running   int // attempts running now
 }
+
+// progressEvery is how many simulator events pass between two Progress
+// calls that no finished job triggered (a few milliseconds of wall time).
+const progressEvery = 1 << 14
 
 // Options configure a run.
 type Options struct {
@@ -41,8 +55,12 @@ type Options struct {
 	// (header: TasksCSVHeader()), streamed so a day of millions of attempts is
 	// not held in memory. Simulate writes the first stack's attempts only.
 	Tasks io.Writer
-	// Progress, when set, is called after each finished job.
+	// Progress, when set, is called after each finished job and every few
+	// thousand simulator events (see Progress).
 	Progress func(Progress)
+	// NoDetail skips the per-node detail of the report (Run.Detail: the
+	// heatmap, the task timeline and tasks.csv's rows).
+	NoDetail bool
 	// Log receives policy and engine logs (zero value: discarded).
 	Log zerolog.Logger
 	// Profiles is the store policies learn into (nil: a fresh in-memory one
@@ -64,6 +82,9 @@ type Options struct {
 }
 
 // Simulate runs every stack on the scenario and returns results.json.
+// When ctx is cancelled it returns the error together with partial results:
+// each run holds the jobs it finished (Run.Unfinished counts the others),
+// its metrics over the simulated time it reached.
 func Simulate(ctx context.Context, sc *Scenario, stacks []string, opts Options) (report.Results, error) {
 	res := report.Results{V: report.Version, Scenario: sc.Name, Seed: sc.Seed, Runs: make([]report.Run, len(stacks))}
 	if len(stacks) == 0 {
@@ -103,13 +124,21 @@ func Simulate(ctx context.Context, sc *Scenario, stacks []string, opts Options) 
 	return res, nil
 }
 
-// Run simulates the scenario under one policy stack ("a+b+c").
+// Run simulates the scenario under one policy stack ("a+b+c"). When ctx is
+// cancelled it returns the error together with the partial run (see
+// Simulate).
 func Run(ctx context.Context, sc *Scenario, stack string, opts Options) (report.Run, error) {
 	s, err := newSim(ctx, sc, stack, opts)
 	if err != nil {
+		if ctx.Err() != nil {
+			return report.Run{Policy: stack, Unfinished: len(sc.Jobs)}, err
+		}
 		return report.Run{}, err
 	}
 	if err := s.run(ctx); err != nil {
+		if s.interrupted {
+			return s.results(), err
+		}
 		return report.Run{}, err
 	}
 	return s.results(), nil
@@ -196,6 +225,9 @@ type sim struct {
 	lastLaunch  int64 // time of the latest container launch
 	assigners   bool  // the stack has Assigners: report every YARN heartbeat
 	submitted   int
+	tasksTotal  int  // the scenario's tasks (Progress)
+	checkCtx    bool // look at the context before the next event
+	interrupted bool // the context ended the run: results are partial
 
 	// Hadoop 1 delay scheduling (YARN.Hadoop1Delay): jobs skipped at the
 	// current heartbeat, and the heartbeats run so far.
@@ -213,7 +245,8 @@ type sim struct {
 	hints   []policy.Hint
 	inHints bool
 
-	m metrics
+	m      metrics
+	detail detail
 }
 
 func newSim(ctx context.Context, sc *Scenario, stack string, opts Options) (*sim, error) {
@@ -259,6 +292,13 @@ func newSim(ctx context.Context, sc *Scenario, stack string, opts Options) (*sim
 		s.m.writeErr = s.tasks.Write(TasksCSVHeader())
 	}
 	s.buildCluster()
+	s.initDetail()
+	if opts.Progress != nil {
+		for i := range sc.Jobs {
+			nm, nr, _, _, _, _ := s.jobShape(&sc.Jobs[i])
+			s.tasksTotal += nm + nr
+		}
+	}
 	return s, nil
 }
 
@@ -324,10 +364,14 @@ func (s *sim) run(ctx context.Context) error {
 		s.now = it.at
 		s.m.simEvents++
 		s.m.byKind[it.kind]++
-		if steps&0xfff == 0 { // first at step 0, then every 4096 events
+		if steps&0xfff == 0 || s.checkCtx { // first at step 0, then every 4096 events
+			s.checkCtx = false
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("simulate %s: %w", s.stack, err)
+				return s.interrupt(err)
 			}
+		}
+		if steps%progressEvery == progressEvery-1 && s.opts.Progress != nil {
+			s.reportProgress()
 		}
 		steps++
 		s.dispatch(it)
@@ -353,6 +397,27 @@ func (s *sim) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// interrupt ends a run its context cancelled: the accounts close at the
+// simulated time reached, the event and task logs are flushed, and the
+// results (see results) are what finished.
+func (s *sim) interrupt(err error) error {
+	s.interrupted = true
+	s.closeAccounts()
+	if s.tasks != nil {
+		s.tasks.Flush()
+	}
+	if s.w != nil {
+		_ = s.w.Flush() // best effort: the run is being abandoned
+	}
+	return fmt.Errorf("simulate %s: interrupted at %.0f s simulated, %d of %d jobs done: %w",
+		s.stack, float64(s.now)/1000, s.doneJobs, len(s.sc.Jobs), err)
+}
+
+func (s *sim) reportProgress() {
+	s.opts.Progress(Progress{Stack: s.stack, JobsDone: s.doneJobs, Jobs: len(s.sc.Jobs), SimS: float64(s.now) / 1000,
+		TasksDone: min(s.m.tasksDone, s.tasksTotal), Tasks: s.tasksTotal, Running: len(s.running)})
 }
 
 // dispatch runs one queued event.

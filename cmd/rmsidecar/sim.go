@@ -51,8 +51,17 @@ func newSimCmd(a *app) *cobra.Command {
 		Long: `sim runs a deterministic discrete-event simulation of a YARN/MapReduce cluster
 (docs/simulator.md) once per policy stack, with the same policy code the live
 sidecar runs, and writes DIR/results.json plus DIR/report/ (table.txt, runs.csv,
-jobs.csv, makespan.svg, jct_cdf.svg, timeline.svg, index.html). The table is
-also printed on stdout.
+jobs.csv, makespan.svg, jct_cdf.svg, slowdown_cdf.svg, timeline.svg,
+heatmap.svg (node utilization over time), gantt.svg (a per-node task timeline
+of the first stack, bounded), speculation.svg, index.html, and tasks.csv when
+every stack ended at most 20000 task attempts; --tasks-out streams them for
+any run). The table is also printed on stdout.
+
+Interrupted (SIGINT, SIGTERM), sim still writes results.json and the report
+for what finished: unfinished jobs are left out of the job metrics, results.json
+meta says "partial": true with jobs_done / jobs_total (with --seeds, only the
+seeds that finished are in the summary: seeds_done / seeds_total), a line on
+stderr says so, and the exit status stays non-zero (1).
 
 The workload is a scenario YAML (cluster, YARN settings, stragglers, jobs; see
 scenarios/ and docs/contract.md) or a trace: swim:FILE (SWIM TSV; bytes
@@ -93,7 +102,7 @@ replayed into the live sidecar.`,
 	f.StringVar(&o.window, "window", "", "--trace: keep the jobs submitted in FROM:TO seconds of the trace (e.g. 0:3600; TO empty: to the end), shifted to start at 0")
 	f.IntVar(&o.limitJobs, "limit-jobs", 0, "--trace: keep the first N jobs (after --window)")
 	f.IntVar(&o.seeds, "seeds", 1, "simulate seeds SEED..SEED+N-1 and report every metric as mean ± 95% CI, changes vs the baseline (yarn, else the first stack) paired by seed")
-	f.BoolVar(&o.quiet, "quiet", false, "no progress bar and no table on stdout")
+	f.BoolVar(&o.quiet, "quiet", false, "no progress line and no table on stdout (progress: tasks done, rate and ETA on stderr; on a non-terminal a line every 5 s)")
 	f.StringVar(&o.tasksOut, "tasks-out", "", "write the first stack's task attempts to this CSV file as they end (streamed)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file (go tool pprof)")
 	cmd.MarkFlagsMutuallyExclusive("scenario", "trace")
@@ -198,50 +207,35 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 		defer w.Flush()
 		opts.Tasks = w
 	}
-	var bar *report.Progress
-	if !o.quiet {
-		total := len(sc.Jobs) * len(stacks)
-		bar = report.NewProgress(a.io.err, total, isTerminal(a.io.err))
-		var mu sync.Mutex
-		done := map[string]int{}
-		opts.Progress = func(p sim.Progress) {
-			mu.Lock()
-			done[p.Stack] = p.JobsDone
-			sum := 0
-			for _, n := range done {
-				sum += n
-			}
-			mu.Unlock()
-			bar.Set(sum)
-		}
-	}
 	if o.seeds < 1 {
 		return badInput("--seeds: must be >= 1, got %d", o.seeds)
 	}
+	prog := newSimProgress(a, o, len(sc.Jobs), len(stacks))
 	if o.seeds > 1 {
-		if bar != nil {
-			bar.Finish() // the seeds' own progress line follows
-		}
-		return runSeeds(ctx, a, o, sc, stacks, opts)
+		return runSeeds(ctx, a, o, sc, stacks, opts, prog)
 	}
+	opts.Progress = prog.callback(0)
 	stopProfile, err := startCPUProfile(o.cpuProfile)
 	if err != nil {
 		return err
 	}
-	res, err := sim.Simulate(ctx, sc, stacks, opts)
+	res, simErr := sim.Simulate(ctx, sc, stacks, opts)
 	stopProfile()
-	if bar != nil {
-		bar.Finish()
-	}
-	if err != nil {
-		if errors.Is(err, ctx.Err()) {
-			return fmt.Errorf("simulation interrupted: %w", err)
+	prog.finish()
+	partial := false
+	if simErr != nil {
+		if !interrupted(ctx, simErr) {
+			return fmt.Errorf("simulate: %w", simErr)
 		}
-		return fmt.Errorf("simulate: %w", err)
+		partial = true // write what finished, then fail
 	}
 	res.Meta, err = simMeta(o, sc, stacks, []uint64{sc.Seed})
 	if err != nil {
 		return err
+	}
+	if partial {
+		res.Meta.Partial = true
+		res.Meta.JobsDone, res.Meta.JobsTotal = jobsDone(res), len(sc.Jobs)*len(stacks)
 	}
 	if err := report.Write(o.out, res); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
@@ -252,7 +246,37 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 		}
 		fmt.Fprintf(a.io.out, "\nwrote %s and %s/\n", filepath.Join(o.out, report.ResultsFile), filepath.Join(o.out, report.ReportDir))
 	}
+	if partial {
+		return partialError(o, res.Meta, ctx.Err())
+	}
 	return nil
+}
+
+// interrupted reports whether err is the run's context ending (SIGINT,
+// SIGTERM), after which the results so far are written.
+func interrupted(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && errors.Is(err, ctx.Err())
+}
+
+// jobsDone counts the finished jobs of res's runs (an interrupted run
+// lists only those).
+func jobsDone(res report.Results) int {
+	n := 0
+	for _, r := range res.Runs {
+		n += len(r.Jobs)
+	}
+	return n
+}
+
+// partialError is the error an interrupted run ends with, after its
+// partial results were written: the exit status stays non-zero.
+func partialError(o simOptions, m *report.Meta, cause error) error {
+	what := fmt.Sprintf("%d of %d jobs", m.JobsDone, m.JobsTotal)
+	if m.SeedsTotal > 0 {
+		what += fmt.Sprintf(", %d of %d seeds", m.SeedsDone, m.SeedsTotal)
+	}
+	return fmt.Errorf("simulation interrupted: partial results (%s done) in %s and %s/: %w", what,
+		filepath.Join(o.out, report.ResultsFile), filepath.Join(o.out, report.ReportDir), cause)
 }
 
 // startCPUProfile starts a CPU profile into path ("" : none) and returns
@@ -279,78 +303,194 @@ func startCPUProfile(path string) (func(), error) {
 // --parallel (default: the CPUs) at once, and reports every metric as mean ±
 // 95 % CI with the change against the baseline paired by seed. The first
 // seed's runs are results.json's runs (and its report), the summary is
-// results.json's seed_stats and report/seeds.txt.
-func runSeeds(ctx context.Context, a *app, o simOptions, sc *sim.Scenario, stacks []string, opts sim.Options) error {
+// results.json's seed_stats and report/seeds.txt. Interrupted, it writes
+// the summary over the seeds that finished (the runs of the first of them,
+// else the first seed's partial runs) and fails.
+func runSeeds(ctx context.Context, a *app, o simOptions, sc *sim.Scenario, stacks []string, opts sim.Options, prog *simProgress) error {
 	workers := o.parallel
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	opts.Parallel, opts.Progress = 1, nil
+	opts.Parallel = 1
 	first := sc.Seed
 	perSeed := make([]report.Results, o.seeds)
 	errs := make([]error, o.seeds)
-	var bar *report.Progress
-	if !o.quiet {
-		bar = report.NewProgress(a.io.err, o.seeds, isTerminal(a.io.err)).WithUnit("seeds")
-	}
+	started := make([]bool, o.seeds)
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
 	for i := range o.seeds {
-		wg.Add(1)
 		sem <- struct{}{}
+		if ctx.Err() != nil {
+			break // interrupted: start no more seeds
+		}
+		started[i] = true
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
 			c := *sc
 			c.Seed = first + uint64(i)
 			o := opts
+			o.Progress = prog.callback(i)
 			if i > 0 {
-				o.Events = nil // --emit-events: the first seed's first stack
+				o.Events, o.Tasks = nil, nil // --emit-events, --tasks-out: the first seed's first stack
+				o.NoDetail = true            // the report draws one seed's detail
 			}
 			perSeed[i], errs[i] = sim.Simulate(ctx, &c, stacks, o)
-			if bar != nil {
-				bar.Add(1)
-			}
+			prog.seedDone()
 		}()
 	}
 	wg.Wait()
-	if bar != nil {
-		bar.Finish()
-	}
+	prog.finish()
+	var done []report.Results
+	partial := false
+	jobs := 0
 	for i, err := range errs {
-		if err != nil {
-			if errors.Is(err, ctx.Err()) {
-				return fmt.Errorf("simulation interrupted: %w", err)
-			}
+		switch {
+		case !started[i]:
+			partial = true
+		case err == nil:
+			done = append(done, perSeed[i])
+			jobs += jobsDone(perSeed[i])
+		case interrupted(ctx, err):
+			partial = true
+			jobs += jobsDone(perSeed[i])
+		default:
 			return fmt.Errorf("simulate seed %d: %w", first+uint64(i), err)
 		}
 	}
-	stats := report.Summarize(perSeed)
 	res := perSeed[0]
-	res.SeedStats = &stats
-	meta, err := simMeta(o, sc, stacks, stats.Seeds)
+	if partial && len(done) > 0 {
+		res = done[0] // the first seed that finished
+	}
+	var stats *report.SeedStats
+	if len(done) > 1 || (len(done) == 1 && !partial) {
+		st := report.Summarize(done) // (an interval needs two seeds)
+		stats = &st
+	}
+	if res.V == 0 { // the first seed never started
+		res = report.Results{V: report.Version, Scenario: sc.Name, Seed: first}
+	}
+	res.SeedStats = stats
+	seeds := []uint64{res.Seed}
+	if stats != nil {
+		seeds = stats.Seeds
+	}
+	meta, err := simMeta(o, sc, stacks, seeds)
 	if err != nil {
 		return err
+	}
+	if partial {
+		meta.Partial = true
+		meta.JobsDone, meta.JobsTotal = jobs, len(sc.Jobs)*len(stacks)*o.seeds
+		meta.SeedsDone, meta.SeedsTotal = len(done), o.seeds
 	}
 	res.Meta = meta
 	if err := report.Write(o.out, res); err != nil {
 		return fmt.Errorf("--out %s: %w", o.out, err)
 	}
 	var table bytes.Buffer
-	if err := report.WriteSeedTable(&table, res.Scenario, stats); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.out, report.ReportDir, "seeds.txt"), table.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("--out %s: %w", o.out, err)
+	if stats != nil {
+		if err := report.WriteSeedTable(&table, res.Scenario, *stats); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(o.out, report.ReportDir, "seeds.txt"), table.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--out %s: %w", o.out, err)
+		}
 	}
 	if !o.quiet {
 		if _, err := a.io.out.Write(table.Bytes()); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.io.out, "\nwrote %s (seed_stats; runs of seed %d) and %s/\n", filepath.Join(o.out, report.ResultsFile), first,
+		fmt.Fprintf(a.io.out, "\nwrote %s (seed_stats; runs of seed %d) and %s/\n", filepath.Join(o.out, report.ResultsFile), res.Seed,
 			filepath.Join(o.out, report.ReportDir))
 	}
+	if partial {
+		return partialError(o, meta, ctx.Err())
+	}
 	return nil
+}
+
+// simProgress feeds the progress line from the runs' sim.Progress calls
+// (several stacks and seeds at once): tasks done of all runs' tasks, with
+// the jobs done, the simulated time (one run) or the seeds done beside it.
+type simProgress struct {
+	mu        sync.Mutex
+	bar       *report.Progress // nil with --quiet
+	runs      int              // stacks x seeds
+	seeds     int
+	seedsDone int
+	last      map[[2]string]sim.Progress // by seed and stack
+	hook      func(sim.Progress)
+}
+
+// simProgressHook, when set (tests), sees every sim.Progress call, also
+// with --quiet; a test cancels the run's context from it.
+var simProgressHook func(sim.Progress)
+
+func newSimProgress(a *app, o simOptions, jobs, stacks int) *simProgress {
+	p := &simProgress{runs: stacks * o.seeds, seeds: o.seeds, last: map[[2]string]sim.Progress{}, hook: simProgressHook}
+	if !o.quiet {
+		p.bar = report.NewProgress(a.io.err, 0, isTerminal(a.io.err)).WithUnit("tasks")
+	}
+	return p
+}
+
+// callback is the sim.Progress of seed index seed (nil when nothing
+// listens).
+func (p *simProgress) callback(seed int) func(sim.Progress) {
+	if p.bar == nil && p.hook == nil {
+		return nil
+	}
+	key := strconv.Itoa(seed)
+	return func(pr sim.Progress) {
+		if p.hook != nil {
+			p.hook(pr)
+		}
+		if p.bar == nil {
+			return
+		}
+		p.mu.Lock()
+		p.last[[2]string{key, pr.Stack}] = pr
+		var tasks, jobs int
+		for _, x := range p.last {
+			tasks += x.TasksDone
+			jobs += x.JobsDone
+		}
+		note := fmt.Sprintf("%s/%s jobs", strconv.Itoa(jobs), strconv.Itoa(pr.Jobs*p.runs))
+		if p.runs == 1 {
+			note += ", sim " + simDuration(pr.SimS)
+		}
+		if p.seeds > 1 {
+			note += fmt.Sprintf(", %d/%d seeds", p.seedsDone, p.seeds)
+		}
+		p.mu.Unlock()
+		p.bar.Update(tasks, pr.Tasks*p.runs, note)
+	}
+}
+
+func (p *simProgress) seedDone() {
+	p.mu.Lock()
+	p.seedsDone++
+	p.mu.Unlock()
+}
+
+func (p *simProgress) finish() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}
+
+// simDuration is simulated seconds as 42s, 12m05s or 3h12m.
+func simDuration(s float64) string {
+	switch t := int(s); {
+	case t < 60:
+		return fmt.Sprintf("%ds", t)
+	case t < 3600:
+		return fmt.Sprintf("%dm%02ds", t/60, t%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", t/3600, t/60%60)
+	}
 }
 
 // simMeta is results.json's provenance: version, arguments, the input's

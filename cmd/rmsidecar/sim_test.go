@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rmsidecar/rmsidecar/sim"
 	"github.com/rmsidecar/rmsidecar/sim/report"
 )
 
@@ -120,5 +123,97 @@ func TestSimTraceScaleInMeta(t *testing.T) {
 	}
 	if m := res.Meta; m == nil || m.TraceNodes != 3000 || m.TraceScale != 0.1 || m.Nodes != 300 {
 		t.Fatalf("meta = %+v, want trace_nodes 3000, trace_scale 0.1, nodes 300", m)
+	}
+}
+
+// interruptAfter runs rmsidecar with a context cancelled once any run has
+// finished n jobs (as SIGINT would), deterministically.
+func interruptAfter(t *testing.T, n int, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	simProgressHook = func(p sim.Progress) {
+		if p.JobsDone >= n {
+			cancel()
+		}
+	}
+	defer func() { simProgressHook = nil }()
+	var out, errb bytes.Buffer
+	code = execute(ctx, args, stdio{in: strings.NewReader(""), out: &out, err: &errb}, nil)
+	return code, out.String(), errb.String()
+}
+
+// TestSimInterruptedWritesPartialResults: an interrupted run writes
+// results.json and the report for the jobs that finished, says partial in
+// meta and on stderr, and exits non-zero.
+func TestSimInterruptedWritesPartialResults(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := interruptAfter(t, 3, "sim", "--scenario", "../../scenarios/sepb-batch-10.yaml", "--policies", "yarn", "--out", dir, "--quiet")
+	if code != exitFailure || !strings.Contains(stderr, "simulation interrupted: partial results (3 of 10 jobs done)") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	res, err := report.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Meta
+	if m == nil || !m.Partial || m.JobsDone != 3 || m.JobsTotal != 10 || len(res.Runs) != 1 || len(res.Runs[0].Jobs) != 3 || res.Runs[0].Unfinished != 7 {
+		t.Fatalf("meta %+v, runs %+v", m, res.Runs)
+	}
+	for _, f := range []string{"table.txt", "index.html", "heatmap.svg", "gantt.svg", "tasks.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, "report", f)); err != nil {
+			t.Errorf("report/%s: %v", f, err)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "report", "index.html"))
+	if !strings.Contains(string(page), `id="partial"`) {
+		t.Error("index.html does not say the results are partial")
+	}
+	// The same interruption gives the same file.
+	dir2 := t.TempDir()
+	interruptAfter(t, 3, "sim", "--scenario", "../../scenarios/sepb-batch-10.yaml", "--policies", "yarn", "--out", dir2, "--quiet")
+	a, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	b, _ := os.ReadFile(filepath.Join(dir2, "results.json"))
+	if !bytes.Equal(a, b) {
+		t.Error("two identical interruptions wrote different results.json")
+	}
+}
+
+// TestSimSeedsInterrupted: with --seeds, an interruption leaves the seeds
+// that did not finish out of the summary and counts them.
+func TestSimSeedsInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	// One seed at a time: seeds 1 and 2 finish (10 jobs each); seed 3 is
+	// cancelled after its 4th job, seeds 4 and 5 never start.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	finished, prev := 0, 0
+	simProgressHook = func(p sim.Progress) {
+		if p.JobsDone == p.Jobs && prev != p.Jobs {
+			finished++
+		}
+		prev = p.JobsDone
+		if finished == 2 && p.JobsDone == 4 {
+			cancel()
+		}
+	}
+	defer func() { simProgressHook = nil }()
+	var out, errb bytes.Buffer
+	code := execute(ctx, []string{"sim", "--scenario", "../../scenarios/sepb-batch-10.yaml", "--policies", "yarn", "--seeds", "5", "--parallel", "1",
+		"--out", dir, "--quiet"}, stdio{in: strings.NewReader(""), out: &out, err: &errb}, nil)
+	if code != exitFailure || !strings.Contains(errb.String(), "24 of 50 jobs, 2 of 5 seeds done") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	res, err := report.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, st := res.Meta, res.SeedStats
+	if m == nil || !m.Partial || m.SeedsDone != 2 || m.SeedsTotal != 5 || m.JobsDone != 24 || m.JobsTotal != 50 {
+		t.Fatalf("meta %+v", m)
+	}
+	if st == nil || len(st.Seeds) != 2 || st.Stacks[0].N != 2 || res.Seed != st.Seeds[0] || len(res.Runs[0].Jobs) != 10 ||
+		len(m.Seeds) != 2 {
+		t.Fatalf("seed_stats %+v, seed %d", st, res.Seed)
 	}
 }

@@ -27,8 +27,11 @@ figure { margin: 1.5em 0; }
 <body>
 <h1>Simulation report</h1>
 <p>Scenario <b>{{.Scenario}}</b>, seed {{.Seed}}, {{len .Runs}} run(s).
-Data: <a href="../results.json">results.json</a>, <a href="runs.csv">runs.csv</a>, <a href="jobs.csv">jobs.csv</a>, <a href="table.txt">table.txt</a>.</p>
-{{if .Arrival}}<p id="arrival">Arrival-driven run: {{.Arrival}}. Makespan mostly measures when the last job arrived, so the job completion time and slowdown distributions come first.</p>
+Data: <a href="../results.json">results.json</a>, <a href="runs.csv">runs.csv</a>, <a href="jobs.csv">jobs.csv</a>{{if .Tasks}}, <a href="tasks.csv">tasks.csv</a>{{end}}, <a href="table.txt">table.txt</a>.
+Figures: {{range $i, $f := .AllFigures}}{{if $i}}, {{end}}<a href="#{{$f.ID}}">{{$f.ID}}</a>{{end}}.{{if .NoTasks}}
+<span id="no-tasks">tasks.csv left out: {{.NoTasks}}.</span>{{end}}</p>
+{{if .Partial}}<p id="partial"><b>Partial results:</b> {{.Partial}}</p>
+{{end}}{{if .Arrival}}<p id="arrival">Arrival-driven run: {{.Arrival}}. Makespan mostly measures when the last job arrived, so the job completion time and slowdown distributions come first.</p>
 {{range .Lead}}<figure id="{{.ID}}">
 {{.SVG}}
 <figcaption>{{.Caption}}</figcaption>
@@ -77,10 +80,12 @@ func figures(res Results) ([]htmlFigure, error) {
 	jct := figureSpec{"jct-cdf", "Cumulative distribution of job completion times (further left is better).", WriteJCTCDFSVG}
 	slow := figureSpec{"slowdown-cdf", "Cumulative distribution of per-job slowdown: a job's completion time over the shortest any stack gave it (1 = the best stack for that job; further left is better). results.json holds no job's time alone on the cluster, so the best stack's time stands in for it.", WriteSlowdownCDFSVG}
 	timeline := figureSpec{"timeline", "Running map and reduce tasks over simulated time.", WriteTimelineSVG}
+	heat := figureSpec{"heatmap", "Node utilization: the share of each node's vcores held by containers per time bucket, one panel per policy (nodes grouped into rows past 64 nodes; buckets double in width as the run lengthens, at most 128).", WriteHeatmapSVG}
+	gantt := figureSpec{"gantt", "Task timeline of the first policy: each attempt on the first 32 nodes as a bar, concurrent attempts on lanes within the node's row; at most 2000 attempts are kept, and past them the chart ends where the record is complete.", WriteGanttSVG}
 	spec := figureSpec{"speculation", "Speculative copies per policy: launched and won (with the share that won), and the container-seconds wasted by copies that lost or were killed. The table below gives the same per run.", WriteSpeculationSVG}
-	specs := []figureSpec{makespan, jct, slow, timeline, spec}
+	specs := []figureSpec{makespan, jct, slow, timeline, heat, gantt, spec}
 	if ok, _ := ArrivalDriven(res); ok {
-		specs = []figureSpec{jct, slow, timeline, spec, makespan}
+		specs = []figureSpec{jct, slow, timeline, heat, gantt, spec, makespan}
 	}
 	var out []htmlFigure
 	for _, s := range specs {
@@ -114,10 +119,19 @@ func WriteHTML(w io.Writer, res Results) error {
 		}
 	}
 	specHeader, specRows := speculationRows(res)
+	all := append(append([]htmlFigure{}, lead...), figs...)
+	tasks, noTasks := tasksCSV(res)
+	if len(res.Runs) == 0 {
+		noTasks = ""
+	}
 	data := struct {
 		Scenario   string
 		Seed       uint64
 		Runs       []Run
+		Tasks      bool
+		NoTasks    string
+		AllFigures []htmlFigure
+		Partial    string
 		Arrival    string
 		Lead       []htmlFigure
 		Header     []string
@@ -126,7 +140,7 @@ func WriteHTML(w io.Writer, res Results) error {
 		Figures    []htmlFigure
 		SpecHeader []string
 		SpecRows   [][]string
-	}{orDash(res.Scenario), res.Seed, res.Runs, why, lead, header, rows, identical, figs, specHeader, specRows}
+	}{orDash(res.Scenario), res.Seed, res.Runs, tasks, noTasks, all, partialNote(res), why, lead, header, rows, identical, figs, specHeader, specRows}
 	var b bytes.Buffer
 	if err := htmlPage.Execute(&b, data); err != nil {
 		return fmt.Errorf("render html: %w", err)
@@ -135,4 +149,18 @@ func WriteHTML(w io.Writer, res Results) error {
 		return fmt.Errorf("write html: %w", err)
 	}
 	return nil
+}
+
+// partialNote says what an interrupted run's results hold ("" when the
+// run completed).
+func partialNote(res Results) string {
+	m := res.Meta
+	if m == nil || !m.Partial {
+		return ""
+	}
+	s := fmt.Sprintf("the simulation was interrupted; %d of %d jobs had finished (summed over the runs). Job metrics are over the finished jobs, time-based ones over the simulated time reached.", m.JobsDone, m.JobsTotal)
+	if m.SeedsTotal > 0 {
+		s += fmt.Sprintf(" %d of %d seeds finished; the confidence intervals are over those.", m.SeedsDone, m.SeedsTotal)
+	}
+	return s
 }

@@ -272,7 +272,7 @@ func TestWriteAndHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := parseHTML(t, page)
-	for _, id := range []string{"makespan", "jct-cdf", "slowdown-cdf", "timeline", "speculation"} {
+	for _, id := range []string{"makespan", "jct-cdf", "slowdown-cdf", "timeline", "heatmap", "gantt", "speculation"} {
 		fig := doc.find("figure", id)
 		if fig == nil {
 			t.Errorf("figure %s missing", id)
@@ -390,6 +390,6 @@ func wellFormedXML(b []byte) error {
 func svgWriters() map[string]func(io.Writer, Results) error {
 	return map[string]func(io.Writer, Results) error{
 		"makespan": WriteMakespanSVG, "cdf": WriteJCTCDFSVG, "slowdown": WriteSlowdownCDFSVG, "timeline": WriteTimelineSVG,
-		"speculation": WriteSpeculationSVG,
+		"speculation": WriteSpeculationSVG, "heatmap": WriteHeatmapSVG, "gantt": WriteGanttSVG,
 	}
 }

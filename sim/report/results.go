@@ -31,6 +31,15 @@ type Meta struct {
 	// (nodes / trace nodes).
 	TraceNodes int     `json:"trace_nodes,omitempty"`
 	TraceScale float64 `json:"trace_scale,omitempty"`
+	// Partial: the run was interrupted (SIGINT, SIGTERM) and the file holds
+	// what had finished: JobsDone of JobsTotal jobs (summed over the runs
+	// and seeds); with --seeds, SeedsDone of SeedsTotal seeds finished and
+	// only those are in seed_stats.
+	Partial    bool `json:"partial,omitempty"`
+	JobsDone   int  `json:"jobs_done,omitempty"`
+	JobsTotal  int  `json:"jobs_total,omitempty"`
+	SeedsDone  int  `json:"seeds_done,omitempty"`
+	SeedsTotal int  `json:"seeds_total,omitempty"`
 }
 
 // Locality is the share of map attempts launched at each locality level.
@@ -89,4 +98,13 @@ type Run struct {
 	Killed   int                `json:"killed,omitempty"`   // attempts killed by kill hints
 	Timeline []Sample           `json:"timeline,omitempty"` // running maps/reduces over time
 	Extra    map[string]float64 `json:"extra,omitempty"`    // policy-specific measurements
+	// Unfinished counts the scenario's jobs this run did not finish: only
+	// an interrupted run has any (results.json's meta says partial). Its
+	// Jobs and job metrics are the finished jobs'; its time window ends
+	// where the run stopped.
+	Unfinished int `json:"unfinished_jobs,omitempty"`
+
+	// Detail is the per-node detail the report draws (heatmap, task
+	// timeline, tasks.csv); not part of results.json.
+	Detail *Detail `json:"-"`
 }

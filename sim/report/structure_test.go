@@ -28,6 +28,12 @@ func structureFixtures() map[string]Results {
 		"tiny times":          scaleTimes(longNames(), 1e-5),
 		"huge times":          scaleTimes(fixture(), 1e13),
 		"unfinished job only": {Runs: []Run{{Policy: "p", Jobs: []Job{{Name: "u", SubmitS: 3}}}, {Policy: "q"}}},
+		"detail":              withDetail(fixture(), 12, false),
+		"detail one node":     withDetail(single, 1, false),
+		"detail 3000 nodes":   withDetail(fixture(), 3000, true),
+		"detail long names":   withDetail(longNames(), 40, false),
+		"detail tiny times":   withDetail(scaleTimes(fixture(), 1e-5), 8, false),
+		"detail huge times":   withDetail(scaleTimes(fixture(), 1e13), 8, true),
 	}
 }
 

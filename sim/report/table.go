@@ -62,6 +62,9 @@ func WriteTable(w io.Writer, res Results) error {
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "scenario %s, seed %d, %d run(s)\n", orDash(res.Scenario), res.Seed, len(res.Runs))
+	if note := partialNote(res); note != "" {
+		fmt.Fprintf(&b, "PARTIAL: %s\n", note)
+	}
 	for _, row := range append([][]string{header}, rows...) {
 		var line strings.Builder
 		for i, c := range row {

@@ -12,12 +12,16 @@ import (
 const (
 	ResultsFile = "results.json"
 	ReportDir   = "report"
+	TasksFile   = "tasks.csv" // under ReportDir
 )
 
 // Write writes res into dir: results.json, and under report/ table.txt,
 // runs.csv, jobs.csv, makespan.svg, jct_cdf.svg, slowdown_cdf.svg,
-// timeline.svg, speculation.svg and index.html. Directories are created as needed; each file is written to a
-// temporary name and renamed, so a reader never sees half a file.
+// timeline.svg, heatmap.svg, gantt.svg, speculation.svg, index.html and,
+// when every run kept its attempt rows (Run.Detail, a small run), tasks.csv
+// (a tasks.csv left from an earlier report in dir is removed otherwise).
+// Directories are created as needed; each file is written to a temporary
+// name and renamed, so a reader never sees half a file.
 func Write(dir string, res Results) error {
 	if res.V == 0 {
 		res.V = Version
@@ -34,8 +38,19 @@ func Write(dir string, res Results) error {
 		{filepath.Join(ReportDir, "jct_cdf.svg"), WriteJCTCDFSVG},
 		{filepath.Join(ReportDir, "slowdown_cdf.svg"), WriteSlowdownCDFSVG},
 		{filepath.Join(ReportDir, "timeline.svg"), WriteTimelineSVG},
+		{filepath.Join(ReportDir, "heatmap.svg"), WriteHeatmapSVG},
+		{filepath.Join(ReportDir, "gantt.svg"), WriteGanttSVG},
 		{filepath.Join(ReportDir, "speculation.svg"), WriteSpeculationSVG},
 		{filepath.Join(ReportDir, "index.html"), WriteHTML},
+	}
+	tasks := filepath.Join(dir, ReportDir, TasksFile)
+	if ok, _ := tasksCSV(res); ok {
+		outputs = append(outputs, struct {
+			path   string
+			render func(io.Writer, Results) error
+		}{filepath.Join(ReportDir, TasksFile), WriteTasksCSV})
+	} else if err := os.Remove(tasks); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("remove stale %s: %w", tasks, err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, ReportDir), 0o755); err != nil {
 		return fmt.Errorf("report dir: %w", err)
