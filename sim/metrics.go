@@ -109,6 +109,9 @@ func (s *sim) closeAccounts() {
 func (s *sim) results() report.Run {
 	r := report.Run{Policy: s.stack, Hints: map[string]int{}, Extra: map[string]float64{}, Unfinished: len(s.sc.Jobs) - s.doneJobs}
 	if len(s.jobs) == 0 {
+		if r.Unfinished > 0 {
+			r.Jobs = []report.Job{} // interrupted before any job: "jobs": [], not null
+		}
 		r.Detail = s.detailResult(s.now)
 		return r
 	}

@@ -73,7 +73,7 @@ func TestInterruptedRunKeepsWhatFinished(t *testing.T) {
 	if running == 0 {
 		t.Error("no attempt shown running at the interruption")
 	}
-	if o := res.Runs[1]; o.Policy != "none" || o.Unfinished != 10 || len(o.Jobs) != 0 {
+	if o := res.Runs[1]; o.Policy != "none" || o.Unfinished != 10 || o.Jobs == nil || len(o.Jobs) != 0 {
 		t.Errorf("stack not run: %+v", o)
 	}
 	again, _, _ := partialRun(t, sc, []string{"yarn", "none"}, 4)

@@ -131,7 +131,7 @@ func Run(ctx context.Context, sc *Scenario, stack string, opts Options) (report.
 	s, err := newSim(ctx, sc, stack, opts)
 	if err != nil {
 		if ctx.Err() != nil {
-			return report.Run{Policy: stack, Unfinished: len(sc.Jobs)}, err
+			return report.Run{Policy: stack, Jobs: []report.Job{}, Unfinished: len(sc.Jobs)}, err
 		}
 		return report.Run{}, err
 	}
