@@ -210,6 +210,11 @@ func TestPartialResultsSaySo(t *testing.T) {
 	if !strings.Contains(tbl.String(), "PARTIAL: the simulation was interrupted; 25 of 33 jobs") {
 		t.Errorf("table:\n%s", tbl.String())
 	}
+	res.Runs[0].Unfinished = 3
+	_, rows := summaryRows(res)
+	if rows[0][2] != "-" {
+		t.Errorf("an interrupted run compared by makespan: %q", rows[0][2])
+	}
 	doc := parseHTML(t, page.Bytes())
 	if p := doc.find("p", "partial"); p == nil || !strings.Contains(p.text, "2 of 5 seeds finished") {
 		t.Errorf("partial note missing from the page")

@@ -70,9 +70,11 @@ func baseline(res Results) int {
 	return -1
 }
 
-// relMakespan is r's makespan relative to the baseline's (1 = same).
+// relMakespan is r's makespan relative to the baseline's (1 = same);
+// undefined when either run was interrupted (their windows end wherever
+// each stopped).
 func relMakespan(r, base Run) (float64, bool) {
-	if base.MakespanS <= 0 {
+	if base.MakespanS <= 0 || r.Unfinished > 0 || base.Unfinished > 0 {
 		return 0, false
 	}
 	return r.MakespanS / base.MakespanS, true
