@@ -250,15 +250,29 @@ func (p *proc) logLines(s string) []string {
 	return out
 }
 
-// freePort returns a loopback address that was free a moment ago.
+// freePort returns a loopback address that was free a moment ago, below the
+// kernel's ephemeral range (as lib.sh's free_port): a process restarted on
+// it must not find it taken as some connection's source port.
 func freePort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	lo, hi := 20000, 32767
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			if low, err := strconv.Atoi(f[0]); err == nil && low > lo+1000 {
+				hi = low - 1
+			}
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
+	for range 200 {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(lo+rand.IntN(hi-lo+1)))
+		l, err := net.Listen("tcp", addr)
+		if err == nil {
+			l.Close()
+			return addr
+		}
+	}
+	t.Fatalf("no free port in %d..%d", lo, hi)
+	return ""
 }
 
 // sidecarConfig writes a `rmsidecar run` config for the harness's Kafka.

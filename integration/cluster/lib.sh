@@ -34,11 +34,17 @@ abs_dir() { mkdir -p "$1" && (cd "$1" && pwd); }
 # port_in_use PORT: true when something accepts connections on 127.0.0.1:PORT.
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-# free_port: a random port in 20000..59999 nobody listens on (checked, not reserved).
+# free_port: a random port nobody listens on (checked, not reserved), below the kernel's
+# ephemeral range (ip_local_port_range, 32768.. by default): Kafka, the NameNode and the RM
+# are restarted on their ports, and a port in the ephemeral range can meanwhile be taken as
+# the source port of any outgoing connection (a restart then failed with "address in use").
 free_port() {
-  local p
+  local lo=20000 hi=32767 elo p
+  if read -r elo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null && [ "$elo" -gt $((lo + 1000)) ]; then
+    hi=$((elo - 1))
+  fi
   for _ in $(seq 1 200); do
-    p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+    p=$(( lo + (RANDOM * 32768 + RANDOM) % (hi - lo + 1) ))
     if ! port_in_use "$p"; then echo "$p"; return 0; fi
   done
   return 1

@@ -174,11 +174,37 @@ public final class ClusterMain {
     System.out.flush();
   }
 
+  /**
+   * A loopback port free a moment ago, below the kernel's ephemeral range: the NameNode and the
+   * RM are restarted on their ports, and a port in the ephemeral range can meanwhile become the
+   * source port of any outgoing connection (the restart then fails with "address in use").
+   */
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket()) {
-      s.setReuseAddress(true);
-      s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-      return s.getLocalPort();
+    int lo = 20000;
+    int hi = ephemeralLow() - 1;
+    java.util.Random rnd = new java.util.Random();
+    for (int i = 0; i < 200; i++) {
+      int p = lo + rnd.nextInt(hi - lo + 1);
+      try (ServerSocket s = new ServerSocket()) {
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), p));
+        return p;
+      } catch (IOException inUse) {
+        // taken: try another
+      }
+    }
+    throw new IOException("no free port in " + lo + ".." + hi);
+  }
+
+  /** The low end of net.ipv4.ip_local_port_range (32768 when it cannot be read). */
+  private static int ephemeralLow() {
+    try {
+      String[] r = Files.readAllLines(Paths.get("/proc/sys/net/ipv4/ip_local_port_range")).get(0)
+          .trim().split("\\s+");
+      int low = Integer.parseInt(r[0]);
+      return low > 21000 ? low : 32768;
+    } catch (IOException | RuntimeException e) {
+      return 32768;
     }
   }
 
