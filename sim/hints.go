@@ -47,6 +47,9 @@ func (s *sim) applyHint(h policy.Hint) {
 			for _, r := range t.pref {
 				t.job.nodeList(r).push(t.idx)
 			}
+			if n := s.hbNode; n != nil && len(t.pref) > 0 && t.pref[0] == n.idx {
+				n.pre = append(n.pre, t) // YARN.Preassign: served before the queues
+			}
 		}
 		for _, r := range t.pref {
 			if n := s.nodes[r]; n.parked {

@@ -57,6 +57,7 @@ type node struct {
 	capMaps  int // node ratio caps (hint ratio with node); < 0: no cap
 	capReds  int
 	specQ    []specReq
+	pre      []*task // maps pre-assigned at this heartbeat (YARN.Preassign)
 	lastT    int64   // energy accounting: last usage change
 	energyJ  float64 // joules so far
 	busyVms  float64 // vcore-ms used so far

@@ -233,6 +233,9 @@ type sim struct {
 	// current heartbeat, and the heartbeats run so far.
 	skipped []*job
 	hbSeq   int64
+	// hbNode is the node whose heartbeat the Assigners are deciding on
+	// (YARN.Preassign), nil otherwise.
+	hbNode *node
 
 	eng     *engine.Engine
 	w       *events.Writer

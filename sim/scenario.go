@@ -159,6 +159,12 @@ type YARN struct {
 	// (node: rack after NodeLocalDelay, any after NodeLocalDelay +
 	// RackLocalDelay; rack: any after RackLocalDelay; off-rack: any).
 	Hadoop1Delay bool
+	// Preassign lets a place hint that an Assigner emits at a node's
+	// heartbeat for a map and that node pre-assign one of the node's free
+	// containers to that map: it is launched before the queues are offered
+	// the node (the YARN form of Slot PreScheduling, policy/prescheduling
+	// mode yarn). Off: a place hint is a preference only.
+	Preassign bool
 	// SpawnReducers lets a reduce-binding hint's reducers field split its
 	// partition among that many reduce tasks on the bound node, each taking
 	// an equal share of every map's piece: the executor of TMaR's PRB
@@ -483,6 +489,7 @@ func readYARN(d *ydec, n *yaml.Node, y *YARN) {
 	m.float("sort_mbps", &y.SortMBps, positive)
 	m.bool("load_balance", &y.LoadBalance)
 	m.bool("hadoop1_delay", &y.Hadoop1Delay)
+	m.bool("preassign", &y.Preassign)
 	m.bool("spawn_reducers", &y.SpawnReducers)
 	for _, k := range []struct {
 		key string

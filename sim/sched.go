@@ -79,13 +79,20 @@ func (s *sim) heartbeat(n *node) {
 		// Assigners decide at the node's heartbeat (the RM's scheduling
 		// moment): report it first so their place hints shape this offer.
 		n.dirty = false
+		if s.sc.YARN.Preassign {
+			s.hbNode = n
+		}
 		s.emitHeartbeat(n)
+		s.hbNode = nil
 	}
 	s.hbSeq++
 	if len(s.skipped) > 0 {
 		s.accrueDelay()
 	}
 	s.runSpecQueue(n)
+	if len(n.pre) > 0 {
+		s.runPreassigned(n)
+	}
 	waiting := false
 	mapC, redC := s.sc.YARN.MapContainer, s.sc.YARN.ReduceContainer
 	for n.fits(mapC) || n.fits(redC) {
@@ -122,6 +129,25 @@ func (s *sim) heartbeat(n *node) {
 			s.park(n)
 		}
 	}
+}
+
+// runPreassigned launches the maps that place hints pre-assigned to n at
+// this heartbeat (YARN.Preassign), before the queues are offered the node,
+// as far as the node's free capacity and the job's and queue's caps allow.
+// Like a place hint of Slot PreScheduling under the load manager, a
+// pre-assigned map may pass yarn.load_balance's cap.
+func (s *sim) runPreassigned(n *node) {
+	mapC := s.sc.YARN.MapContainer
+	for _, t := range n.pre {
+		j := t.job
+		if t.state != taskPending || !n.fits(mapC) || capped(n.runMaps, n.capMaps) || capped(j.runMaps, j.capMaps) ||
+			(j.queue.capMaps >= 0 && queueRunning(j.queue, true) >= j.queue.capMaps) {
+			continue
+		}
+		j.waitStart = -1
+		s.launchMap(j, t, n)
+	}
+	n.pre = n.pre[:0]
 }
 
 // queueOrder sorts queues by running containers per unit of weight (the

@@ -22,4 +22,10 @@
 // locality "node". The plugin combines with delay scheduling, which the
 // scheduler (stock YARN, or the simulator's YARN model) keeps doing: stack it
 // as yarn+prescheduling, or after a DHSA policy as dhsa-pi+prescheduling.
+//
+// Mode yarn is the YARN form: YARN has no load manager, so the free
+// container of a node where the head job has no input is pre-assigned (a
+// place hint naming the node) to the first job in fair order with a split
+// there, within a fairness bound. Extra reports the policy's decision counts
+// (cases, head-job locality, hints, hinted maps run where hinted).
 package prescheduling

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
@@ -29,6 +30,11 @@ type Config struct {
 	// VCoresPerSlot is how many vcores one slot stands for (one slot per
 	// core, as the paper assumes in §3.2.2).
 	VCoresPerSlot int `yaml:"vcores_per_slot"`
+	// MapContainerMB is the memory of a map container; a node has at most
+	// its memory over it map slots (YARN sizes containers by memory too).
+	// 0: learnt from the map containers seen allocated (the largest), and
+	// while none is seen only vcores count.
+	MapContainerMB int `yaml:"map_container_mb"`
 	// MaxPerHeartbeat bounds the maps pre-scheduled at one heartbeat, so
 	// the load balance is traded one slot at a time.
 	MaxPerHeartbeat int `yaml:"max_per_heartbeat"`
@@ -37,11 +43,30 @@ type Config struct {
 	LoadMaxDiff float64 `yaml:"load_max_diff"`
 	// Pools are queue weights for the fair-share order (default 1).
 	Pools map[string]float64 `yaml:"pools"`
+	// Mode is "hadoop1" (§2.3.2 under Hadoop 1's load manager: the head
+	// job's local maps in extra idle slots) or "yarn" (the YARN form: a free
+	// container the head job has no local map for is pre-assigned to the
+	// first job in fair order that has one, within FairnessBound). Empty:
+	// hadoop1.
+	Mode string `yaml:"mode"`
+	// FairnessBound (mode yarn) is how far ahead of the head job a job may
+	// be and still be pre-assigned a container: its running containers per
+	// weight may exceed the head's by at most this fraction of its fair
+	// share (the cluster's slots split over the active queues by weight, and
+	// a queue's share over its jobs when both are in one queue). 0: only
+	// jobs no richer than the head.
+	FairnessBound float64 `yaml:"fairness_bound"`
 }
+
+// Modes of the plugin.
+const (
+	ModeHadoop1 = "hadoop1"
+	ModeYARN    = "yarn"
+)
 
 // DefaultConfig returns the defaults described on Config.
 func DefaultConfig() Config {
-	return Config{VCoresPerSlot: 1, MaxPerHeartbeat: 1}
+	return Config{VCoresPerSlot: 1, MaxPerHeartbeat: 1, Mode: ModeHadoop1, FairnessBound: 0.1}
 }
 
 // Validate names the first bad key.
@@ -51,12 +76,18 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("map_slots: must be >= 0, got %d", c.MapSlots)
 	case c.ReduceSlots < 0:
 		return fmt.Errorf("reduce_slots: must be >= 0, got %d", c.ReduceSlots)
+	case c.MapContainerMB < 0:
+		return fmt.Errorf("map_container_mb: must be >= 0, got %d", c.MapContainerMB)
 	case c.VCoresPerSlot < 1:
 		return fmt.Errorf("vcores_per_slot: must be >= 1, got %d", c.VCoresPerSlot)
 	case c.MaxPerHeartbeat < 1:
 		return fmt.Errorf("max_per_heartbeat: must be >= 1, got %d", c.MaxPerHeartbeat)
 	case c.LoadMaxDiff < 0 || math.IsNaN(c.LoadMaxDiff):
 		return fmt.Errorf("load_max_diff: must be >= 0, got %v", c.LoadMaxDiff)
+	case c.Mode != "" && c.Mode != ModeHadoop1 && c.Mode != ModeYARN:
+		return fmt.Errorf("mode: must be %s or %s, got %q", ModeHadoop1, ModeYARN, c.Mode)
+	case c.FairnessBound < 0 || math.IsNaN(c.FairnessBound):
+		return fmt.Errorf("fairness_bound: must be >= 0, got %v", c.FairnessBound)
 	case c.BorrowReduceSlots && c.ReduceSlots == 0:
 		return fmt.Errorf("borrow_reduce_slots: needs reduce_slots > 0")
 	}
@@ -91,7 +122,48 @@ func IdleCapacity(loadFactor float64, slots, used int) (allowable, extra int) {
 }
 
 // Plugin is the prescheduling policy.
-type Plugin struct{ cfg Config }
+type Plugin struct {
+	cfg Config
+
+	mu sync.Mutex
+	// st counts the decisions (Extra); hinted maps a hinted map's task id
+	// to the nodes it was hinted for, until it is seen launched.
+	st     Stats
+	hinted map[string]hintedTask
+	// mapMB is the map container memory learnt from allocations
+	// (MapContainerMB 0).
+	mapMB int
+}
+
+// Stats counts what the policy saw at the heartbeats it was asked about:
+// why it emitted place hints or not, and whether the scheduler followed them
+// (the hinted map's first attempt ran on a hinted node).
+type Stats struct {
+	Heartbeats int // running nodes the policy was asked about
+	// The node's case (§2.3.2): allowable idle map slots (delay
+	// scheduling's case), extra idle slots only (PreScheduling's first
+	// case), idle reduce slots only (the DHSA case), none free.
+	Allowable, ExtraOnly, Borrow, NoIdle int
+	// In the extra-only and borrow cases: the head job has a pending map
+	// with a split on the node, or not.
+	HeadLocal, HeadNotLocal int
+	// At heartbeats with a free container where the head job has no local
+	// map there: another job with pending maps has one (the waste the YARN
+	// form targets).
+	OtherLocal int
+	// YARN form: a later job's local map was pre-assigned, or was not
+	// because the fairness bound held it back.
+	Steered, FairnessHeld int
+	Hints                 int // place hints emitted
+	// Hinted maps whose first attempt ran on a hinted node, elsewhere, or
+	// not seen launched (the app ended first or the run ended).
+	Followed, NotFollowed int
+}
+
+type hintedTask struct {
+	app   string
+	nodes []string
+}
 
 var _ policy.Assigner = (*Plugin)(nil)
 
@@ -109,7 +181,79 @@ func New(cfg Config) (*Plugin, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%s settings: %w", Name, err)
 	}
-	return &Plugin{cfg: cfg}, nil
+	if cfg.Mode == "" {
+		cfg.Mode = ModeHadoop1
+	}
+	return &Plugin{cfg: cfg, hinted: map[string]hintedTask{}}, nil
+}
+
+// Stats returns the counts so far; hinted maps not yet launched are
+// resolved against v when it is not nil.
+func (p *Plugin) Stats(v cluster.View) Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v != nil {
+		p.resolve(v)
+	}
+	return p.st
+}
+
+// Extra reports the counts for results.json's run extra, keys prefixed by
+// the plugin name; prescheduling_pending counts hinted maps whose launch was
+// not seen.
+func (p *Plugin) Extra() map[string]float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.st
+	return map[string]float64{
+		Name + "_heartbeats":    float64(s.Heartbeats),
+		Name + "_allowable":     float64(s.Allowable),
+		Name + "_extra_only":    float64(s.ExtraOnly),
+		Name + "_borrow":        float64(s.Borrow),
+		Name + "_no_idle":       float64(s.NoIdle),
+		Name + "_head_local":    float64(s.HeadLocal),
+		Name + "_head_no_local": float64(s.HeadNotLocal),
+		Name + "_other_local":   float64(s.OtherLocal),
+		Name + "_steered":       float64(s.Steered),
+		Name + "_fairness_held": float64(s.FairnessHeld),
+		Name + "_hints":         float64(s.Hints),
+		Name + "_followed":      float64(s.Followed),
+		Name + "_not_followed":  float64(s.NotFollowed),
+		Name + "_pending":       float64(len(p.hinted)),
+	}
+}
+
+// resolve settles hinted maps that have launched: followed when the first
+// attempt ran on a node a hint named. Maps of apps no longer in the view are
+// dropped uncounted. Called with p.mu held.
+func (p *Plugin) resolve(v cluster.View) {
+	for id, h := range p.hinted {
+		a := v.App(h.app)
+		if a == nil || a.Finished() {
+			delete(p.hinted, id)
+			continue
+		}
+		t := a.Task(id)
+		if t == nil || len(t.Attempts) == 0 || t.Attempts[0].Node == "" {
+			continue
+		}
+		if slices.Contains(h.nodes, t.Attempts[0].Node) {
+			p.st.Followed++
+		} else {
+			p.st.NotFollowed++
+		}
+		delete(p.hinted, id)
+	}
+}
+
+func (p *Plugin) noteHint(app, task, node string) {
+	p.st.Hints++
+	h := p.hinted[task]
+	h.app = app
+	if !slices.Contains(h.nodes, node) {
+		h.nodes = append(h.nodes, node)
+	}
+	p.hinted[task] = h
 }
 
 // Name implements policy.Plugin.
@@ -119,7 +263,34 @@ func (p *Plugin) mapSlots(n *cluster.Node) int {
 	if p.cfg.MapSlots > 0 {
 		return p.cfg.MapSlots
 	}
-	return n.VCores / p.cfg.VCoresPerSlot
+	return p.slots(n.VCores, n.MemoryMB)
+}
+
+// slots is how many map containers vcores and memory hold: vcores over
+// vcores_per_slot, and memory over the map container's size when known
+// (a node of 4 vcores and 4 GB runs two 1.5 GB maps, not four).
+func (p *Plugin) slots(vcores, memoryMB int) int {
+	n := vcores / p.cfg.VCoresPerSlot
+	mb := p.cfg.MapContainerMB
+	if mb == 0 {
+		mb = p.mapMB
+	}
+	if mb > 0 {
+		n = min(n, memoryMB/mb)
+	}
+	return n
+}
+
+// learnMapMB notes the size of the map containers running on n.
+func (p *Plugin) learnMapMB(n *cluster.Node) {
+	if p.cfg.MapContainerMB > 0 {
+		return
+	}
+	for _, at := range n.Running {
+		if at.Task != nil && at.Task.Kind == events.Map && at.MemoryMB > p.mapMB {
+			p.mapMB = at.MemoryMB
+		}
+	}
 }
 
 func (p *Plugin) weight(queue string) float64 {
@@ -157,7 +328,7 @@ func (p *Plugin) State(v cluster.View, n *cluster.Node) NodeState {
 		demand += c.Pending + c.Running
 	}
 	s := NodeState{LoadFactor: LoadFactor(demand, capacity) + p.cfg.LoadMaxDiff, MapSlots: p.mapSlots(n),
-		FreeSlots: n.FreeVCores() / p.cfg.VCoresPerSlot}
+		FreeSlots: p.slots(n.FreeVCores(), n.FreeMemoryMB())}
 	for _, at := range n.Running {
 		if at.Task != nil && at.Task.Kind == events.Reduce {
 			s.UsedReduces++
@@ -174,11 +345,23 @@ func (p *Plugin) State(v cluster.View, n *cluster.Node) NodeState {
 	return s
 }
 
-// HeadJob is the first job in fair-share order that has pending maps, by
-// the fair scheduler's hierarchy: the queue with the fewest running tasks per
-// weight (then by name), and in it the job with the fewest running tasks
-// (then the earliest submitted, then the smallest id).
-func (p *Plugin) HeadJob(v cluster.View) *cluster.App {
+// fairJob is a job with pending maps in fair-share order, with what the
+// fairness bound compares.
+type fairJob struct {
+	app     *cluster.App
+	queue   string
+	running int // the job's running maps and reduces
+	// queueUse is the queue's running tasks per weight; queueJobs the
+	// queue's jobs with pending maps.
+	queueUse  float64
+	queueJobs int
+}
+
+// FairOrder lists the jobs with pending maps in the fair scheduler's order:
+// queues by fewest running tasks per weight (then by name), in each the
+// jobs by fewest running tasks (then the earliest submitted, then the
+// smallest id).
+func (p *Plugin) FairOrder(v cluster.View) []fairJob {
 	type queue struct {
 		name    string
 		running int
@@ -203,24 +386,38 @@ func (p *Plugin) HeadJob(v cluster.View) *cluster.App {
 		}
 	}
 	queues = slices.DeleteFunc(queues, func(q *queue) bool { return len(q.jobs) == 0 })
-	if len(queues) == 0 {
-		return nil
-	}
-	head := slices.MinFunc(queues, func(a, b *queue) int {
+	slices.SortStableFunc(queues, func(a, b *queue) int {
 		if c := cmp.Compare(float64(a.running)/p.weight(a.name), float64(b.running)/p.weight(b.name)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.name, b.name)
 	})
-	return slices.MinFunc(head.jobs, func(a, b *cluster.App) int {
-		if c := cmp.Compare(running(a), running(b)); c != 0 {
-			return c
+	var out []fairJob
+	for _, q := range queues {
+		slices.SortStableFunc(q.jobs, func(a, b *cluster.App) int {
+			if c := cmp.Compare(running(a), running(b)); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.SubmitTS, b.SubmitTS); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+		for _, a := range q.jobs {
+			out = append(out, fairJob{app: a, queue: q.name, running: running(a),
+				queueUse: float64(q.running) / p.weight(q.name), queueJobs: len(q.jobs)})
 		}
-		if c := cmp.Compare(a.SubmitTS, b.SubmitTS); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	}
+	return out
+}
+
+// HeadJob is the first job in fair-share order that has pending maps (see
+// FairOrder), nil when no job has one.
+func (p *Plugin) HeadJob(v cluster.View) *cluster.App {
+	if o := p.FairOrder(v); len(o) > 0 {
+		return o[0].app
+	}
+	return nil
 }
 
 // localMaps returns the app's pending maps with a split on node n's host, in task order.
@@ -243,40 +440,174 @@ func localMaps(a *cluster.App, n *cluster.Node, limit int) []*cluster.Task {
 	return out
 }
 
+// otherLocal reports whether a job other than head has a pending map with a
+// split on n.
+func otherLocal(v cluster.View, head *cluster.App, n *cluster.Node) bool {
+	for _, a := range v.Apps() {
+		if a != head && !a.Finished() && a.Count[events.Map].Pending > 0 && len(localMaps(a, n, 1)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Assign implements policy.Assigner (§2.3.2).
 func (p *Plugin) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([]policy.Hint, *policy.Status) {
 	if n.State != cluster.NodeRunning {
 		return nil, policy.NewStatus(policy.Skip, "node not running")
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.hinted) > 0 {
+		p.resolve(v)
+	}
+	p.st.Heartbeats++
+	p.learnMapMB(n)
+	if p.cfg.Mode == ModeYARN {
+		return p.assignYARN(v, n)
+	}
 	s := p.State(v, n)
+	var head *cluster.App
+	if s.FreeSlots > 0 {
+		if head = p.HeadJob(v); head != nil && len(localMaps(head, n, 1)) == 0 && otherLocal(v, head, n) {
+			p.st.OtherLocal++
+		}
+	}
 	var room int
 	var why string
 	switch {
 	case s.Allowable > 0:
 		// Below the balancing line: the scheduler (with delay scheduling)
 		// decides; pre-scheduling has nothing to add.
+		p.st.Allowable++
 		return nil, policy.NewStatus(policy.Skip, "allowable idle map slots")
 	case s.Extra > 0:
+		p.st.ExtraOnly++
 		room, why = s.Extra, fmt.Sprintf("extra idle map slots %d, none allowable (load factor %.2f)", s.Extra, s.LoadFactor)
 	case s.IdleReduceSlots > 0:
+		p.st.Borrow++
 		room, why = s.IdleReduceSlots, fmt.Sprintf("map share used up, borrowing idle reduce slots %d (DHSA)", s.IdleReduceSlots)
 	default:
+		p.st.NoIdle++
 		return nil, policy.NewStatus(policy.Skip, "no idle slots")
 	}
-	head := p.HeadJob(v)
 	if head == nil {
 		return nil, policy.NewStatus(policy.Skip, "no pending maps")
 	}
-	maps := localMaps(head, n, min(room, p.cfg.MaxPerHeartbeat))
-	if len(maps) == 0 {
+	headLocal := localMaps(head, n, min(room, p.cfg.MaxPerHeartbeat))
+	if len(headLocal) == 0 {
 		// The head job has no input here: delay scheduling's case.
+		p.st.HeadNotLocal++
 		return nil, policy.NewStatus(policy.Skip, "head job has no local map")
 	}
-	out := make([]policy.Hint, 0, len(maps))
-	for _, t := range maps {
+	p.st.HeadLocal++
+	out := make([]policy.Hint, 0, len(headLocal))
+	for _, t := range headLocal {
 		out = append(out, policy.Hint{Kind: policy.KindPlace, App: head.ID, Task: t.ID,
 			Nodes:  []policy.NodeScore{{Node: n.ID, Score: 1, Locality: events.NodeLocal}},
 			Reason: fmt.Sprintf("prescheduling: head job %s has local input on %s; %s", head.ID, n.ID, why)})
+		p.noteHint(head.ID, t.ID, n.ID)
 	}
 	return out, nil
+}
+
+// assignYARN is the YARN form of §2.3.2's first case. YARN has no load
+// manager, so Definition 2's extra idle slots (above Step 2's balancing line)
+// do not arise; the waste PreScheduling removes does: at node n's heartbeat
+// the head job in fair-share order ("a headed job following the fair-share
+// priority order", §2.3.2) has no pending map with a split on n, so delay
+// scheduling either skips it (and the next job takes the container, local or
+// not) or, once its wait is over, hands it n's free container for a
+// non-local map, while another job's map local to n waits. For the head job
+// that container is the analogue of an extra idle slot: it cannot use it
+// without losing locality. As in the first case, it is pre-allocated: up to
+// max_per_heartbeat maps of the first jobs in fair order with a split on n
+// get place hints naming n (locality node), so the scheduler pre-assigns the
+// container to them (Table 1: data locality +; fairness kept within
+// fairness_bound, since the receiver is served ahead of the head job; the
+// head job keeps its turn on nodes where it has input). A node where the head
+// job has a local map is left to the scheduler, which serves it there.
+func (p *Plugin) assignYARN(v cluster.View, n *cluster.Node) ([]policy.Hint, *policy.Status) {
+	free := p.slots(n.FreeVCores(), n.FreeMemoryMB())
+	if free == 0 {
+		p.st.NoIdle++
+		return nil, policy.NewStatus(policy.Skip, "no free container")
+	}
+	order := p.FairOrder(v)
+	if len(order) == 0 {
+		return nil, policy.NewStatus(policy.Skip, "no pending maps")
+	}
+	head := order[0]
+	if len(localMaps(head.app, n, 1)) > 0 {
+		p.st.HeadLocal++
+		return nil, policy.NewStatus(policy.Skip, "head job has a local map: the scheduler serves it")
+	}
+	p.st.HeadNotLocal++
+	var slots int
+	for _, m := range v.Nodes() {
+		if m.State == cluster.NodeRunning {
+			slots += p.mapSlots(m)
+		}
+	}
+	var weights float64
+	seen := map[string]bool{}
+	for _, j := range order {
+		if !seen[j.queue] {
+			seen[j.queue] = true
+			weights += p.weight(j.queue)
+		}
+	}
+	room := min(free, p.cfg.MaxPerHeartbeat)
+	var out []policy.Hint
+	held, other := false, false
+	for _, k := range order[1:] {
+		if len(out) == room {
+			break
+		}
+		maps := localMaps(k.app, n, room-len(out))
+		if len(maps) == 0 {
+			continue
+		}
+		other = true
+		if !p.withinBound(head, k, slots, weights) {
+			held = true
+			continue
+		}
+		for _, t := range maps {
+			out = append(out, policy.Hint{Kind: policy.KindPlace, App: k.app.ID, Task: t.ID,
+				Nodes: []policy.NodeScore{{Node: n.ID, Score: 1, Locality: events.NodeLocal}},
+				Reason: fmt.Sprintf("prescheduling (yarn): head job %s has no input on %s; pre-assigned to %s's local map",
+					head.app.ID, n.ID, k.app.ID)})
+			p.noteHint(k.app.ID, t.ID, n.ID)
+			p.st.Steered++
+		}
+	}
+	if other {
+		p.st.OtherLocal++
+	}
+	if len(out) == 0 {
+		if held {
+			p.st.FairnessHeld++
+			return nil, policy.NewStatus(policy.Skip, "jobs with input here are past the fairness bound")
+		}
+		return nil, policy.NewStatus(policy.Skip, "no job has input here")
+	}
+	return out, nil
+}
+
+// withinBound reports whether k may be served ahead of the head job: its
+// running containers per weight exceed the head's by at most fairness_bound
+// of its fair share. Jobs of one queue are compared by their running tasks
+// against the queue's share over its jobs; jobs of different queues by their
+// queues' running tasks per weight against the cluster's slots over the
+// active queues' weights.
+func (p *Plugin) withinBound(head, k fairJob, slots int, weights float64) bool {
+	if weights <= 0 || slots <= 0 {
+		return false
+	}
+	if head.queue == k.queue {
+		share := float64(slots) * p.weight(k.queue) / weights / float64(max(1, k.queueJobs))
+		return float64(k.running-head.running) <= p.cfg.FairnessBound*share
+	}
+	return k.queueUse-head.queueUse <= p.cfg.FairnessBound*float64(slots)/weights
 }
