@@ -15,12 +15,12 @@ import (
 // and image tools use: each must render without an error to an image with
 // something drawn on it. Structural checks (TestEveryFigureIsValidSVG) cannot
 // see a figure a renderer rejects. CI installs the renderer and sets
-// RMSIDECAR_REQUIRE_SVG_RENDERER=1, so there the test cannot skip.
+// REQUIRE_SVG_RENDERER=1, so there the test cannot skip.
 func TestFiguresRenderInARealRenderer(t *testing.T) {
 	rsvg, err := exec.LookPath("rsvg-convert")
 	if err != nil {
-		if os.Getenv("RMSIDECAR_REQUIRE_SVG_RENDERER") == "1" {
-			t.Fatal("rsvg-convert not found and RMSIDECAR_REQUIRE_SVG_RENDERER=1 (apt-get install librsvg2-bin)")
+		if os.Getenv("REQUIRE_SVG_RENDERER") == "1" {
+			t.Fatal("rsvg-convert not found and REQUIRE_SVG_RENDERER=1 (apt-get install librsvg2-bin)")
 		}
 		t.Skip("rsvg-convert not installed (apt-get install librsvg2-bin); structural checks still run")
 	}
