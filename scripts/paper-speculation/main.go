@@ -163,15 +163,7 @@ func pairedChange(a, b []float64) string {
 	for i := range a {
 		d[i] = (a[i] - b[i]) / b[i] * 100
 	}
-	m, h := report.MeanCI95(d)
-	if math.IsNaN(h) {
-		return fmt.Sprintf("%+.1f %% (one seed: no interval)", m)
-	}
-	star := ""
-	if m-h <= 0 && m+h >= 0 {
-		star = " *"
-	}
-	return fmt.Sprintf("%+.1f ± %.1f %%%s", m, h, star)
+	return report.ChangeCI(d)
 }
 
 func pm(m, h float64) string {

@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -441,15 +440,7 @@ func changeCI(pairs [][2][]float64) string {
 			perSeed[s] += pct(p[0][s], p[1][s]) / float64(len(pairs))
 		}
 	}
-	m, h := report.MeanCI95(perSeed)
-	if math.IsNaN(h) {
-		return fmt.Sprintf("%+.1f %% (one seed: no interval)", m)
-	}
-	star := ""
-	if m-h <= 0 && m+h >= 0 {
-		star = " *"
-	}
-	return fmt.Sprintf("%+.1f ± %.1f %%%s", m, h, star)
+	return report.ChangeCI(perSeed)
 }
 
 func find(cells []cell, kind string, hosts int, stack string) cell {

@@ -122,6 +122,21 @@ func Summarize(perSeed []Results) SeedStats {
 	return st
 }
 
+// ChangeCI formats per-seed changes in percent as their mean ± 95 % CI,
+// marked " *" when the interval crosses zero (the claim tables of the
+// paper scripts).
+func ChangeCI(pctPerSeed []float64) string {
+	m, h := MeanCI95(pctPerSeed)
+	if math.IsNaN(h) {
+		return fmt.Sprintf("%+.1f %% (one seed: no interval)", m)
+	}
+	star := ""
+	if crossesZero(m, h) {
+		star = " *"
+	}
+	return fmt.Sprintf("%+.1f ± %.1f %%%s", m, h, star)
+}
+
 func crossesZero(mean, half float64) bool {
 	return math.IsNaN(half) || mean-half <= 0 && mean+half >= 0
 }

@@ -62,3 +62,18 @@ func TestSummarizeSeeds(t *testing.T) {
 		}
 	}
 }
+
+func TestChangeCI(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want string
+	}{
+		{[]float64{-10, -12, -11}, "-11.0 ± 2.5 %"},
+		{[]float64{-1, 2, 0.5}, "+0.5 ± 3.7 % *"},
+		{[]float64{4}, "+4.0 % (one seed: no interval)"},
+	} {
+		if got := ChangeCI(c.in); got != c.want {
+			t.Errorf("ChangeCI(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
