@@ -318,9 +318,43 @@ func (s *State) appFinished(ev *events.Event) bool {
 	a.State = AppState(ev.State)
 	a.FinishTS = ev.TS
 	if a.Finished() {
+		s.endWithApp(a)
 		s.noteFinished(a)
 	}
 	return true
+}
+
+// endWithApp closes the attempts of a finished app that still run in the
+// model. YARN releases an application's containers when it ends; an attempt
+// whose task.finished never arrived (the bridge misses a task that ends
+// between its last poll and its app's end; a lost event) would otherwise
+// hold its node's capacity until the app is forgotten. The outcome follows
+// the app: in a SUCCEEDED app a task without a succeeded attempt succeeded
+// with its earliest-started running attempt (the job could not have
+// succeeded otherwise); every other such attempt is KILLED, as MapReduce
+// kills leftover attempts when a job ends. The finish stamp is left alone,
+// so the real task.finished, if it arrives late, still applies.
+func (s *State) endWithApp(a *App) {
+	for _, t := range a.Tasks {
+		var winner *Attempt
+		if a.State == events.StateSucceeded && t.State != TaskSucceeded {
+			for _, at := range t.Attempts {
+				if at.Running() && (winner == nil || at.StartTS < winner.StartTS) {
+					winner = at
+				}
+			}
+		}
+		for _, at := range t.Attempts {
+			if !at.Running() {
+				continue
+			}
+			at.State, at.FinishTS = events.StateKilled, a.FinishTS
+			if at == winner {
+				at.State = events.StateSucceeded
+			}
+			s.attemptChanged(at)
+		}
+	}
 }
 
 func (s *State) task(a *App, id string, kind events.TaskKind) *Task {
@@ -397,6 +431,9 @@ func (s *State) containerAllocated(ev *events.Event) bool {
 	at.StartTS = ev.TS
 	s.node(ev.Node)
 	s.attemptChanged(at)
+	if a := at.Task.App; a.Finished() && at.Running() {
+		s.endWithApp(a) // an allocation reported after its app ended
+	}
 	return true
 }
 

@@ -266,3 +266,69 @@ func TestLookupsAfterEachEvent(t *testing.T) {
 		t.Fatalf("Node(n2) = %+v", n)
 	}
 }
+
+// TestAppEndReleasesItsContainers: attempts whose task.finished never came
+// (the bridge misses a task that ends between its last poll and its app's
+// end) end with their app, so their nodes are free in the model; a
+// SUCCEEDED app's unfinished task succeeded with its earliest attempt, and
+// a late real task.finished still applies.
+func TestAppEndReleasesItsContainers(t *testing.T) {
+	for _, c := range []struct {
+		appState         string
+		r0, r1, m0backup string
+		reduceState      TaskState
+	}{
+		{events.StateSucceeded, events.StateSucceeded, events.StateKilled, events.StateKilled, TaskSucceeded},
+		{events.StateKilled, events.StateKilled, events.StateKilled, events.StateKilled, TaskPending},
+	} {
+		t.Run(c.appState, func(t *testing.T) {
+			s := New()
+			apply := func(ev events.Event) bool { return s.Apply(&ev) }
+			m, r := "task_1_0001_m_000000", "task_1_0001_r_000000"
+			apply(events.Event{ID: "1", Type: events.ContainerAllocated, TS: 1, App: "a", Task: m, Attempt: "m0", Container: "c0", Node: "n1"})
+			apply(events.Event{ID: "2", Type: events.ContainerAllocated, TS: 2, App: "a", Task: m, Attempt: "m1", Container: "c1", Node: "n2", Speculative: true})
+			apply(events.Event{ID: "3", Type: events.TaskFinished, TS: 3, App: "a", Task: m, Attempt: "m1", State: events.StateSucceeded})
+			apply(events.Event{ID: "4", Type: events.ContainerAllocated, TS: 4, App: "a", Task: r, Attempt: "r0", Container: "c2", Node: "n1"})
+			apply(events.Event{ID: "5", Type: events.ContainerAllocated, TS: 5, App: "a", Task: r, Attempt: "r1", Container: "c3", Node: "n2", Speculative: true})
+			// m0 (the map's losing original), r0 and r1 never report a finish.
+			if !apply(events.Event{ID: "6", Type: events.AppFinished, TS: 9, App: "a", State: c.appState}) {
+				t.Fatal("app.finished changed nothing")
+			}
+			for _, n := range []string{"n1", "n2"} {
+				if l := len(s.Node(n).Running); l != 0 {
+					t.Errorf("%s still runs %d attempts of the finished app", n, l)
+				}
+			}
+			app := s.App("a")
+			at := func(task, id string) *Attempt {
+				for _, x := range app.Task(task).Attempts {
+					if x.ID == id {
+						return x
+					}
+				}
+				t.Fatalf("no attempt %s", id)
+				return nil
+			}
+			for _, w := range []struct{ task, id, state string }{{m, "m0", c.m0backup}, {r, "r0", c.r0}, {r, "r1", c.r1}} {
+				if a := at(w.task, w.id); a.State != w.state || a.FinishTS != 9 {
+					t.Errorf("%s: state %q finish %d, want %q at 9", w.id, a.State, a.FinishTS, w.state)
+				}
+			}
+			if st := app.Task(r).State; st != c.reduceState {
+				t.Errorf("reduce task %s, want %s", st, c.reduceState)
+			}
+			// The real finish, late, still applies.
+			if !apply(events.Event{ID: "7", Type: events.TaskFinished, TS: 8, App: "a", Task: r, Attempt: "r1", State: events.StateSucceeded}) {
+				t.Error("a late task.finished was ignored")
+			}
+			if a := at(r, "r1"); a.State != events.StateSucceeded || a.FinishTS != 8 {
+				t.Errorf("r1 after its real finish: %q at %d", a.State, a.FinishTS)
+			}
+			// An allocation reported after the app ended does not run either.
+			apply(events.Event{ID: "8", Type: events.ContainerAllocated, TS: 6, App: "a", Task: r, Attempt: "r2", Container: "c4", Node: "n1"})
+			if l := len(s.Node("n1").Running); l != 0 {
+				t.Errorf("a late allocation of the finished app runs on n1 (%d)", l)
+			}
+		})
+	}
+}
