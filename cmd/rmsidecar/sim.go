@@ -421,6 +421,7 @@ type simProgress struct {
 	seeds     int
 	seedsDone int
 	last      map[[2]string]sim.Progress // by seed and stack
+	latest    sim.Progress               // the last one reported, for its totals
 	hook      func(sim.Progress)
 }
 
@@ -452,27 +453,42 @@ func (p *simProgress) callback(seed int) func(sim.Progress) {
 		}
 		p.mu.Lock()
 		p.last[[2]string{key, pr.Stack}] = pr
-		var tasks, jobs int
-		for _, x := range p.last {
-			tasks += x.TasksDone
-			jobs += x.JobsDone
-		}
-		note := fmt.Sprintf("%s/%s jobs", strconv.Itoa(jobs), strconv.Itoa(pr.Jobs*p.runs))
-		if p.runs == 1 {
-			note += ", sim " + simDuration(pr.SimS)
-		}
-		if p.seeds > 1 {
-			note += fmt.Sprintf(", %d/%d seeds", p.seedsDone, p.seeds)
-		}
+		p.latest = pr
 		p.mu.Unlock()
-		p.bar.Update(tasks, pr.Tasks*p.runs, note)
+		p.render()
 	}
 }
 
+// render draws the line from every run's latest progress.
+func (p *simProgress) render() {
+	if p.bar == nil {
+		return
+	}
+	p.mu.Lock()
+	pr := p.latest
+	var tasks, jobs int
+	for _, x := range p.last {
+		tasks += x.TasksDone
+		jobs += x.JobsDone
+	}
+	note := fmt.Sprintf("%s/%s jobs", strconv.Itoa(jobs), strconv.Itoa(pr.Jobs*p.runs))
+	if p.runs == 1 {
+		note += ", sim " + simDuration(pr.SimS)
+	}
+	if p.seeds > 1 {
+		note += fmt.Sprintf(", %d/%d seeds", p.seedsDone, p.seeds)
+	}
+	p.mu.Unlock()
+	p.bar.Update(tasks, pr.Tasks*p.runs, note)
+}
+
+// seedDone counts a finished seed and redraws the line, so its last state
+// says every seed that finished.
 func (p *simProgress) seedDone() {
 	p.mu.Lock()
 	p.seedsDone++
 	p.mu.Unlock()
+	p.render()
 }
 
 func (p *simProgress) finish() {
