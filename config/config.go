@@ -188,6 +188,18 @@ type HostAlias struct {
 	NodeManager string `mapstructure:"nodemanager"`
 }
 
+// AliasPairs returns model.host_aliases as DataNode -> NodeManager pairs.
+func (m Model) AliasPairs() map[string]string {
+	if len(m.HostAliases) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m.HostAliases))
+	for _, a := range m.HostAliases {
+		out[a.DataNode] = a.NodeManager
+	}
+	return out
+}
+
 // Policies selects the policy stack and carries per-policy settings
 // (policies.samr.hp, policies.erul.alpha, ...).
 type Policies struct {

@@ -15,7 +15,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
-	"github.com/rmsidecar/rmsidecar/config"
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/events/kafka"
@@ -69,17 +68,16 @@ type LoopOptions struct {
 	OnLatency func(d time.Duration, hints int)
 	// HostAliases renames split hosts before the model sees them
 	// (model.host_aliases).
-	HostAliases []config.HostAlias
+	HostAliases events.HostAliases
 }
 
 // Loop runs the engine on one goroutine behind a bounded queue. Every
 // partition claim feeds it (kafka.Feed) in partition order, so an app's
 // events, which share a partition, are applied in order.
 type Loop struct {
-	o       LoopOptions
-	aliases hostAliases
-	eng     *engine.Engine
-	queue   chan item
+	o     LoopOptions
+	eng   *engine.Engine
+	queue chan item
 	// room holds a token per batch the queue may hold, so batches too keep
 	// the queued messages within QueueSize.
 	room chan struct{}
@@ -158,7 +156,7 @@ func NewLoop(eng *engine.Engine, o LoopOptions) *Loop {
 		positions: map[kafka.TopicPartition]int64{}, current: map[string]policy.Hint{},
 		claims: map[kafka.TopicPartition]*claimInfo{}, abortCh: make(chan struct{}),
 		consumedBy: map[events.Type]prometheus.Counter{}, lagBy: map[kafka.TopicPartition]prometheus.Gauge{},
-		hintsBy: map[hintLabel]prometheus.Counter{}, aliases: newHostAliases(o.HostAliases)}
+		hintsBy: map[hintLabel]prometheus.Counter{}}
 }
 
 // Resume sets the positions a checkpoint recorded (before Run).
@@ -433,7 +431,7 @@ func (l *Loop) apply(ctx context.Context, ms []kafka.Message) {
 			rejected++
 			l.o.Metrics.rejected.WithLabelValues(kafka.RejectReason(m.Err)).Inc()
 		} else {
-			l.aliases.rewrite(m.Event)
+			l.o.HostAliases.Rewrite(m.Event)
 			hs := l.eng.Apply(ctx, m.Event)
 			applied++
 			l.countType(m.Event.Type)

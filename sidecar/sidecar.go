@@ -18,6 +18,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/config"
 	"github.com/rmsidecar/rmsidecar/engine"
+	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/plugins"
@@ -216,7 +217,7 @@ func New(ctx context.Context, o Options) (*Sidecar, error) {
 		s.metrics.Degraded(a.Name(), false) // the gauge exists from the start (before a worker can set it)
 	}
 	s.loop = NewLoop(eng, LoopOptions{QueueSize: cfg.Engine.QueueSize, IdleTick: idle, Checkpoints: ckpts,
-		Sink: s.disp, Metrics: s.metrics, Log: o.Log, EventsTopic: cfg.Kafka.EventsTopic, HostAliases: cfg.Model.HostAliases})
+		Sink: s.disp, Metrics: s.metrics, Log: o.Log, EventsTopic: cfg.Kafka.EventsTopic, HostAliases: events.NewHostAliases(cfg.Model.AliasPairs())})
 	if ck != nil {
 		// Hints that expired (in event time) before the checkpoint are of
 		// no use any more.

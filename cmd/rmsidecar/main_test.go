@@ -268,3 +268,41 @@ func TestHelpExamplesNameRepoFiles(t *testing.T) {
 		t.Errorf("only %d example files found: is the pattern stale?", seen)
 	}
 }
+
+// TestReplayAppliesHostAliases: replay applies the config's
+// model.host_aliases as the live sidecar does, so a split on a DataNode that
+// registers an IP is local to the NodeManager beside it, and learning places
+// the map there node-locally.
+func TestReplayAppliesHostAliases(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "events.jsonl")
+	lines := []string{
+		`{"v":1,"id":"1","type":"node.registered","ts":1000,"node":"worker5.example.com:8041","rack":"/r1","vcores":8,"memory_mb":8192}`,
+		`{"v":1,"id":"2","type":"app.submitted","ts":1001,"app":"application_1_0001","name":"wc","queue":"default","user":"u","job_type":"wordcount","maps":1,"reduces":0}`,
+		`{"v":1,"id":"3","type":"task.pending","ts":1002,"app":"application_1_0001","task":"task_1_0001_m_000000","kind":"map","splits":[{"path":"/in/a","offset":0,"length":1048576,"hosts":["10.0.0.5"]}]}`,
+		`{"v":1,"id":"4","type":"node.heartbeat","ts":2000,"node":"worker5.example.com:8041","used_vcores":0,"used_memory_mb":0,"load1":0,"cpu_util":0}`,
+	}
+	if err := os.WriteFile(log, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, config, want string
+	}{
+		{"with the alias", "model:\n  host_aliases:\n    - {datanode: 10.0.0.5, nodemanager: worker5.example.com}\n", `"locality":"node"`},
+		{"without", "", `"locality":"off"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := filepath.Join(t.TempDir(), "c.yaml")
+			if err := os.WriteFile(cfg, []byte("log:\n  level: error\n"+c.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := run(t, "replay", "--config", cfg, "--events", log, "--policies", "learning-nb", "--hints-out", "-")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if !strings.Contains(out, `"kind":"place"`) || !strings.Contains(out, c.want) {
+				t.Errorf("hints %s, want a place hint with %s", out, c.want)
+			}
+		})
+	}
+}

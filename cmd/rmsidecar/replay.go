@@ -133,7 +133,8 @@ func runReplay(ctx context.Context, a *app, o replayOptions) error {
 		if i == 0 && skipped != nil {
 			skipTo = skipped // bad lines are the same for every stack: record them once
 		}
-		res, err := replayStream(ctx, o.eventsFile, a.io.in, eng, hints, skipTo, skipped != nil, log)
+		res, err := replayStream(ctx, o.eventsFile, a.io.in, eng, hints, skipTo, skipped != nil,
+			events.NewHostAliases(cfg.Model.AliasPairs()), log)
 		if err != nil {
 			closeOut()
 			return err
@@ -155,7 +156,7 @@ type replayResult struct {
 }
 
 func replayStream(ctx context.Context, file string, stdin io.Reader, eng *engine.Engine, hints *bufio.Writer,
-	skipTo io.Writer, skipBad bool, log zerolog.Logger) (replayResult, error) {
+	skipTo io.Writer, skipBad bool, aliases events.HostAliases, log zerolog.Logger) (replayResult, error) {
 	var res replayResult
 	in := stdin
 	if file != "-" {
@@ -194,6 +195,7 @@ func replayStream(ctx context.Context, file string, stdin io.Reader, eng *engine
 			return res, fmt.Errorf("%s: %w", file, err)
 		}
 		res.applied++
+		aliases.Rewrite(&ev)
 		for _, h := range eng.Apply(ctx, &ev) {
 			b, err := json.Marshal(h)
 			if err != nil {
