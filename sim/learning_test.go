@@ -2,9 +2,7 @@ package sim
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 	"testing"
@@ -30,17 +28,9 @@ workload:
 `
 	var log bytes.Buffer
 	s := runSim(t, mustParse(t, yml), "learning-nb", Options{Events: &log})
-	rd := events.NewReader(&log)
 	feats := map[string]events.Features{}
 	perTask := map[bool]float64{} // light job running? -> load1 per running container
-	for {
-		ev, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ev := range readEvents(t, &log) {
 		switch {
 		case ev.Type == events.AppSubmitted && ev.Features != nil:
 			feats[ev.Name] = *ev.Features
@@ -81,16 +71,8 @@ workload:
 	var log bytes.Buffer
 	s := runSim(t, mustParse(t, yml), "none", Options{Events: &log})
 	start := s.attempts[0].startMS
-	rd := events.NewReader(&log)
 	checked := 0
-	for {
-		ev, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ev := range readEvents(t, &log) {
 		dt := float64(ev.TS-epochMS-start) / 1000
 		if ev.Type != events.NodeHeartbeat || dt <= 0 || dt > 300 {
 			continue
@@ -136,16 +118,8 @@ workload:
 			if want := baseS / tc.share; math.Abs(gotS-want) > 1 {
 				t.Errorf("map took %.1f s, want %.1f (cpu share %.2f)", gotS, want, tc.share)
 			}
-			rd := events.NewReader(&log)
 			running := 0
-			for {
-				ev, err := rd.Next()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+			for _, ev := range readEvents(t, &log) {
 				dt := ev.TS - epochMS
 				if ev.Type != events.NodeHeartbeat || dt <= a.startMS || dt >= a.endMS {
 					continue

@@ -29,6 +29,23 @@ func mustLoad(t *testing.T, path string) *Scenario {
 	return sc
 }
 
+// readEvents decodes a run's emitted events v1 log.
+func readEvents(t *testing.T, r io.Reader) []events.Event {
+	t.Helper()
+	rd := events.NewReader(r)
+	var out []events.Event
+	for {
+		ev, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+}
+
 func mustParse(t *testing.T, yml string) *Scenario {
 	t.Helper()
 	sc, err := ParseScenario("test.yaml", []byte(yml))
@@ -334,17 +351,9 @@ func TestEmitEventsReplays(t *testing.T) {
 	sc := mustParse(t, heteroYAML)
 	reg := testRegistry(fakeSpec{after: 15_000})
 	s := runSim(t, sc, "fakespec", Options{Registry: reg, Events: &buf})
-	rd := events.NewReader(&buf)
 	eng := engine.New(policy.NewStack(), engine.Options{})
 	n := 0
-	for {
-		ev, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ev := range readEvents(t, &buf) {
 		eng.Apply(context.Background(), &ev)
 		n++
 	}
