@@ -8,7 +8,7 @@ MOCKGEN_VERSION     := v0.6.0
 FUZZTIME      ?= 30s
 PKGS          := ./...
 
-.PHONY: tidy-check all build yarn-plugin test-plugins test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench bench-sim paper-learning paper-dynamicmr paper-tmar paper-speculation speculation-sweep demo sim-demo docker-config-check clean tools
+.PHONY: tidy-check all build yarn-plugin test-plugins test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench bench-sim paper-learning paper-dynamicmr paper-tmar paper-speculation speculation-sweep prescheduling-shapes demo sim-demo docker-config-check clean tools
 
 all: build yarn-plugin
 
@@ -81,6 +81,9 @@ paper-tmar: ## TMaR: each claim of Jeddi & Fazlossadat beside the measured numbe
 
 paper-dynamicmr: ## DynamicMR (DHSA, Slot PreScheduling): each claim of Tang et al. beside the measured number (SEEDS=5)
 	$(GO) run ./scripts/paper-dynamicmr -seeds $(or $(SEEDS),5)
+
+prescheduling-shapes: ## Slot PreScheduling across the issue 19 shapes, both forms: node locality, Jain and makespan changes with CIs (SEEDS=10; YARN_ARGS='hold_fraction: 0.25')
+	$(GO) run ./scripts/prescheduling-shapes -seeds $(or $(SEEDS),10) $(if $(YARN_ARGS),-yarn-args '$(YARN_ARGS)')
 
 demo: build ## the live sidecar in embedded demo mode: in-process Kafka fed by a simulated cluster (Ctrl-C to stop)
 	$(BIN) run --log-format console

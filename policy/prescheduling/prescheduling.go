@@ -11,6 +11,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
 // Name is the registered name.
@@ -56,6 +57,14 @@ type Config struct {
 	// a queue's share over its jobs when both are in one queue). 0: only
 	// jobs no richer than the head.
 	FairnessBound float64 `yaml:"fairness_bound"`
+	// HoldFraction (mode yarn) pre-schedules the maps that would otherwise
+	// leave their data: at a heartbeat where the jobs ahead of the first one
+	// with input on the node have none there (so a non-local launch of theirs
+	// is what the node can get), each of their pending maps whose split's
+	// node is predicted to free a container within HoldFraction of the
+	// job's mean map duration is placed strictly on that node until then.
+	// 0: off.
+	HoldFraction float64 `yaml:"hold_fraction"`
 }
 
 // Modes of the plugin.
@@ -88,6 +97,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("mode: must be %s or %s, got %q", ModeHadoop1, ModeYARN, c.Mode)
 	case c.FairnessBound < 0 || math.IsNaN(c.FairnessBound):
 		return fmt.Errorf("fairness_bound: must be >= 0, got %v", c.FairnessBound)
+	case c.HoldFraction < 0 || math.IsNaN(c.HoldFraction) || c.HoldFraction > 1:
+		return fmt.Errorf("hold_fraction: must be in [0, 1], got %v", c.HoldFraction)
 	case c.BorrowReduceSlots && c.ReduceSlots == 0:
 		return fmt.Errorf("borrow_reduce_slots: needs reduce_slots > 0")
 	}
@@ -133,6 +144,10 @@ type Plugin struct {
 	// mapMB is the map container memory learnt from allocations
 	// (MapContainerMB 0).
 	mapMB int
+	// held maps a held map (app/task) to the end of its hold, heldOn a node
+	// to the ends of the holds naming it (HoldFraction).
+	held   map[string]int64
+	heldOn map[string][]int64
 }
 
 // Stats counts what the policy saw at the heartbeats it was asked about:
@@ -154,7 +169,10 @@ type Stats struct {
 	// YARN form: a later job's local map was pre-assigned, or was not
 	// because the fairness bound held it back.
 	Steered, FairnessHeld int
-	Hints                 int // place hints emitted
+	// YARN form with hold_fraction: maps held for their data's node, which
+	// was predicted to free a container soon.
+	Held  int
+	Hints int // place hints emitted
 	// Hinted maps whose first attempt ran on a hinted node, elsewhere, or
 	// not seen launched (the app ended first or the run ended).
 	Followed, NotFollowed int
@@ -184,7 +202,7 @@ func New(cfg Config) (*Plugin, error) {
 	if cfg.Mode == "" {
 		cfg.Mode = ModeHadoop1
 	}
-	return &Plugin{cfg: cfg, hinted: map[string]hintedTask{}}, nil
+	return &Plugin{cfg: cfg, hinted: map[string]hintedTask{}, held: map[string]int64{}, heldOn: map[string][]int64{}}, nil
 }
 
 // Stats returns the counts so far; hinted maps not yet launched are
@@ -216,6 +234,7 @@ func (p *Plugin) Extra() map[string]float64 {
 		Name + "_other_local":   float64(s.OtherLocal),
 		Name + "_steered":       float64(s.Steered),
 		Name + "_fairness_held": float64(s.FairnessHeld),
+		Name + "_held":          float64(s.Held),
 		Name + "_hints":         float64(s.Hints),
 		Name + "_followed":      float64(s.Followed),
 		Name + "_not_followed":  float64(s.NotFollowed),
@@ -585,6 +604,9 @@ func (p *Plugin) assignYARN(v cluster.View, n *cluster.Node) ([]policy.Hint, *po
 	if other {
 		p.st.OtherLocal++
 	}
+	if p.cfg.HoldFraction > 0 {
+		out = append(out, p.holdForData(v, order, n, free)...)
+	}
 	if len(out) == 0 {
 		if held {
 			p.st.FairnessHeld++
@@ -611,3 +633,189 @@ func (p *Plugin) withinBound(head, k fairJob, slots int, weights float64) bool {
 	}
 	return k.queueUse-head.queueUse <= p.cfg.FairnessBound*float64(slots)/weights
 }
+
+// holdForData keeps the maps that would leave their data at n's heartbeat
+// for the nodes holding it, when one of those is predicted to free a
+// container soon (HoldFraction). The jobs that may launch off their data on
+// n are the ones ahead of the first job in fair order with input on n: the
+// scheduler offers n to them first, and one past its delay-scheduling wait
+// takes it for its next pending map. For each such job the pending maps are
+// walked in the order the scheduler takes them; a map whose data's node
+// frees a container within HoldFraction of the job's mean map duration is
+// held there (a strict place hint naming its data's nodes, the soon-free one
+// first, ending at the predicted free plus a heartbeat), and the walk stops
+// once n's free containers are matched by maps that cannot be held. A map is
+// held at most once, and a node is promised no more held maps than
+// containers predicted to free on it.
+func (p *Plugin) holdForData(v cluster.View, order []fairJob, n *cluster.Node, free int) []policy.Hint {
+	now := v.Now()
+	if len(p.held) > maxHeldKept {
+		for k, until := range p.held {
+			if until < now-heldMemoryMS {
+				delete(p.held, k) // long launched, or its app is gone
+			}
+		}
+	}
+	var out []policy.Hint
+	frees := map[string][]int64{} // node -> predicted free times not yet promised
+	for ji, j := range order {
+		if len(localMaps(j.app, n, 1)) > 0 {
+			break
+		}
+		mean := meanMapMS(j.app)
+		if mean <= 0 {
+			continue
+		}
+		window := int64(p.cfg.HoldFraction * float64(mean))
+		leaving := 0
+		for _, t := range j.app.Tasks {
+			if leaving == free {
+				break
+			}
+			if t.Kind != events.Map || t.State != cluster.TaskPending {
+				continue
+			}
+			key := taskKey(j.app, t)
+			if _, done := p.held[key]; done {
+				continue // held once: a missed prediction is not waited for twice
+			}
+			nodes, at := p.soonFree(v, t, now, window, frees, order[:ji])
+			if nodes == nil {
+				leaving++
+				continue
+			}
+			until := at + holdMarginMS
+			p.held[key] = until
+			p.heldOn[nodes[0].Node] = append(p.heldOn[nodes[0].Node], until)
+			p.st.Held++
+			out = append(out, policy.Hint{Kind: policy.KindPlace, App: j.app.ID, Task: t.ID, Strict: true, ExpiresTS: until,
+				Nodes: nodes,
+				Reason: fmt.Sprintf("prescheduling (yarn): %s's map held for its data's nodes, %s predicted to free a container in %d ms (hold window %d ms)",
+					j.app.ID, nodes[0].Node, at-now, window)})
+			p.noteHint(j.app.ID, t.ID, nodes[0].Node)
+		}
+	}
+	return out
+}
+
+// holdMarginMS is added to a hold past the predicted free: the freed
+// container is offered at the node's next heartbeat.
+const holdMarginMS = 500
+
+// A held map is remembered (so it is held once) for heldMemoryMS past its
+// hold; the memory is swept when it holds more than maxHeldKept maps.
+const (
+	heldMemoryMS = 10 * 60_000
+	maxHeldKept  = 4096
+)
+
+// maxHoldNodes bounds the nodes a hold names (HDFS's default replication).
+const maxHoldNodes = 3
+
+// soonFree returns the running nodes holding a split of t, the first one
+// predicted to free a container within window of now not yet promised to a
+// held map, with that time; nil when none of them is.
+func (p *Plugin) soonFree(v cluster.View, t *cluster.Task, now, window int64, frees map[string][]int64, ahead []fairJob) ([]policy.NodeScore, int64) {
+	var local []*cluster.Node
+	for _, s := range t.Splits {
+		for _, h := range s.Hosts {
+			for _, m := range v.HostNodes(cluster.HostOf(h)) {
+				if m.State == cluster.NodeRunning && m.OnHost(h) && !slices.Contains(local, m) {
+					local = append(local, m)
+				}
+			}
+		}
+	}
+	best, at := -1, int64(0)
+	for i, m := range local {
+		f, ok := frees[m.ID]
+		if !ok {
+			f = p.predictFrees(m, now, window)
+			// The jobs ahead in fair order are offered m first: its
+			// frees serve their maps local to m before this one.
+			for _, k := range ahead {
+				if len(f) == 0 {
+					break
+				}
+				f = f[min(len(f), len(localMaps(k.app, m, len(f)))):]
+			}
+			frees[m.ID] = f
+		}
+		if len(f) > 0 && (best < 0 || f[0] < at) {
+			best, at = i, f[0]
+		}
+	}
+	if best < 0 {
+		return nil, 0
+	}
+	frees[local[best].ID] = frees[local[best].ID][1:]
+	nodes := []policy.NodeScore{{Node: local[best].ID, Score: 1, Locality: events.NodeLocal}}
+	for i, m := range local {
+		if i != best && len(nodes) < maxHoldNodes {
+			nodes = append(nodes, policy.NodeScore{Node: m.ID, Score: 1, Locality: events.NodeLocal})
+		}
+	}
+	return nodes, at
+}
+
+// predictFrees lists, earliest first, when node m's containers are
+// predicted to free within window of now (a free container now counts at
+// now), less the ones already promised to holds still in force. A running
+// attempt's end is its time to end at its progress rate (SAMR eq. 4–5).
+func (p *Plugin) predictFrees(m *cluster.Node, now, window int64) []int64 {
+	var f []int64
+	for range p.slots(m.FreeVCores(), m.FreeMemoryMB()) {
+		f = append(f, now)
+	}
+	for _, at := range m.Running {
+		el := taskstat.Elapsed(at, now)
+		if at.Progress <= 0 || el <= 0 {
+			continue
+		}
+		end := now + int64(math.Round(taskstat.TimeToEnd(at.Progress, taskstat.ProgressRate(at.Progress, el))))
+		if end <= now+window {
+			f = append(f, end)
+		}
+	}
+	slices.Sort(f)
+	live := p.heldOn[m.ID][:0]
+	for _, e := range p.heldOn[m.ID] {
+		if e > now {
+			live = append(live, e)
+		}
+	}
+	if len(live) == 0 {
+		delete(p.heldOn, m.ID)
+	} else {
+		p.heldOn[m.ID] = live
+	}
+	if len(live) >= len(f) {
+		return nil
+	}
+	return f[len(live):]
+}
+
+// meanMapMS is the mean duration of the app's successful map attempts, 0
+// before one has finished. Running maps are not used: early in an attempt
+// its elapsed time over its progress overstates the duration, and a window
+// taken from it holds maps for longer than their data is worth.
+func meanMapMS(a *cluster.App) int64 {
+	var sum, n int64
+	for _, t := range a.Tasks {
+		if t.Kind != events.Map || t.State != cluster.TaskSucceeded {
+			continue
+		}
+		for _, at := range t.Attempts {
+			if at.State == events.StateSucceeded && at.StartTS > 0 && at.FinishTS > at.StartTS {
+				sum += at.FinishTS - at.StartTS
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / n
+}
+
+func taskKey(a *cluster.App, t *cluster.Task) string { return a.ID + "/" + t.ID }

@@ -197,3 +197,139 @@ func TestConfigValidateMode(t *testing.T) {
 		}
 	}
 }
+
+// holdLayout: n1 heartbeats with n1Free free containers; n2 and n3 are full
+// with one map each of job x (no pending maps), n2's 80 % done after 8 s
+// (predicted to end in 2 s), n3's 10 % after 1 s (in 9 s). The head job h
+// had one map finish in 10 s and has pending maps m1 (split on n2), m2 (on
+// n3) and m3 (on n2), none on n1. withFinished false leaves h with no
+// finished map.
+func holdLayout(t *testing.T, n1Free int, withFinished bool) *clustertest.Builder {
+	t.Helper()
+	b := clustertest.New(1000)
+	b.Node("n1", "r1", 4, 16384, 4-n1Free, (4-n1Free)*1024)
+	b.Node("n2", "r1", 4, 16384, 4, 4096)
+	b.Node("n3", "r1", 4, 16384, 4, 4096)
+	b.Apply(events.Event{Type: events.AppSubmitted, App: "x", Name: "x", Queue: "q2", User: "u", Maps: 2})
+	b.Apply(events.Event{Type: events.AppSubmitted, App: "h", Name: "h", Queue: "q1", User: "u", Maps: 4})
+	if withFinished {
+		b.Start("h", "task_h_m_009", events.Map, "at_h_9", "n1", false)
+		b.At(11_000)
+		b.Finish("at_h_9", events.StateSucceeded, nil)
+	}
+	b.At(20_000)
+	b.Start("x", "task_x_m_000", events.Map, "at_x_0", "n2", false)
+	b.At(27_000)
+	b.Start("x", "task_x_m_001", events.Map, "at_x_1", "n3", false)
+	b.At(28_000)
+	b.Progress("at_x_0", 0.8, "", -1)
+	b.Progress("at_x_1", 0.1, "", -1)
+	for i, host := range []string{"n2", "n3", "n2"} {
+		b.Apply(events.Event{Type: events.TaskPending, App: "h", Task: fmt.Sprintf("task_h_m_%03d", i+1), Kind: events.Map,
+			Splits: []events.Split{{Path: "/in", Length: 128 << 20, Hosts: []string{host}}}})
+	}
+	return b
+}
+
+// hold_fraction (mode yarn): at n1's heartbeat the head job, with no input
+// on n1, would take n1's free containers for its next pending maps off their
+// data. A map whose data's node frees a container within hold_fraction of
+// the job's mean map duration (0.25 x 10 s) is held there by a strict place
+// hint until the predicted free plus a margin; the walk stops once the free
+// containers are matched by maps that cannot be held, and a node is promised
+// no more maps than containers predicted to free on it.
+func TestHoldForData(t *testing.T) {
+	tests := []struct {
+		name         string
+		n1Free       int
+		withFinished bool
+		fraction     float64
+		wantHeld     []string
+	}{
+		{"m1 held for n2 (frees in 2 s); m2 cannot be held and takes n1's container", 1, true, 0.25, []string{"task_h_m_001"}},
+		{"two free: m3 is on n2 too, but n2's one free is promised to m1", 2, true, 0.25, []string{"task_h_m_001"}},
+		{"window 1 s: n2 frees too late", 1, true, 0.1, nil},
+		{"no finished map: the duration is unknown, nothing held", 1, false, 0.25, nil},
+		{"hold_fraction 0: off", 1, true, 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Mode, cfg.HoldFraction = ModeYARN, tt.fraction
+			p, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := holdLayout(t, tt.n1Free, tt.withFinished)
+			hs, _ := p.Assign(context.Background(), b.State, b.State.Node("n1"))
+			var held []string
+			for _, h := range hs {
+				if !h.Strict {
+					continue
+				}
+				held = append(held, h.Task)
+				if h.Kind != policy.KindPlace || h.App != "h" || len(h.Nodes) != 1 || h.Nodes[0].Node != "n2" {
+					t.Errorf("hold %+v, want a place hint of h on n2", h)
+				}
+				if want := b.Now() + 2000 + holdMarginMS; h.ExpiresTS != want {
+					t.Errorf("hold ends at %d, want %d (predicted free + margin)", h.ExpiresTS, want)
+				}
+				if err := h.Validate(); err != nil {
+					t.Error(err)
+				}
+			}
+			if fmt.Sprint(held) != fmt.Sprint(tt.wantHeld) {
+				t.Errorf("held %v, want %v", held, tt.wantHeld)
+			}
+			if s := p.Stats(nil); s.Held != len(tt.wantHeld) {
+				t.Errorf("Held = %d, want %d", s.Held, len(tt.wantHeld))
+			}
+		})
+	}
+}
+
+// A map is held once: at the next heartbeat it is not held again, and the
+// promised free of n2 is not handed to m3.
+func TestHoldOnce(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Mode, cfg.HoldFraction = ModeYARN, 0.25
+	p, _ := New(cfg)
+	b := holdLayout(t, 2, true)
+	if hs, _ := p.Assign(context.Background(), b.State, b.State.Node("n1")); len(hs) != 1 {
+		t.Fatalf("first heartbeat: %d hints, want 1", len(hs))
+	}
+	b.At(b.Now() + 100)
+	if hs, _ := p.Assign(context.Background(), b.State, b.State.Node("n1")); len(hs) != 0 {
+		t.Errorf("second heartbeat: %+v, want no hold (m1 held once, n2's free promised)", hs)
+	}
+	// Past the hold, m1 is not held again.
+	b.At(b.Now() + 10_000)
+	b.Progress("at_x_0", 0.99, "", -1)
+	for _, h := range mustAssign(t, p, b) {
+		if h.Task == "task_h_m_001" {
+			t.Errorf("m1 held twice: %+v", h)
+		}
+	}
+}
+
+func mustAssign(t *testing.T, p *Plugin, b *clustertest.Builder) []policy.Hint {
+	t.Helper()
+	hs, st := p.Assign(context.Background(), b.State, b.State.Node("n1"))
+	if st.Code() == policy.Error {
+		t.Fatal(st.Message())
+	}
+	return hs
+}
+
+func TestConfigValidateHoldFraction(t *testing.T) {
+	for _, c := range []struct {
+		f  float64
+		ok bool
+	}{{0, true}, {0.25, true}, {1, true}, {-0.1, false}, {1.5, false}} {
+		cfg := DefaultConfig()
+		cfg.HoldFraction = c.f
+		if err := cfg.Validate(); (err == nil) != c.ok {
+			t.Errorf("hold_fraction %v: err %v, want ok %v", c.f, err, c.ok)
+		}
+	}
+}
