@@ -28,7 +28,7 @@ type link struct {
 	traverse int     // flows crossing this link (served here or elsewhere): the share is capB/traverse
 	ver      uint32  // bumps when the completion event is rescheduled
 	at       int64   // time of the valid completion event, -1 when none
-	tags     []int32 // flow ids, min-heap by flow tag
+	tags     []hent  // the flows it serves, min-heap by (tag, flow id)
 	bytes    int64   // bytes carried (served here), for reports
 }
 
@@ -43,7 +43,6 @@ type flow struct {
 	serve     int32   // serving link
 	links     [4]int32
 	nlinks    int8
-	heapIdx   int32
 	active    bool
 	startedAt int64
 }
@@ -67,8 +66,7 @@ func (nw *network) nextDone(l *link) int64 {
 	if l.members == 0 {
 		return -1
 	}
-	f := &nw.flows[l.tags[0]]
-	rem := f.tag - l.v
+	rem := l.tags[0].tag - l.v
 	if rem < 0 {
 		rem = 0
 	}
@@ -103,7 +101,7 @@ func (nw *network) start(now int64, att *attempt, src, dst int32, cross bool, by
 	f.serve = best
 	f.tag = l.v + float64(bytes) + nw.latency*l.capB
 	l.members++
-	nw.heapPush(l, id)
+	heapPush(l, hent{tag: f.tag, id: id})
 	return id
 }
 
@@ -117,7 +115,7 @@ func (nw *network) finish(now int64, id int32) {
 		l.traverse--
 	}
 	l := &nw.links[f.serve]
-	nw.heapRemove(l, f.heapIdx)
+	heapRemove(l, id)
 	l.members--
 	f.active = false
 	f.att = nil
@@ -130,75 +128,84 @@ func (nw *network) due(l *link, now int64) int32 {
 		return -1
 	}
 	nw.advance(l, now)
-	id := l.tags[0]
 	// Completion times are rounded up to whole ms, so at the event the flow's
 	// tag has been reached up to float error.
-	if nw.flows[id].tag <= l.v+1e-6*math.Max(1, l.v) {
-		return id
+	if e := l.tags[0]; e.tag <= l.v+1e-6*math.Max(1, l.v) {
+		return e.id
 	}
 	return -1
 }
 
-func (nw *network) tagLess(a, b int32) bool {
-	fa, fb := &nw.flows[a], &nw.flows[b]
-	if fa.tag != fb.tag {
-		return fa.tag < fb.tag
-	}
-	return a < b
+// hent is a flow in its serving link's heap. The tag is kept beside the
+// id so that sifting compares without reading the flow table; (tag, id) is
+// a total order over the link's flows, so the top does not depend on the
+// heap's shape.
+type hent struct {
+	tag float64
+	id  int32
 }
 
-func (nw *network) heapPush(l *link, id int32) {
-	l.tags = append(l.tags, id)
-	i := len(l.tags) - 1
-	nw.flows[id].heapIdx = int32(i)
-	nw.up(l, i)
+func (a hent) less(b hent) bool {
+	if a.tag != b.tag {
+		return a.tag < b.tag
+	}
+	return a.id < b.id
 }
 
-func (nw *network) heapRemove(l *link, i32 int32) {
-	i := int(i32)
-	n := len(l.tags) - 1
-	if i != n {
-		l.tags[i] = l.tags[n]
-		nw.flows[l.tags[i]].heapIdx = int32(i)
-	}
-	l.tags = l.tags[:n]
-	if i < n {
-		nw.down(l, i)
-		nw.up(l, i)
-	}
-}
-
-func (nw *network) up(l *link, i int) {
+func heapPush(l *link, e hent) {
+	l.tags = append(l.tags, e)
 	h := l.tags
+	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !nw.tagLess(h[i], h[p]) {
+		if !e.less(h[p]) {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
-		nw.flows[h[i]].heapIdx = int32(i)
-		nw.flows[h[p]].heapIdx = int32(p)
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = e
 }
 
-func (nw *network) down(l *link, i int) {
+// heapRemove removes flow id from the link's heap: the top when the flow
+// completes, anywhere when it is cancelled (rare: a linear search).
+func heapRemove(l *link, id int32) {
 	h := l.tags
-	n := len(h)
+	i := 0
+	if h[0].id != id {
+		for i = 1; h[i].id != id; i++ {
+		}
+	}
+	n := len(h) - 1
+	last := h[n]
+	l.tags = h[:n]
+	if i == n {
+		return
+	}
+	h = l.tags
+	// Sift last down from i, then up (it may be smaller than i's parent
+	// when i is not the top).
 	for {
 		c := 2*i + 1
 		if c >= n {
-			return
+			break
 		}
-		if r := c + 1; r < n && nw.tagLess(h[r], h[c]) {
+		if r := c + 1; r < n && h[r].less(h[c]) {
 			c = r
 		}
-		if !nw.tagLess(h[c], h[i]) {
-			return
+		if !h[c].less(last) {
+			break
 		}
-		h[i], h[c] = h[c], h[i]
-		nw.flows[h[i]].heapIdx = int32(i)
-		nw.flows[h[c]].heapIdx = int32(c)
+		h[i] = h[c]
 		i = c
 	}
+	for i > 0 {
+		p := (i - 1) / 2
+		if !last.less(h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = last
 }
