@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -179,7 +180,7 @@ func (s *sim) startMap(a *attempt) {
 // maps finished so far and fetches them, ParallelCopies sources at a time.
 func (s *sim) startReduce(a *attempt) {
 	a.partition = int(a.task.part)
-	a.pend = s.getPend()
+	s.getPend(a)
 	a.copyEndMS = -1
 	// The first poll comes after the container launch overhead.
 	a.polling = true
@@ -200,10 +201,10 @@ func (s *sim) poll(a *attempt) {
 		if j.rackFetch {
 			key = s.racks[s.nodes[o.node].rack].nodes[0] // the rack stands for its nodes
 		}
-		if i, ok := a.pend[key]; ok && int(i) >= a.fetchHead { // still listed
+		if i, ok := a.pend.get(key); ok && int(i) >= a.fetchHead { // still listed
 			a.fetchQ[i].bytes += b
 		} else {
-			a.pend[key] = int32(len(a.fetchQ))
+			a.pend.set(key, int32(len(a.fetchQ)))
 			a.fetchQ = append(a.fetchQ, pendFetch{src: key, bytes: b})
 		}
 	}
@@ -608,25 +609,88 @@ func (s *sim) finishJob(j *job) {
 	}
 }
 
-// getPend returns an empty fetch index for a reducer's fetch list (source
-// -> its entry in fetchQ). It is sparse, a map, not a table over every node:
-// tens of thousands of reducers wait at once on a large cluster, and a
-// table each was most of the memory of a 10,000-node run. Maps are
-// recycled.
-func (s *sim) getPend() map[int32]int32 {
+// getPend gives the reducer an empty fetch list and its index (source ->
+// its entry in fetchQ). The index is sparse, a small hash table, not a
+// table over every node: tens of thousands of reducers wait at once on a
+// large cluster, and a table each was most of the memory of a 10,000-node
+// run. Indexes and lists are recycled.
+func (s *sim) getPend(a *attempt) {
 	if n := len(s.pendPool); n > 0 {
 		p := s.pendPool[n-1]
 		s.pendPool = s.pendPool[:n-1]
-		return p
+		a.pend, a.fetchQ = p.idx, p.q
+		return
 	}
-	return map[int32]int32{}
+	a.pend = &fetchIndex{}
 }
 
-// putPend empties the reducer's fetch list and recycles its index.
+// putPend empties the reducer's fetch list and recycles it with its index.
 func (s *sim) putPend(a *attempt) {
-	clear(a.pend)
-	s.pendPool = append(s.pendPool, a.pend)
+	a.pend.reset()
+	s.pendPool = append(s.pendPool, pendList{idx: a.pend, q: a.fetchQ[:0]})
 	a.pend, a.fetchQ, a.fetchHead = nil, nil, 0
+}
+
+// pendList is a recycled fetch index and fetch list.
+type pendList struct {
+	idx *fetchIndex
+	q   []pendFetch
+}
+
+// fetchIndex maps a source node to an int32 (its entry in a reducer's
+// fetch list): open addressing with linear probing, a slot holding
+// (source+1)<<32 | entry, 0 when empty.
+type fetchIndex struct {
+	slots []uint64
+	n     int
+	shift uint8 // 32 - log2(len(slots)): the hash's top bits pick the slot
+}
+
+func (x *fetchIndex) slot(src int32) int {
+	mask := uint32(len(x.slots) - 1)
+	h := (uint32(src) * 0x9E3779B1) >> x.shift
+	k := uint64(uint32(src)+1) << 32
+	for {
+		if v := x.slots[h]; v == 0 || v&^0xFFFFFFFF == k {
+			return int(h)
+		}
+		h = (h + 1) & mask
+	}
+}
+
+func (x *fetchIndex) get(src int32) (int32, bool) {
+	if x.n == 0 {
+		return 0, false
+	}
+	v := x.slots[x.slot(src)]
+	return int32(uint32(v)), v != 0
+}
+
+func (x *fetchIndex) set(src int32, i int32) {
+	if 2*(x.n+1) > len(x.slots) {
+		x.grow()
+	}
+	h := x.slot(src)
+	if x.slots[h] == 0 {
+		x.n++
+	}
+	x.slots[h] = uint64(uint32(src)+1)<<32 | uint64(uint32(i))
+}
+
+func (x *fetchIndex) grow() {
+	old := x.slots
+	x.slots = make([]uint64, max(16, 2*len(old)))
+	x.shift = uint8(32 - bits.TrailingZeros(uint(len(x.slots))))
+	for _, v := range old {
+		if v != 0 {
+			x.slots[x.slot(int32(v>>32)-1)] = v
+		}
+	}
+}
+
+func (x *fetchIndex) reset() {
+	clear(x.slots)
+	x.n = 0
 }
 
 // taskLoad is the load average one running task of j adds to its node.

@@ -277,8 +277,8 @@ type attempt struct {
 	phaseMS events.PhaseDurations
 	// reduce copy state
 	cursor    int
-	pend      map[int32]int32 // source node -> its latest entry in fetchQ (listed when >= fetchHead)
-	fetchQ    []pendFetch     // sources in listing order; fetchHead.. are still to fetch
+	pend      *fetchIndex // source node -> its latest entry in fetchQ (listed when >= fetchHead)
+	fetchQ    []pendFetch // sources in listing order; fetchHead.. are still to fetch
 	fetchHead int
 	active    int
 	flows     []int32

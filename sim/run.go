@@ -219,7 +219,7 @@ type sim struct {
 	activeJobs  int
 	doneJobs    int
 	lastFinish  int64
-	pendPool    []map[int32]int32
+	pendPool    []pendList
 	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
 	holdHorizon int64 // latest expiry of a hint withholding capacity a policy may give back (zero ratio cap, shrunk node)
 	lastLaunch  int64 // time of the latest container launch
