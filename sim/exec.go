@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 	"slices"
@@ -61,7 +60,7 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	a := &attempt{
 		idx: idx, ver: ver,
 		id:        "attempt_" + t.id[len("task_"):] + "_" + strconv.Itoa(len(t.attempts)),
-		container: fmt.Sprintf("container_%d_%04d_01_%06d", clusterTS, j.idx+1, j.containerNo),
+		container: s.containerID(j),
 		task:      t, node: n, spec: spec, loc: loc, startMS: s.now, slow: 1, endMS: -1,
 		partition: -1,
 	}
@@ -118,6 +117,29 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	}
 	s.emit(ev)
 	return a
+}
+
+// containerID is the id of j's next container (j.containerNo):
+// container_<clusterTS>_<app %04d>_01_<container %06d>.
+func (s *sim) containerID(j *job) string {
+	b := append(s.idBuf[:0], "container_"...)
+	b = strconv.AppendInt(b, clusterTS, 10)
+	b = append(b, '_')
+	b = appendPad(b, int64(j.idx)+1, 4)
+	b = append(b, "_01_"...)
+	b = appendPad(b, int64(j.containerNo), 6)
+	s.idBuf = b
+	return string(b)
+}
+
+// appendPad appends v (>= 0) in decimal, zero-padded to w digits (fmt's %0wd).
+func appendPad(b []byte, v int64, w int) []byte {
+	var d [20]byte
+	n := len(strconv.AppendInt(d[:0], v, 10))
+	for ; n < w; n++ {
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, v, 10)
 }
 
 // speed is the attempt's compute speed at its start: the node's speed
@@ -224,20 +246,20 @@ func (s *sim) fetchMore(a *attempt) {
 		if b <= 0 {
 			continue
 		}
-		sn := s.nodes[src]
-		cross := sn.rack != a.node.rack
+		sn, dn := s.nodeNet[src], s.nodeNet[a.node.idx]
+		cross := sn.rack != dn.rack
 		var links [4]int32
-		links[0], links[1] = sn.out, a.node.in
+		links[0], links[1] = sn.out, dn.in
 		nl := 2
 		if j.rackFetch {
 			// One fetch for the whole source rack: its NICs are not modelled.
-			links[0], nl = a.node.in, 1
+			links[0], nl = dn.in, 1
 		}
 		if cross {
-			links[nl], links[nl+1] = s.racks[sn.rack].up, s.racks[a.node.rack].down
+			links[nl], links[nl+1] = s.racks[sn.rack].up, s.racks[dn.rack].down
 			nl += 2
 		}
-		id := s.net.start(s.now, a, src, a.node.idx, cross, b, links[:nl])
+		id := s.net.start(s.now, a, cross, b, links[:nl])
 		a.flows = append(a.flows, id)
 		a.active++
 		for _, li := range links[:nl] {

@@ -35,16 +35,14 @@ type link struct {
 // flow is one shuffle fetch: a reducer attempt copying the map outputs it
 // needs from one source node.
 type flow struct {
-	att       *attempt
-	src, dst  int32 // node indices
-	cross     bool
-	bytes     int64
-	tag       float64 // virtual finish time on its serving link
-	serve     int32   // serving link
-	links     [4]int32
-	nlinks    int8
-	active    bool
-	startedAt int64
+	att    *attempt
+	bytes  int64
+	tag    float64 // virtual finish time on its serving link
+	serve  int32   // serving link
+	links  [4]int32
+	nlinks int8
+	cross  bool
+	active bool
 }
 
 type network struct {
@@ -75,7 +73,7 @@ func (nw *network) nextDone(l *link) int64 {
 
 // start adds a flow and returns its id; the caller reschedules the
 // completion of every link the flow crosses (their shares changed).
-func (nw *network) start(now int64, att *attempt, src, dst int32, cross bool, bytes int64, links []int32) int32 {
+func (nw *network) start(now int64, att *attempt, cross bool, bytes int64, links []int32) int32 {
 	var id int32
 	if n := len(nw.free); n > 0 {
 		id = nw.free[n-1]
@@ -85,7 +83,7 @@ func (nw *network) start(now int64, att *attempt, src, dst int32, cross bool, by
 		id = int32(len(nw.flows) - 1)
 	}
 	f := &nw.flows[id]
-	*f = flow{att: att, src: src, dst: dst, cross: cross, bytes: bytes, active: true, startedAt: now}
+	*f = flow{att: att, cross: cross, bytes: bytes, active: true}
 	best, bestShare := int32(-1), math.Inf(1)
 	for _, li := range links {
 		l := &nw.links[li]
@@ -152,12 +150,16 @@ func (a hent) less(b hent) bool {
 	return a.id < b.id
 }
 
+// A link's heap is 4-ary: half the levels of a binary heap, and a node's
+// children share a cache line.
+const heapD = 4
+
 func heapPush(l *link, e hent) {
 	l.tags = append(l.tags, e)
 	h := l.tags
 	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / heapD
 		if !e.less(h[p]) {
 			break
 		}
@@ -186,21 +188,24 @@ func heapRemove(l *link, id int32) {
 	// Sift last down from i, then up (it may be smaller than i's parent
 	// when i is not the top).
 	for {
-		c := 2*i + 1
+		c := heapD*i + 1
 		if c >= n {
 			break
 		}
-		if r := c + 1; r < n && h[r].less(h[c]) {
-			c = r
+		m := c
+		for k := c + 1; k < min(c+heapD, n); k++ {
+			if h[k].less(h[m]) {
+				m = k
+			}
 		}
-		if !h[c].less(last) {
+		if !h[m].less(last) {
 			break
 		}
-		h[i] = h[c]
-		i = c
+		h[i] = h[m]
+		i = m
 	}
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / heapD
 		if !last.less(h[p]) {
 			break
 		}

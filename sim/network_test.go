@@ -21,7 +21,7 @@ func TestLinkProcessorSharing(t *testing.T) {
 			nw := &network{links: []link{{capB: capB, at: -1}}}
 			ids := make([]int32, len(tc.sizes))
 			for i, b := range tc.sizes {
-				ids[i] = nw.start(0, nil, 0, 1, false, b, []int32{0})
+				ids[i] = nw.start(0, nil, false, b, []int32{0})
 			}
 			done := map[int32]int64{}
 			l := &nw.links[0]
@@ -52,9 +52,9 @@ func TestFlowBottleneck(t *testing.T) {
 	capB := 1e9 / 8 / 1000
 	nw := &network{links: []link{{capB: capB, at: -1}, {capB: capB, at: -1}, {capB: capB, at: -1}}}
 	// links: 0 = receiver NIC in, 1 = busy sender out, 2 = idle sender out
-	nw.start(0, nil, 1, 0, false, 1<<40, []int32{1, 0})
-	nw.start(0, nil, 1, 0, false, 1<<40, []int32{1, 0})
-	id := nw.start(0, nil, 2, 0, false, 125_000_000, []int32{2, 0})
+	nw.start(0, nil, false, 1<<40, []int32{1, 0})
+	nw.start(0, nil, false, 1<<40, []int32{1, 0})
+	id := nw.start(0, nil, false, 125_000_000, []int32{2, 0})
 	if f := nw.flows[id]; f.serve != 0 {
 		t.Fatalf("served by link %d, want the receiver's NIC (0)", f.serve)
 	}
