@@ -28,8 +28,9 @@ type link struct {
 	traverse int     // flows crossing this link (served here or elsewhere): the share is capB/traverse
 	ver      uint32  // bumps when the completion event is rescheduled
 	at       int64   // time of the valid completion event, -1 when none
-	tags     []hent  // the flows it serves, min-heap by (tag, flow id)
-	bytes    int64   // bytes carried (served here), for reports
+	tags     []hent  // the flows it serves: tags[head:] sorted by (tag, flow id)
+	head     int
+	bytes    int64 // bytes carried (served here), for reports
 }
 
 // flow is one shuffle fetch: a reducer attempt copying the map outputs it
@@ -64,7 +65,7 @@ func (nw *network) nextDone(l *link) int64 {
 	if l.members == 0 {
 		return -1
 	}
-	rem := l.tags[0].tag - l.v
+	rem := l.tags[l.head].tag - l.v
 	if rem < 0 {
 		rem = 0
 	}
@@ -99,7 +100,7 @@ func (nw *network) start(now int64, att *attempt, cross bool, bytes int64, links
 	f.serve = best
 	f.tag = l.v + float64(bytes) + nw.latency*l.capB
 	l.members++
-	heapPush(l, hent{tag: f.tag, id: id})
+	insert(l, hent{tag: f.tag, id: id})
 	return id
 }
 
@@ -113,7 +114,7 @@ func (nw *network) finish(now int64, id int32) {
 		l.traverse--
 	}
 	l := &nw.links[f.serve]
-	heapRemove(l, id)
+	remove(l, id)
 	l.members--
 	f.active = false
 	f.att = nil
@@ -128,16 +129,16 @@ func (nw *network) due(l *link, now int64) int32 {
 	nw.advance(l, now)
 	// Completion times are rounded up to whole ms, so at the event the flow's
 	// tag has been reached up to float error.
-	if e := l.tags[0]; e.tag <= l.v+1e-6*math.Max(1, l.v) {
+	if e := l.tags[l.head]; e.tag <= l.v+1e-6*math.Max(1, l.v) {
 		return e.id
 	}
 	return -1
 }
 
-// hent is a flow in its serving link's heap. The tag is kept beside the
-// id so that sifting compares without reading the flow table; (tag, id) is
-// a total order over the link's flows, so the top does not depend on the
-// heap's shape.
+// hent is a flow in its serving link's list, kept sorted by (tag, flow
+// id): a total order over the link's flows. The earliest is at the head and
+// leaves by moving the head; a new flow's tag is mostly among the latest
+// (the link's virtual time only grows), so inserting moves few entries.
 type hent struct {
 	tag float64
 	id  int32
@@ -150,67 +151,53 @@ func (a hent) less(b hent) bool {
 	return a.id < b.id
 }
 
-// A link's heap is 4-ary: half the levels of a binary heap, and a node's
-// children share a cache line.
-const heapD = 4
-
-func heapPush(l *link, e hent) {
-	l.tags = append(l.tags, e)
-	h := l.tags
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / heapD
-		if !e.less(h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
+// insert files a flow in the link's sorted list.
+func insert(l *link, e hent) {
+	t := l.tags
+	n := len(t)
+	if l.head >= 16 && l.head >= n-l.head {
+		// Mostly consumed: slide the live part down, so the list's
+		// storage follows the flows the link serves, not all it served.
+		n = copy(t, t[l.head:])
+		t = t[:n]
+		l.tags, l.head = t, 0
 	}
-	h[i] = e
-}
-
-// heapRemove removes flow id from the link's heap: the top when the flow
-// completes, anywhere when it is cancelled (rare: a linear search).
-func heapRemove(l *link, id int32) {
-	h := l.tags
-	i := 0
-	if h[0].id != id {
-		for i = 1; h[i].id != id; i++ {
-		}
-	}
-	n := len(h) - 1
-	last := h[n]
-	l.tags = h[:n]
-	if i == n {
+	if n == l.head || t[n-1].less(e) {
+		l.tags = append(t, e)
 		return
 	}
-	h = l.tags
-	// Sift last down from i, then up (it may be smaller than i's parent
-	// when i is not the top).
-	for {
-		c := heapD*i + 1
-		if c >= n {
-			break
+	// Binary search for the first entry after e.
+	lo, hi := l.head, n-1 // t[hi] is after e
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if e.less(t[m]) {
+			hi = m
+		} else {
+			lo = m + 1
 		}
-		m := c
-		for k := c + 1; k < min(c+heapD, n); k++ {
-			if h[k].less(h[m]) {
-				m = k
-			}
-		}
-		if !h[m].less(last) {
-			break
-		}
-		h[i] = h[m]
-		i = m
 	}
-	for i > 0 {
-		p := (i - 1) / heapD
-		if !last.less(h[p]) {
-			break
+	t = append(t, hent{})
+	copy(t[lo+1:], t[lo:n])
+	t[lo] = e
+	l.tags = t
+}
+
+// remove takes flow id off the link's list: the head when the flow
+// completes, anywhere when it is cancelled.
+func remove(l *link, id int32) {
+	t := l.tags
+	if t[l.head].id == id {
+		l.head++
+	} else {
+		i := l.head + 1
+		for t[i].id != id {
+			i++
 		}
-		h[i] = h[p]
-		i = p
+		copy(t[i:], t[i+1:])
+		t = t[:len(t)-1]
+		l.tags = t
 	}
-	h[i] = last
+	if l.head == len(t) {
+		l.tags, l.head = t[:0], 0
+	}
 }
