@@ -550,11 +550,7 @@ func (s *sim) attemptEnd(a *attempt) {
 		if len(j.reduces) > 0 {
 			ev := s.event(events.MapOutput)
 			ev.App, ev.Task, ev.Attempt, ev.Node = j.id, t.id, a.id, a.node.id
-			np := min(j.nparts, maxOutputPartitions)
-			ev.Partitions = make([]events.PartitionSize, np)
-			for p := range np {
-				ev.Partitions[p] = events.PartitionSize{ID: p, Bytes: j.partBytes(t.outBytes, p)}
-			}
+			ev.Partitions = j.outputParts(t.outBytes)
 			s.emit(ev)
 		}
 		if !j.slowstart && float64(j.doneMaps) >= s.sc.YARN.Slowstart*float64(len(j.maps)) {
@@ -577,6 +573,32 @@ func (s *sim) attemptEnd(a *attempt) {
 	if j.doneMaps == len(j.maps) && j.doneReds == len(j.reduces) {
 		s.finishJob(j)
 	}
+}
+
+// outputParts is the partition list of a map.output event for a map
+// output of out bytes. A job's maps have at most two output sizes (full
+// splits and the last one), so the lists are built once per size and
+// shared by the job's events: the engine keeps each attempt's list and
+// reads it only, so a job's maps share two lists instead of holding one
+// each.
+func (j *job) outputParts(out int64) []events.PartitionSize {
+	for _, o := range j.outParts {
+		if o.out == out {
+			return o.parts
+		}
+	}
+	np := min(j.nparts, maxOutputPartitions)
+	parts := make([]events.PartitionSize, np)
+	for p := range np {
+		parts[p] = events.PartitionSize{ID: p, Bytes: j.partBytes(out, p)}
+	}
+	j.outParts = append(j.outParts, outParts{out: out, parts: parts})
+	return parts
+}
+
+type outParts struct {
+	out   int64
+	parts []events.PartitionSize
 }
 
 // kill ends a running attempt. A loser of a speculative race counts as
@@ -612,7 +634,7 @@ func (s *sim) finishJob(j *job) {
 	j.finishMS = s.now
 	// Drop what only a running job needs; a day of jobs adds up. The
 	// results keep the job's counts and sums (see results), not its tasks.
-	j.byNode, j.byRack, j.outputs, j.floorSum, j.waiting = nil, nil, nil, nil, nil
+	j.byNode, j.byRack, j.outputs, j.floorSum, j.waiting, j.outParts = nil, nil, nil, nil, nil, nil
 	j.anyMap, j.reduceQ = plist{}, plist{}
 	j.nMaps, j.nReds = len(j.maps), len(j.reduces)
 	if !s.opts.keepHistory {

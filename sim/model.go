@@ -228,6 +228,7 @@ type job struct {
 	waitStart   int64
 	blocked     bool // skipped for a cap or the ramp-up limit since last check
 	outputs     []mapOut
+	outParts    []outParts // map.output partition lists by output size (outputParts)
 	frac        []float64
 	floorSum    map[int64]int64
 	partTotal   []int64
