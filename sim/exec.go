@@ -223,7 +223,7 @@ func (s *sim) poll(a *attempt) {
 		if j.rackFetch {
 			key = s.racks[s.nodes[o.node].rack].nodes[0] // the rack stands for its nodes
 		}
-		if i, ok := a.pend.get(key); ok && int(i) >= a.fetchHead { // still listed
+		if i, ok := a.pend.lookup(key, a.fetchQ); ok && int(i) >= a.fetchHead { // still listed
 			a.fetchQ[i].bytes += b
 		} else {
 			a.pend.set(key, int32(len(a.fetchQ)))
@@ -666,7 +666,15 @@ func (s *sim) getPend(a *attempt) {
 		return
 	}
 	a.pend = &fetchIndex{}
+	if len(s.nodes) <= denseFetchNodes {
+		a.pend.dense = make([]int32, len(s.nodes))
+	}
 }
+
+// denseFetchNodes is the largest cluster on which a fetch index is a table
+// over every node (4 bytes a node, never cleared: see fetchIndex) rather
+// than a hash table.
+const denseFetchNodes = 2048
 
 // putPend empties the reducer's fetch list and recycles it with its index.
 func (s *sim) putPend(a *attempt) {
@@ -684,10 +692,26 @@ type pendList struct {
 // fetchIndex maps a source node to an int32 (its entry in a reducer's
 // fetch list): open addressing with linear probing, a slot holding
 // (source+1)<<32 | entry, 0 when empty.
+//
+// On a small cluster it is dense instead, a table by source node that is
+// never cleared: an entry is valid when it points to an entry of the list
+// for that source (lookup), as every entry a list adds for a source
+// overwrites the source's slot, so a stale slot cannot point to an entry
+// of that source.
 type fetchIndex struct {
 	slots []uint64
 	n     int
 	shift uint8 // 32 - log2(len(slots)): the hash's top bits pick the slot
+	dense []int32
+}
+
+// lookup returns the latest entry of list q for src, if q has one.
+func (x *fetchIndex) lookup(src int32, q []pendFetch) (int32, bool) {
+	if x.dense != nil {
+		i := x.dense[src]
+		return i, int(i) < len(q) && q[i].src == src
+	}
+	return x.get(src)
 }
 
 func (x *fetchIndex) slot(src int32) int {
@@ -711,6 +735,10 @@ func (x *fetchIndex) get(src int32) (int32, bool) {
 }
 
 func (x *fetchIndex) set(src int32, i int32) {
+	if x.dense != nil {
+		x.dense[src] = i
+		return
+	}
 	if 2*(x.n+1) > len(x.slots) {
 		x.grow()
 	}
@@ -733,6 +761,9 @@ func (x *fetchIndex) grow() {
 }
 
 func (x *fetchIndex) reset() {
+	if x.dense != nil {
+		return
+	}
 	clear(x.slots)
 	x.n = 0
 }

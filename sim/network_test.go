@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // Processor sharing on one link: two flows share it equally until the
 // smaller one ends, then the other gets the whole link.
@@ -98,5 +101,35 @@ func TestRackFetch(t *testing.T) {
 	}
 	if a, b := perRack.m.byKind[evLinkDone], perNode.m.byKind[evLinkDone]; a >= b {
 		t.Errorf("per-rack fetching took %d link events, per node %d", a, b)
+	}
+}
+
+// A fetch index, hashed or dense, finds a source's latest entry in a fetch
+// list as a map does, through reuse across lists.
+func TestFetchIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, dense := range []bool{false, true} {
+		x := &fetchIndex{}
+		if dense {
+			x.dense = make([]int32, 300)
+		}
+		for list := range 50 {
+			ref := map[int32]int32{}
+			var q []pendFetch
+			for range rng.IntN(2000) {
+				src := int32(rng.IntN(300))
+				i, ok := x.lookup(src, q)
+				ri, rok := ref[src]
+				if ok != rok || ok && i != ri {
+					t.Fatalf("dense %v list %d: lookup(%d) = %d, %v; want %d, %v", dense, list, src, i, ok, ri, rok)
+				}
+				if !ok || rng.IntN(4) == 0 {
+					x.set(src, int32(len(q)))
+					ref[src] = int32(len(q))
+					q = append(q, pendFetch{src: src})
+				}
+			}
+			x.reset()
+		}
 	}
 }
