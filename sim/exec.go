@@ -202,6 +202,7 @@ func (s *sim) startMap(a *attempt) {
 // maps finished so far and fetches them, ParallelCopies sources at a time.
 func (s *sim) startReduce(a *attempt) {
 	a.partition = int(a.task.part)
+	a.shareOut = -1
 	s.getPend(a)
 	a.copyEndMS = -1
 	// The first poll comes after the container launch overhead.
@@ -214,7 +215,11 @@ func (s *sim) poll(a *attempt) {
 	j := a.task.job
 	for ; a.cursor < len(j.outputs); a.cursor++ {
 		o := j.outputs[a.cursor]
-		b := a.task.share(j.partBytes(o.bytes, a.partition))
+		if o.bytes != a.shareOut {
+			// A job's outputs have at most two sizes: compute each once.
+			a.shareOut, a.shareB = o.bytes, a.task.share(j.partBytes(o.bytes, a.partition))
+		}
+		b := a.shareB
 		if o.node == a.node.idx {
 			a.fetched += b // local output: read from disk in the merge
 			continue

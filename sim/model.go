@@ -287,6 +287,8 @@ type attempt struct {
 	active    int
 	flows     []int32
 	fetched   int64
+	shareOut  int64 // the last map output size polled (-1: none) and the reducer's bytes of it
+	shareB    int64
 	polling   bool
 	inWait    bool
 	copyEndMS int64
