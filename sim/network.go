@@ -166,19 +166,15 @@ func insert(l *link, e hent) {
 		l.tags = append(t, e)
 		return
 	}
-	// Binary search for the first entry after e.
-	lo, hi := l.head, n-1 // t[hi] is after e
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if e.less(t[m]) {
-			hi = m
-		} else {
-			lo = m + 1
-		}
+	// Insertion from the end: a new flow lands on average a few entries
+	// before it.
+	t = append(t, e)
+	i := n
+	for i > l.head && e.less(t[i-1]) {
+		t[i] = t[i-1]
+		i--
 	}
-	t = append(t, hent{})
-	copy(t[lo+1:], t[lo:n])
-	t[lo] = e
+	t[i] = e
 	l.tags = t
 }
 
