@@ -682,11 +682,25 @@ func (s *sim) getPend(a *attempt) {
 const denseFetchNodes = 2048
 
 // putPend empties the reducer's fetch list and recycles it with its index.
+// A long list or a large hash table is dropped rather than kept: the pool
+// keeps as many lists as reducers ever copied at once, and a few reducers
+// of a huge job must not size them all.
 func (s *sim) putPend(a *attempt) {
 	a.pend.reset()
-	s.pendPool = append(s.pendPool, pendList{idx: a.pend, q: a.fetchQ[:0]})
+	q := a.fetchQ[:0]
+	if cap(q) > maxPooledFetches {
+		q = nil
+	}
+	if len(a.pend.slots) > 2*maxPooledFetches {
+		a.pend.slots, a.pend.shift = nil, 0
+	}
+	s.pendPool = append(s.pendPool, pendList{idx: a.pend, q: q})
 	a.pend, a.fetchQ, a.fetchHead = nil, nil, 0
 }
+
+// maxPooledFetches bounds the fetch lists (entries) and, twice that, the
+// hash tables (slots) putPend recycles.
+const maxPooledFetches = 512
 
 // pendList is a recycled fetch index and fetch list.
 type pendList struct {
