@@ -12,8 +12,9 @@ import "math"
 // served by the link with the smallest share C/n when it starts (the other
 // links count it). Each link tracks its served flows in virtual time
 // advancing at C/n, so a flow starting or ending anywhere on the link
-// re-rates every flow it serves at O(log n) cost (one completion event per
-// link, not per flow). Shares are equal, not max-min: bandwidth a flow
+// re-rates every flow it serves without touching them (one completion event
+// per link, not per flow; the served flows are a list sorted by virtual
+// finish time, see hent). Shares are equal, not max-min: bandwidth a flow
 // leaves unused because it is held back elsewhere is not redistributed, so a
 // link is never oversubscribed. The bottleneck is chosen once, at the
 // start; a later change elsewhere does not move a flow to another link.
