@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -60,7 +60,7 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	a := &attempt{
 		idx: idx, ver: ver,
 		id:        "attempt_" + t.id[len("task_"):] + "_" + strconv.Itoa(len(t.attempts)),
-		container: fmt.Sprintf("container_%d_%04d_01_%06d", clusterTS, j.idx+1, j.containerNo),
+		container: s.containerID(j),
 		task:      t, node: n, spec: spec, loc: loc, startMS: s.now, slow: 1, endMS: -1,
 		partition: -1,
 	}
@@ -117,6 +117,29 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	}
 	s.emit(ev)
 	return a
+}
+
+// containerID is the id of j's next container (j.containerNo):
+// container_<clusterTS>_<app %04d>_01_<container %06d>.
+func (s *sim) containerID(j *job) string {
+	b := append(s.idBuf[:0], "container_"...)
+	b = strconv.AppendInt(b, clusterTS, 10)
+	b = append(b, '_')
+	b = appendPad(b, int64(j.idx)+1, 4)
+	b = append(b, "_01_"...)
+	b = appendPad(b, int64(j.containerNo), 6)
+	s.idBuf = b
+	return string(b)
+}
+
+// appendPad appends v (>= 0) in decimal, zero-padded to w digits (fmt's %0wd).
+func appendPad(b []byte, v int64, w int) []byte {
+	var d [20]byte
+	n := len(strconv.AppendInt(d[:0], v, 10))
+	for ; n < w; n++ {
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, v, 10)
 }
 
 // speed is the attempt's compute speed at its start: the node's speed
@@ -179,7 +202,8 @@ func (s *sim) startMap(a *attempt) {
 // maps finished so far and fetches them, ParallelCopies sources at a time.
 func (s *sim) startReduce(a *attempt) {
 	a.partition = int(a.task.part)
-	a.pend = s.getPend()
+	a.shareOut = -1
+	s.getPend(a)
 	a.copyEndMS = -1
 	// The first poll comes after the container launch overhead.
 	a.polling = true
@@ -191,7 +215,11 @@ func (s *sim) poll(a *attempt) {
 	j := a.task.job
 	for ; a.cursor < len(j.outputs); a.cursor++ {
 		o := j.outputs[a.cursor]
-		b := a.task.share(j.partBytes(o.bytes, a.partition))
+		if o.bytes != a.shareOut {
+			// A job's outputs have at most two sizes: compute each once.
+			a.shareOut, a.shareB = o.bytes, a.task.share(j.partBytes(o.bytes, a.partition))
+		}
+		b := a.shareB
 		if o.node == a.node.idx {
 			a.fetched += b // local output: read from disk in the merge
 			continue
@@ -200,10 +228,10 @@ func (s *sim) poll(a *attempt) {
 		if j.rackFetch {
 			key = s.racks[s.nodes[o.node].rack].nodes[0] // the rack stands for its nodes
 		}
-		if i, ok := a.pend[key]; ok && int(i) >= a.fetchHead { // still listed
+		if i, ok := a.pend.lookup(key, a.fetchQ); ok && int(i) >= a.fetchHead { // still listed
 			a.fetchQ[i].bytes += b
 		} else {
-			a.pend[key] = int32(len(a.fetchQ))
+			a.pend.set(key, int32(len(a.fetchQ)))
 			a.fetchQ = append(a.fetchQ, pendFetch{src: key, bytes: b})
 		}
 	}
@@ -223,20 +251,20 @@ func (s *sim) fetchMore(a *attempt) {
 		if b <= 0 {
 			continue
 		}
-		sn := s.nodes[src]
-		cross := sn.rack != a.node.rack
+		sn, dn := s.nodeNet[src], s.nodeNet[a.node.idx]
+		cross := sn.rack != dn.rack
 		var links [4]int32
-		links[0], links[1] = sn.out, a.node.in
+		links[0], links[1] = sn.out, dn.in
 		nl := 2
 		if j.rackFetch {
 			// One fetch for the whole source rack: its NICs are not modelled.
-			links[0], nl = a.node.in, 1
+			links[0], nl = dn.in, 1
 		}
 		if cross {
-			links[nl], links[nl+1] = s.racks[sn.rack].up, s.racks[a.node.rack].down
+			links[nl], links[nl+1] = s.racks[sn.rack].up, s.racks[dn.rack].down
 			nl += 2
 		}
-		id := s.net.start(s.now, a, src, a.node.idx, cross, b, links[:nl])
+		id := s.net.start(s.now, a, cross, b, links[:nl])
 		a.flows = append(a.flows, id)
 		a.active++
 		for _, li := range links[:nl] {
@@ -527,11 +555,7 @@ func (s *sim) attemptEnd(a *attempt) {
 		if len(j.reduces) > 0 {
 			ev := s.event(events.MapOutput)
 			ev.App, ev.Task, ev.Attempt, ev.Node = j.id, t.id, a.id, a.node.id
-			np := min(j.nparts, maxOutputPartitions)
-			ev.Partitions = make([]events.PartitionSize, np)
-			for p := range np {
-				ev.Partitions[p] = events.PartitionSize{ID: p, Bytes: j.partBytes(t.outBytes, p)}
-			}
+			ev.Partitions = j.outputParts(t.outBytes)
 			s.emit(ev)
 		}
 		if !j.slowstart && float64(j.doneMaps) >= s.sc.YARN.Slowstart*float64(len(j.maps)) {
@@ -554,6 +578,32 @@ func (s *sim) attemptEnd(a *attempt) {
 	if j.doneMaps == len(j.maps) && j.doneReds == len(j.reduces) {
 		s.finishJob(j)
 	}
+}
+
+// outputParts is the partition list of a map.output event for a map
+// output of out bytes. A job's maps have at most two output sizes (full
+// splits and the last one), so the lists are built once per size and
+// shared by the job's events: the engine keeps each attempt's list and
+// reads it only, so a job's maps share two lists instead of holding one
+// each.
+func (j *job) outputParts(out int64) []events.PartitionSize {
+	for _, o := range j.outParts {
+		if o.out == out {
+			return o.parts
+		}
+	}
+	np := min(j.nparts, maxOutputPartitions)
+	parts := make([]events.PartitionSize, np)
+	for p := range np {
+		parts[p] = events.PartitionSize{ID: p, Bytes: j.partBytes(out, p)}
+	}
+	j.outParts = append(j.outParts, outParts{out: out, parts: parts})
+	return parts
+}
+
+type outParts struct {
+	out   int64
+	parts []events.PartitionSize
 }
 
 // kill ends a running attempt. A loser of a speculative race counts as
@@ -589,7 +639,7 @@ func (s *sim) finishJob(j *job) {
 	j.finishMS = s.now
 	// Drop what only a running job needs; a day of jobs adds up. The
 	// results keep the job's counts and sums (see results), not its tasks.
-	j.byNode, j.byRack, j.outputs, j.floorSum, j.waiting = nil, nil, nil, nil, nil
+	j.byNode, j.byRack, j.outputs, j.floorSum, j.waiting, j.outParts = nil, nil, nil, nil, nil, nil
 	j.anyMap, j.reduceQ = plist{}, plist{}
 	j.nMaps, j.nReds = len(j.maps), len(j.reduces)
 	if !s.opts.keepHistory {
@@ -608,25 +658,133 @@ func (s *sim) finishJob(j *job) {
 	}
 }
 
-// getPend returns an empty fetch index for a reducer's fetch list (source
-// -> its entry in fetchQ). It is sparse, a map, not a table over every node:
-// tens of thousands of reducers wait at once on a large cluster, and a
-// table each was most of the memory of a 10,000-node run. Maps are
-// recycled.
-func (s *sim) getPend() map[int32]int32 {
+// getPend gives the reducer an empty fetch list and its index (source ->
+// its entry in fetchQ). The index is sparse, a small hash table, not a
+// table over every node: tens of thousands of reducers wait at once on a
+// large cluster, and a table each was most of the memory of a 10,000-node
+// run. Indexes and lists are recycled.
+func (s *sim) getPend(a *attempt) {
 	if n := len(s.pendPool); n > 0 {
 		p := s.pendPool[n-1]
 		s.pendPool = s.pendPool[:n-1]
-		return p
+		a.pend, a.fetchQ = p.idx, p.q
+		return
 	}
-	return map[int32]int32{}
+	a.pend = &fetchIndex{}
+	if len(s.nodes) <= denseFetchNodes {
+		a.pend.dense = make([]int32, len(s.nodes))
+	}
 }
 
-// putPend empties the reducer's fetch list and recycles its index.
+// denseFetchNodes is the largest cluster on which a fetch index is a table
+// over every node (4 bytes a node, never cleared: see fetchIndex) rather
+// than a hash table.
+const denseFetchNodes = 2048
+
+// putPend empties the reducer's fetch list and recycles it with its index.
+// A long list or a large hash table is dropped rather than kept: the pool
+// keeps as many lists as reducers ever copied at once, and a few reducers
+// of a huge job must not size them all.
 func (s *sim) putPend(a *attempt) {
-	clear(a.pend)
-	s.pendPool = append(s.pendPool, a.pend)
+	a.pend.reset()
+	q := a.fetchQ[:0]
+	if cap(q) > maxPooledFetches {
+		q = nil
+	}
+	if len(a.pend.slots) > 2*maxPooledFetches {
+		a.pend.slots, a.pend.shift = nil, 0
+	}
+	s.pendPool = append(s.pendPool, pendList{idx: a.pend, q: q})
 	a.pend, a.fetchQ, a.fetchHead = nil, nil, 0
+}
+
+// maxPooledFetches bounds the fetch lists (entries) and, twice that, the
+// hash tables (slots) putPend recycles.
+const maxPooledFetches = 512
+
+// pendList is a recycled fetch index and fetch list.
+type pendList struct {
+	idx *fetchIndex
+	q   []pendFetch
+}
+
+// fetchIndex maps a source node to an int32 (its entry in a reducer's
+// fetch list): open addressing with linear probing, a slot holding
+// (source+1)<<32 | entry, 0 when empty.
+//
+// On a small cluster it is dense instead, a table by source node that is
+// never cleared: an entry is valid when it points to an entry of the list
+// for that source (lookup), as every entry a list adds for a source
+// overwrites the source's slot, so a stale slot cannot point to an entry
+// of that source.
+type fetchIndex struct {
+	slots []uint64
+	n     int
+	shift uint8 // 32 - log2(len(slots)): the hash's top bits pick the slot
+	dense []int32
+}
+
+// lookup returns the latest entry of list q for src, if q has one.
+func (x *fetchIndex) lookup(src int32, q []pendFetch) (int32, bool) {
+	if x.dense != nil {
+		i := x.dense[src]
+		return i, int(i) < len(q) && q[i].src == src
+	}
+	return x.get(src)
+}
+
+func (x *fetchIndex) slot(src int32) int {
+	mask := uint32(len(x.slots) - 1)
+	h := (uint32(src) * 0x9E3779B1) >> x.shift
+	k := uint64(uint32(src)+1) << 32
+	for {
+		if v := x.slots[h]; v == 0 || v&^0xFFFFFFFF == k {
+			return int(h)
+		}
+		h = (h + 1) & mask
+	}
+}
+
+func (x *fetchIndex) get(src int32) (int32, bool) {
+	if x.n == 0 {
+		return 0, false
+	}
+	v := x.slots[x.slot(src)]
+	return int32(uint32(v)), v != 0
+}
+
+func (x *fetchIndex) set(src int32, i int32) {
+	if x.dense != nil {
+		x.dense[src] = i
+		return
+	}
+	if 2*(x.n+1) > len(x.slots) {
+		x.grow()
+	}
+	h := x.slot(src)
+	if x.slots[h] == 0 {
+		x.n++
+	}
+	x.slots[h] = uint64(uint32(src)+1)<<32 | uint64(uint32(i))
+}
+
+func (x *fetchIndex) grow() {
+	old := x.slots
+	x.slots = make([]uint64, max(16, 2*len(old)))
+	x.shift = uint8(32 - bits.TrailingZeros(uint(len(x.slots))))
+	for _, v := range old {
+		if v != 0 {
+			x.slots[x.slot(int32(v>>32)-1)] = v
+		}
+	}
+}
+
+func (x *fetchIndex) reset() {
+	if x.dense != nil {
+		return
+	}
+	clear(x.slots)
+	x.n = 0
 }
 
 // taskLoad is the load average one running task of j adds to its node.

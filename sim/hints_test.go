@@ -111,7 +111,7 @@ workload:
 		s.q.push(0, evSubmit, int32(i), 0)
 	}
 	// Run the first two minutes (both queues backlogged) and look.
-	for s.q.len() > 0 && s.q.h[0].at < 120_000 {
+	for s.q.len() > 0 && s.q.peekAt() < 120_000 {
 		it := s.q.pop()
 		s.now = it.at
 		s.dispatch(it)

@@ -67,6 +67,9 @@ type node struct {
 	maxReds  int
 }
 
+// nodeNet is a node's rack and NIC links (sim.nodeNet).
+type nodeNet struct{ rack, out, in int32 }
+
 type window struct {
 	from, to int64
 	factor   float64
@@ -225,6 +228,7 @@ type job struct {
 	waitStart   int64
 	blocked     bool // skipped for a cap or the ramp-up limit since last check
 	outputs     []mapOut
+	outParts    []outParts // map.output partition lists by output size (outputParts)
 	frac        []float64
 	floorSum    map[int64]int64
 	partTotal   []int64
@@ -277,12 +281,14 @@ type attempt struct {
 	phaseMS events.PhaseDurations
 	// reduce copy state
 	cursor    int
-	pend      map[int32]int32 // source node -> its latest entry in fetchQ (listed when >= fetchHead)
-	fetchQ    []pendFetch     // sources in listing order; fetchHead.. are still to fetch
+	pend      *fetchIndex // source node -> its latest entry in fetchQ (listed when >= fetchHead)
+	fetchQ    []pendFetch // sources in listing order; fetchHead.. are still to fetch
 	fetchHead int
 	active    int
 	flows     []int32
 	fetched   int64
+	shareOut  int64 // the last map output size polled (-1: none) and the reducer's bytes of it
+	shareB    int64
 	polling   bool
 	inWait    bool
 	copyEndMS int64
@@ -404,7 +410,7 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 			b = input - per*int64(nm-1)
 			o = shuffle - outPer*int64(nm-1)
 		}
-		*t = task{job: j, idx: int32(i), kind: events.Map, id: fmt.Sprintf("%sm_%06d", prefix, i), bytes: b, outBytes: o}
+		*t = task{job: j, idx: int32(i), kind: events.Map, id: padID(prefix, "m_", i, 6), bytes: b, outBytes: o}
 		t.workMS = spec.MapSPerBlock * 1000 * float64(b) / float64(block)
 		if i < len(recMaps) {
 			t.fixedMS = recMaps[i].DurationMS
@@ -414,7 +420,7 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 		for k, r := range t.replicas {
 			hosts[k] = s.nodes[r].id
 		}
-		t.splits = []events.Split{{Path: fmt.Sprintf("/sim/%s/part-%05d", spec.Name, i), Offset: 0, Length: b, Hosts: hosts}}
+		t.splits = []events.Split{{Path: padID("/sim/"+spec.Name, "/part-", i, 5), Offset: 0, Length: b, Hosts: hosts}}
 		j.maps[i] = t
 		j.produced += o
 	}
@@ -422,7 +428,7 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 	j.nparts = nr
 	for i := range nr {
 		t := &tasks[nm+i]
-		*t = task{job: j, idx: int32(i), kind: events.Reduce, id: fmt.Sprintf("%sr_%06d", prefix, i), part: int32(i), splitN: 1}
+		*t = task{job: j, idx: int32(i), kind: events.Reduce, id: padID(prefix, "r_", i, 6), part: int32(i), splitN: 1}
 		if i < len(recReds) {
 			t.fixedMS = recReds[i].DurationMS
 		}
@@ -453,6 +459,14 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 		}
 	}
 	return j
+}
+
+// padID is prefix + sep + i zero-padded to w digits (fmt's "%s%s%0wd").
+func padID(prefix, sep string, i, w int) string {
+	var buf [80]byte
+	b := append(buf[:0], prefix...)
+	b = append(b, sep...)
+	return string(appendPad(b, int64(i), w))
 }
 
 // placeBlock returns the replica nodes of a new block: HDFS's default

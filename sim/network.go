@@ -12,8 +12,9 @@ import "math"
 // served by the link with the smallest share C/n when it starts (the other
 // links count it). Each link tracks its served flows in virtual time
 // advancing at C/n, so a flow starting or ending anywhere on the link
-// re-rates every flow it serves at O(log n) cost (one completion event per
-// link, not per flow). Shares are equal, not max-min: bandwidth a flow
+// re-rates every flow it serves without touching them (one completion event
+// per link, not per flow; the served flows are a list sorted by virtual
+// finish time, see hent). Shares are equal, not max-min: bandwidth a flow
 // leaves unused because it is held back elsewhere is not redistributed, so a
 // link is never oversubscribed. The bottleneck is chosen once, at the
 // start; a later change elsewhere does not move a flow to another link.
@@ -28,24 +29,22 @@ type link struct {
 	traverse int     // flows crossing this link (served here or elsewhere): the share is capB/traverse
 	ver      uint32  // bumps when the completion event is rescheduled
 	at       int64   // time of the valid completion event, -1 when none
-	tags     []int32 // flow ids, min-heap by flow tag
-	bytes    int64   // bytes carried (served here), for reports
+	tags     []hent  // the flows it serves: tags[head:] sorted by (tag, flow id)
+	head     int
+	bytes    int64 // bytes carried (served here), for reports
 }
 
 // flow is one shuffle fetch: a reducer attempt copying the map outputs it
 // needs from one source node.
 type flow struct {
-	att       *attempt
-	src, dst  int32 // node indices
-	cross     bool
-	bytes     int64
-	tag       float64 // virtual finish time on its serving link
-	serve     int32   // serving link
-	links     [4]int32
-	nlinks    int8
-	heapIdx   int32
-	active    bool
-	startedAt int64
+	att    *attempt
+	bytes  int64
+	tag    float64 // virtual finish time on its serving link
+	serve  int32   // serving link
+	links  [4]int32
+	nlinks int8
+	cross  bool
+	active bool
 }
 
 type network struct {
@@ -67,8 +66,7 @@ func (nw *network) nextDone(l *link) int64 {
 	if l.members == 0 {
 		return -1
 	}
-	f := &nw.flows[l.tags[0]]
-	rem := f.tag - l.v
+	rem := l.tags[l.head].tag - l.v
 	if rem < 0 {
 		rem = 0
 	}
@@ -77,7 +75,7 @@ func (nw *network) nextDone(l *link) int64 {
 
 // start adds a flow and returns its id; the caller reschedules the
 // completion of every link the flow crosses (their shares changed).
-func (nw *network) start(now int64, att *attempt, src, dst int32, cross bool, bytes int64, links []int32) int32 {
+func (nw *network) start(now int64, att *attempt, cross bool, bytes int64, links []int32) int32 {
 	var id int32
 	if n := len(nw.free); n > 0 {
 		id = nw.free[n-1]
@@ -87,7 +85,7 @@ func (nw *network) start(now int64, att *attempt, src, dst int32, cross bool, by
 		id = int32(len(nw.flows) - 1)
 	}
 	f := &nw.flows[id]
-	*f = flow{att: att, src: src, dst: dst, cross: cross, bytes: bytes, active: true, startedAt: now}
+	*f = flow{att: att, cross: cross, bytes: bytes, active: true}
 	best, bestShare := int32(-1), math.Inf(1)
 	for _, li := range links {
 		l := &nw.links[li]
@@ -103,7 +101,7 @@ func (nw *network) start(now int64, att *attempt, src, dst int32, cross bool, by
 	f.serve = best
 	f.tag = l.v + float64(bytes) + nw.latency*l.capB
 	l.members++
-	nw.heapPush(l, id)
+	insert(l, hent{tag: f.tag, id: id})
 	return id
 }
 
@@ -117,7 +115,7 @@ func (nw *network) finish(now int64, id int32) {
 		l.traverse--
 	}
 	l := &nw.links[f.serve]
-	nw.heapRemove(l, f.heapIdx)
+	remove(l, id)
 	l.members--
 	f.active = false
 	f.att = nil
@@ -130,75 +128,73 @@ func (nw *network) due(l *link, now int64) int32 {
 		return -1
 	}
 	nw.advance(l, now)
-	id := l.tags[0]
 	// Completion times are rounded up to whole ms, so at the event the flow's
 	// tag has been reached up to float error.
-	if nw.flows[id].tag <= l.v+1e-6*math.Max(1, l.v) {
-		return id
+	if e := l.tags[l.head]; e.tag <= l.v+1e-6*math.Max(1, l.v) {
+		return e.id
 	}
 	return -1
 }
 
-func (nw *network) tagLess(a, b int32) bool {
-	fa, fb := &nw.flows[a], &nw.flows[b]
-	if fa.tag != fb.tag {
-		return fa.tag < fb.tag
-	}
-	return a < b
+// hent is a flow in its serving link's list, kept sorted by (tag, flow
+// id): a total order over the link's flows. The earliest is at the head and
+// leaves by moving the head; a new flow's tag is mostly among the latest
+// (the link's virtual time only grows), so inserting moves few entries.
+type hent struct {
+	tag float64
+	id  int32
 }
 
-func (nw *network) heapPush(l *link, id int32) {
-	l.tags = append(l.tags, id)
-	i := len(l.tags) - 1
-	nw.flows[id].heapIdx = int32(i)
-	nw.up(l, i)
+func (a hent) less(b hent) bool {
+	if a.tag != b.tag {
+		return a.tag < b.tag
+	}
+	return a.id < b.id
 }
 
-func (nw *network) heapRemove(l *link, i32 int32) {
-	i := int(i32)
-	n := len(l.tags) - 1
-	if i != n {
-		l.tags[i] = l.tags[n]
-		nw.flows[l.tags[i]].heapIdx = int32(i)
+// insert files a flow in the link's sorted list.
+func insert(l *link, e hent) {
+	t := l.tags
+	n := len(t)
+	if l.head >= 16 && l.head >= n-l.head {
+		// Mostly consumed: slide the live part down, so the list's
+		// storage follows the flows the link serves, not all it served.
+		n = copy(t, t[l.head:])
+		t = t[:n]
+		l.tags, l.head = t, 0
 	}
-	l.tags = l.tags[:n]
-	if i < n {
-		nw.down(l, i)
-		nw.up(l, i)
+	if n == l.head || t[n-1].less(e) {
+		l.tags = append(t, e)
+		return
 	}
+	// Insertion from the end: a new flow lands on average a few entries
+	// before it.
+	t = append(t, e)
+	i := n
+	for i > l.head && e.less(t[i-1]) {
+		t[i] = t[i-1]
+		i--
+	}
+	t[i] = e
+	l.tags = t
 }
 
-func (nw *network) up(l *link, i int) {
-	h := l.tags
-	for i > 0 {
-		p := (i - 1) / 2
-		if !nw.tagLess(h[i], h[p]) {
-			break
+// remove takes flow id off the link's list: the head when the flow
+// completes, anywhere when it is cancelled.
+func remove(l *link, id int32) {
+	t := l.tags
+	if t[l.head].id == id {
+		l.head++
+	} else {
+		i := l.head + 1
+		for t[i].id != id {
+			i++
 		}
-		h[i], h[p] = h[p], h[i]
-		nw.flows[h[i]].heapIdx = int32(i)
-		nw.flows[h[p]].heapIdx = int32(p)
-		i = p
+		copy(t[i:], t[i+1:])
+		t = t[:len(t)-1]
+		l.tags = t
 	}
-}
-
-func (nw *network) down(l *link, i int) {
-	h := l.tags
-	n := len(h)
-	for {
-		c := 2*i + 1
-		if c >= n {
-			return
-		}
-		if r := c + 1; r < n && nw.tagLess(h[r], h[c]) {
-			c = r
-		}
-		if !nw.tagLess(h[c], h[i]) {
-			return
-		}
-		h[i], h[c] = h[c], h[i]
-		nw.flows[h[i]].heapIdx = int32(i)
-		nw.flows[h[c]].heapIdx = int32(c)
-		i = c
+	if l.head == len(t) {
+		l.tags, l.head = t[:0], 0
 	}
 }

@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // Processor sharing on one link: two flows share it equally until the
 // smaller one ends, then the other gets the whole link.
@@ -21,7 +24,7 @@ func TestLinkProcessorSharing(t *testing.T) {
 			nw := &network{links: []link{{capB: capB, at: -1}}}
 			ids := make([]int32, len(tc.sizes))
 			for i, b := range tc.sizes {
-				ids[i] = nw.start(0, nil, 0, 1, false, b, []int32{0})
+				ids[i] = nw.start(0, nil, false, b, []int32{0})
 			}
 			done := map[int32]int64{}
 			l := &nw.links[0]
@@ -52,9 +55,9 @@ func TestFlowBottleneck(t *testing.T) {
 	capB := 1e9 / 8 / 1000
 	nw := &network{links: []link{{capB: capB, at: -1}, {capB: capB, at: -1}, {capB: capB, at: -1}}}
 	// links: 0 = receiver NIC in, 1 = busy sender out, 2 = idle sender out
-	nw.start(0, nil, 1, 0, false, 1<<40, []int32{1, 0})
-	nw.start(0, nil, 1, 0, false, 1<<40, []int32{1, 0})
-	id := nw.start(0, nil, 2, 0, false, 125_000_000, []int32{2, 0})
+	nw.start(0, nil, false, 1<<40, []int32{1, 0})
+	nw.start(0, nil, false, 1<<40, []int32{1, 0})
+	id := nw.start(0, nil, false, 125_000_000, []int32{2, 0})
 	if f := nw.flows[id]; f.serve != 0 {
 		t.Fatalf("served by link %d, want the receiver's NIC (0)", f.serve)
 	}
@@ -98,5 +101,35 @@ func TestRackFetch(t *testing.T) {
 	}
 	if a, b := perRack.m.byKind[evLinkDone], perNode.m.byKind[evLinkDone]; a >= b {
 		t.Errorf("per-rack fetching took %d link events, per node %d", a, b)
+	}
+}
+
+// A fetch index, hashed or dense, finds a source's latest entry in a fetch
+// list as a map does, through reuse across lists.
+func TestFetchIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, dense := range []bool{false, true} {
+		x := &fetchIndex{}
+		if dense {
+			x.dense = make([]int32, 300)
+		}
+		for list := range 50 {
+			ref := map[int32]int32{}
+			var q []pendFetch
+			for range rng.IntN(2000) {
+				src := int32(rng.IntN(300))
+				i, ok := x.lookup(src, q)
+				ri, rok := ref[src]
+				if ok != rok || ok && i != ri {
+					t.Fatalf("dense %v list %d: lookup(%d) = %d, %v; want %d, %v", dense, list, src, i, ok, ri, rok)
+				}
+				if !ok || rng.IntN(4) == 0 {
+					x.set(src, int32(len(q)))
+					ref[src] = int32(len(q))
+					q = append(q, pendFetch{src: src})
+				}
+			}
+			x.reset()
+		}
 	}
 }

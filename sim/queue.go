@@ -1,5 +1,10 @@
 package sim
 
+import (
+	"math/bits"
+	"slices"
+)
+
 // evKind is what a queued simulator event does when it fires.
 type evKind uint8
 
@@ -12,8 +17,8 @@ const (
 	evPolicyTick                // progress + heartbeat events, engine tick
 )
 
-// item is one scheduled event. Items are values in a slice heap, so
-// scheduling allocates nothing once the heap has grown.
+// item is one scheduled event. Items are values in slices, so scheduling
+// allocates nothing once the buckets have grown.
 type item struct {
 	at   int64  // event time, ms since the start of the run
 	seq  uint64 // tie-break: scheduling order, so equal times pop deterministically
@@ -29,51 +34,102 @@ func (a *item) less(b *item) bool {
 	return a.seq < b.seq
 }
 
-// queue is a binary min-heap of items ordered by (at, seq).
+// queue pops items in (at, seq) order. It is a radix heap: the simulator
+// never schedules before the last popped time (and when it does, the item
+// still pops in order, from the ready bucket), so an item is filed by the
+// highest bit in which its time differs from the last popped time, and it
+// moves only to lower buckets until it is the earliest. The ready bucket
+// holds the items at (or before) the last popped time in (at, seq) order;
+// every other bucket is unordered.
 type queue struct {
-	h   []item
-	seq uint64
+	ready []item // at <= last, sorted by (at, seq); ready[head:] are queued
+	head  int
+	bkt   [64][]item // bkt[i]: bits.Len64(key^last) == i+1
+	mask  uint64     // bit i: bkt[i] is not empty
+	last  uint64     // key of the last popped time
+	n     int
+	seq   uint64
 }
 
-func (q *queue) len() int { return len(q.h) }
+// key maps a time to an unsigned key of the same order.
+func key(at int64) uint64 { return uint64(at) ^ 1<<63 }
+
+func (q *queue) len() int { return q.n }
 
 func (q *queue) push(at int64, kind evKind, ref int32, ver uint32) {
 	q.seq++
-	q.h = append(q.h, item{at: at, seq: q.seq, kind: kind, ref: ref, ver: ver})
-	h := q.h
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].less(&h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
+	q.n++
+	it := item{at: at, seq: q.seq, kind: kind, ref: ref, ver: ver}
+	k := key(at)
+	if k <= q.last {
+		q.readyInsert(it)
+		return
 	}
+	b := bits.Len64(k^q.last) - 1
+	q.bkt[b] = append(q.bkt[b], it)
+	q.mask |= 1 << b
+}
+
+// readyInsert files an item at or before the last popped time: normally at
+// the end (the latest seq), before later items otherwise.
+func (q *queue) readyInsert(it item) {
+	q.ready = append(q.ready, it)
+	r := q.ready
+	i := len(r) - 1
+	for i > q.head && it.less(&r[i-1]) {
+		r[i] = r[i-1]
+		i--
+	}
+	r[i] = it
 }
 
 func (q *queue) pop() item {
-	h := q.h
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	q.h = h[:n]
-	h = q.h
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h[r].less(&h[l]) {
-			m = r
-		}
-		if !h[m].less(&h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
+	if q.head == len(q.ready) {
+		q.refill()
 	}
-	return top
+	it := q.ready[q.head]
+	q.head++
+	q.n--
+	return it
+}
+
+// refill moves the earliest items (all at the least time) to the ready
+// bucket and files the rest of their bucket by the new last time.
+func (q *queue) refill() {
+	q.ready, q.head = q.ready[:0], 0
+	b := bits.TrailingZeros64(q.mask)
+	items := q.bkt[b]
+	m := key(items[0].at)
+	for i := 1; i < len(items); i++ {
+		m = min(m, key(items[i].at))
+	}
+	q.last = m
+	for _, it := range items {
+		k := key(it.at)
+		if k == m {
+			q.ready = append(q.ready, it)
+			continue
+		}
+		nb := bits.Len64(k^m) - 1
+		q.bkt[nb] = append(q.bkt[nb], it)
+		q.mask |= 1 << nb
+	}
+	q.bkt[b] = items[:0]
+	q.mask &^= 1 << b
+	if len(q.ready) > 1 {
+		slices.SortFunc(q.ready, func(a, b item) int {
+			if a.seq < b.seq {
+				return -1
+			}
+			return 1
+		})
+	}
+}
+
+// peekAt is the time of the next item to pop (the queue must not be empty).
+func (q *queue) peekAt() int64 {
+	if q.head == len(q.ready) {
+		q.refill()
+	}
+	return q.ready[q.head].at
 }

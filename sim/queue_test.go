@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // Events pop in time order; equal times pop in scheduling order, so runs
 // are deterministic whatever the heap's internal layout.
@@ -35,5 +38,50 @@ func BenchmarkQueue(b *testing.B) {
 	for b.Loop() {
 		it := q.pop()
 		q.push(it.at+1024, it.kind, it.ref, 0)
+	}
+}
+
+// The queue pops what a plain (at, seq) ordering pops, for random times
+// with many ties, pushes between pops, and pushes before the last popped
+// time.
+func TestQueueSameAsSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		var q queue
+		var ref []item
+		var seq uint64
+		var now int64
+		spread := int64(1) << (round % 40)
+		for step := range 2000 {
+			if rng.IntN(3) > 0 || len(ref) == 0 {
+				at := now + rng.Int64N(spread+1)
+				switch rng.IntN(20) {
+				case 0:
+					at = now - rng.Int64N(5) // before the last pop
+				case 1:
+					at = now
+				}
+				seq++
+				q.push(at, evHeartbeat, int32(step), 0)
+				ref = append(ref, item{at: at, seq: seq, ref: int32(step)})
+				continue
+			}
+			best := 0
+			for i := range ref {
+				if ref[i].less(&ref[best]) {
+					best = i
+				}
+			}
+			want := ref[best]
+			ref = append(ref[:best], ref[best+1:]...)
+			got := q.pop()
+			if got.at != want.at || got.seq != want.seq || got.ref != want.ref {
+				t.Fatalf("round %d step %d: pop (%d, %d), want (%d, %d)", round, step, got.at, got.seq, want.at, want.seq)
+			}
+			now = got.at
+			if q.len() != len(ref) {
+				t.Fatalf("len %d, want %d", q.len(), len(ref))
+			}
+		}
 	}
 }

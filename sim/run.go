@@ -194,6 +194,9 @@ type sim struct {
 	racks  []rack
 	nodeBy map[string]*node
 	net    network
+	// nodeNet is each node's rack and NIC links, by node index: what a
+	// shuffle fetch reads, compact (the node records are large).
+	nodeNet []nodeNet
 
 	jobs []*job
 	// jobByIdx is jobs by scenario index (the application id's sequence
@@ -219,7 +222,7 @@ type sim struct {
 	activeJobs  int
 	doneJobs    int
 	lastFinish  int64
-	pendPool    []map[int32]int32
+	pendPool    []pendList
 	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
 	holdHorizon int64 // latest expiry of a hint withholding capacity a policy may give back (zero ratio cap, shrunk node)
 	lastLaunch  int64 // time of the latest container launch
@@ -335,6 +338,7 @@ func (s *sim) buildCluster() {
 			n.parked = true // idle until work arrives
 			s.parked = append(s.parked, i)
 			s.nodes = append(s.nodes, n)
+			s.nodeNet = append(s.nodeNet, nodeNet{rack: n.rack, out: n.out, in: n.in})
 			s.nodeBy[n.id] = n
 			s.totalVCores += n.vcores
 		}
