@@ -108,9 +108,10 @@ func (s *State) Checkpoint() *Checkpoint {
 			ac.Tasks = append(ac.Tasks, tc)
 			for _, at := range t.Attempts {
 				atc := AttemptCk{Attempt: *at, App: a.ID, TaskID: t.ID,
-					Alloc: exportStamp(at.allocStamp), Prog: exportStamp(at.progStamp),
-					Fin: exportStamp(at.finStamp), Out: exportStamp(at.outStamp), Allocated: at.allocated}
-				atc.Attempt.Task, atc.Attempt.onNode = nil, ""
+					Alloc: exportStamp(at.allocStamp()), Prog: exportStamp(at.progStamp()),
+					Fin: exportStamp(at.finStamp()), Out: exportStamp(at.outStamp()), Allocated: at.allocated}
+				atc.Attempt.Task, atc.Attempt.onNode, atc.Attempt.late = nil, nil, nil
+				atc.Attempt.allocID, atc.Attempt.progID, atc.Attempt.allocated = "", "", false
 				c.Attempts = append(c.Attempts, atc)
 			}
 		}
@@ -183,9 +184,15 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 		t := a.taskIndex[atc.TaskID]
 		at := &Attempt{}
 		*at = atc.Attempt
-		at.Task, at.onNode = t, ""
-		at.allocStamp, at.progStamp, at.finStamp, at.outStamp = atc.Alloc.internal(), atc.Prog.internal(),
-			atc.Fin.internal(), atc.Out.internal()
+		at.Task, at.onNode, at.late = t, nil, nil
+		// The allocation and progress stamps' times are StartTS and
+		// ProgressTS, which a checkpoint holds twice (as the attempt's fields
+		// and in its stamps): the stamps decide, as they did when written.
+		at.StartTS, at.allocID = atc.Alloc.TS, atc.Alloc.ID
+		at.ProgressTS, at.progID = atc.Prog.TS, atc.Prog.ID
+		if fin, out := atc.Fin.internal(), atc.Out.internal(); fin != (stamp{}) || out != (stamp{}) {
+			at.late = &lateStamps{fin: fin, out: out}
+		}
 		at.allocated = atc.Allocated
 		s.attempts[at.ID] = at
 		t.Attempts = append(t.Attempts, at)

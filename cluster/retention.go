@@ -104,11 +104,9 @@ func (s *State) forget() {
 func (s *State) drop(a *App) {
 	for _, t := range a.Tasks {
 		for _, at := range t.Attempts {
-			if at.onNode != "" {
-				if n := s.nodes[at.onNode]; n != nil {
-					n.Running = slices.DeleteFunc(n.Running, func(x *Attempt) bool { return x == at })
-				}
-				at.onNode = ""
+			if n := at.onNode; n != nil {
+				n.Running = slices.DeleteFunc(n.Running, func(x *Attempt) bool { return x == at })
+				at.onNode = nil
 			}
 			delete(s.attempts, at.ID)
 			if s.lastAttempt == at {

@@ -420,16 +420,15 @@ func (s *State) attempt(ev *events.Event) *Attempt {
 
 func (s *State) containerAllocated(ev *events.Event) bool {
 	at := s.attempt(ev)
-	if !at.allocStamp.before(ev.TS, ev.ID) {
+	if !at.allocStamp().before(ev.TS, ev.ID) {
 		return false
 	}
-	at.allocStamp = stamp{ev.TS, ev.ID}
+	at.StartTS, at.allocID = ev.TS, ev.ID // the allocation stamp
 	at.allocated = true
-	at.Container, at.Node = ev.Container, ev.Node
+	// The node's own id string, so the attempts on a node share one.
+	at.Container, at.Node = ev.Container, s.node(ev.Node).ID
 	at.Speculative, at.Locality = ev.Speculative, ev.Locality
 	at.VCores, at.MemoryMB = ev.VCores, ev.MemoryMB
-	at.StartTS = ev.TS
-	s.node(ev.Node)
 	s.attemptChanged(at)
 	if a := at.Task.App; a.Finished() && at.Running() {
 		s.endWithApp(a) // an allocation reported after its app ended
@@ -439,10 +438,10 @@ func (s *State) containerAllocated(ev *events.Event) bool {
 
 func (s *State) taskProgress(ev *events.Event) bool {
 	at := s.attempt(ev)
-	if !at.progStamp.before(ev.TS, ev.ID) {
+	if !at.progStamp().before(ev.TS, ev.ID) {
 		return false
 	}
-	at.progStamp = stamp{ev.TS, ev.ID}
+	at.progID = ev.ID // with ProgressTS below, the progress stamp
 	at.Progress, at.Phase, at.ProgressTS = ev.Progress, ev.Phase, ev.TS
 	at.PhaseProgress = 0
 	if ev.PhaseProgress != nil {
@@ -455,10 +454,10 @@ func (s *State) taskProgress(ev *events.Event) bool {
 
 func (s *State) taskFinished(ev *events.Event) bool {
 	at := s.attempt(ev)
-	if !at.finStamp.before(ev.TS, ev.ID) {
+	if !at.finStamp().before(ev.TS, ev.ID) {
 		return false
 	}
-	at.finStamp = stamp{ev.TS, ev.ID}
+	at.lateStamps().fin = stamp{ev.TS, ev.ID}
 	at.State, at.FinishTS, at.PhaseMS = ev.State, ev.TS, ev.PhaseMS
 	s.attemptChanged(at)
 	return true
@@ -466,10 +465,10 @@ func (s *State) taskFinished(ev *events.Event) bool {
 
 func (s *State) mapOutput(ev *events.Event) bool {
 	at := s.attempt(ev)
-	if !at.outStamp.before(ev.TS, ev.ID) {
+	if !at.outStamp().before(ev.TS, ev.ID) {
 		return false
 	}
-	at.outStamp = stamp{ev.TS, ev.ID}
+	at.lateStamps().out = stamp{ev.TS, ev.ID}
 	at.Output = ev.Partitions
 	if at.Node == "" {
 		at.Node = ev.Node
@@ -480,20 +479,15 @@ func (s *State) mapOutput(ev *events.Event) bool {
 // attemptChanged re-derives what depends on an attempt: the node's running
 // list and the task's state.
 func (s *State) attemptChanged(at *Attempt) {
-	want := ""
-	if at.Running() {
-		want = at.Node
+	on := at.Running() && at.Node != ""
+	if old := at.onNode; old != nil && (!on || old.ID != at.Node) {
+		old.Running = slices.DeleteFunc(old.Running, func(x *Attempt) bool { return x == at })
+		at.onNode = nil
 	}
-	if at.onNode != want {
-		if at.onNode != "" {
-			old := s.nodes[at.onNode]
-			old.Running = slices.DeleteFunc(old.Running, func(x *Attempt) bool { return x == at })
-		}
-		if want != "" {
-			n := s.node(want)
-			n.Running = append(n.Running, at)
-		}
-		at.onNode = want
+	if on && at.onNode == nil {
+		n := s.node(at.Node)
+		n.Running = append(n.Running, at)
+		at.onNode = n
 	}
 	t := at.Task
 	state, finish := TaskPending, int64(0)
