@@ -87,7 +87,7 @@ type AttemptCk struct {
 func (s *State) Checkpoint() *Checkpoint {
 	c := &Checkpoint{V: CheckpointVersion, HistoryLen: s.historyLen, Now: s.now,
 		Nodes: make([]NodeCk, 0, len(s.nodeList)), Apps: make([]AppCk, 0, len(s.appList)),
-		Attempts: make([]AttemptCk, 0, len(s.attempts))}
+		Attempts: make([]AttemptCk, 0, s.attempts.Len())}
 	for _, n := range s.nodeList {
 		nc := NodeCk{Node: *n, Reg: exportStamp(n.regStamp), HB: exportStamp(n.hbStamp)}
 		nc.Running = nil
@@ -194,7 +194,7 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 			at.late = &lateStamps{fin: fin, out: out}
 		}
 		at.allocated = atc.Allocated
-		s.attempts[at.ID] = at
+		s.attempts.put(at)
 		t.Attempts = append(t.Attempts, at)
 		if at.Node != "" && at.Running() {
 			s.node(at.Node)

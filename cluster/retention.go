@@ -108,7 +108,7 @@ func (s *State) drop(a *App) {
 				n.Running = slices.DeleteFunc(n.Running, func(x *Attempt) bool { return x == at })
 				at.onNode = nil
 			}
-			delete(s.attempts, at.ID)
+			s.attempts.del(at.ID)
 			if s.lastAttempt == at {
 				s.lastAttempt = nil
 			}

@@ -46,7 +46,7 @@ type State struct {
 
 	apps     map[string]*App
 	appList  []*App
-	attempts map[string]*Attempt
+	attempts attemptIndex
 	// lastAttempt is the attempt the newest event named (written only by
 	// Apply, so concurrent readers holding the engine still may read it).
 	lastAttempt *Attempt
@@ -83,7 +83,6 @@ func New(opts ...Option) *State {
 		racks:      make(map[string][]*Node),
 		hosts:      make(map[string][]*Node),
 		apps:       make(map[string]*App),
-		attempts:   make(map[string]*Attempt),
 	}
 	for _, o := range opts {
 		o(s)
@@ -121,7 +120,7 @@ func (s *State) Attempt(id string) *Attempt {
 	if at := s.lastAttempt; at != nil && at.ID == id {
 		return at
 	}
-	return s.attempts[id]
+	return s.attempts.get(id)
 }
 
 // Apply folds one event into the state and reports whether anything changed.
@@ -406,12 +405,12 @@ func (s *State) taskPending(ev *events.Event) bool {
 }
 
 func (s *State) attempt(ev *events.Event) *Attempt {
-	at := s.attempts[ev.Attempt]
+	at := s.attempts.get(ev.Attempt)
 	if at == nil {
 		a := s.app(ev.App)
 		t := s.task(a, ev.Task, "")
 		at = &Attempt{ID: ev.Attempt, Task: t}
-		s.attempts[ev.Attempt] = at
+		s.attempts.put(at)
 		t.Attempts = append(t.Attempts, at)
 	}
 	s.lastAttempt = at
