@@ -409,7 +409,8 @@ func (s *State) attempt(ev *events.Event) *Attempt {
 	if at == nil {
 		a := s.app(ev.App)
 		t := s.task(a, ev.Task, "")
-		at = &Attempt{ID: ev.Attempt, Task: t}
+		at = newAttempt(ev.Attempt)
+		at.Task = t
 		s.attempts.put(at)
 		t.Attempts = append(t.Attempts, at)
 	}
