@@ -83,7 +83,11 @@ type YARN struct {
 	durations *taskstat.Durations
 	// jobs holds the records of the running apps, keyed by the state's app
 	// (a pointer, so a different State never meets stale records).
-	jobs     map[*cluster.App]*yarnJob
+	jobs map[*cluster.App]*yarnJob
+	// lastApp and lastJob are the job found last: a job's progress reports
+	// tend to come together, and the map lookup was a cache miss.
+	lastApp  *cluster.App
+	lastJob  *yarnJob
 	nextScan int64
 	// out holds the scan's hints; the slice Speculate returns is valid until
 	// the next call (the engine copies what it keeps).
@@ -149,7 +153,7 @@ func (p *YARN) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 	switch ev.Type {
 	case events.AppFinished:
 		if a := v.App(ev.App); a != nil {
-			delete(p.jobs, a)
+			p.forget(a)
 		}
 	case events.TaskPending:
 		if a := v.App(ev.App); a != nil {
@@ -169,7 +173,7 @@ func (p *YARN) touch(t *cluster.Task) {
 	}
 	a := t.App
 	if a.Finished() {
-		delete(p.jobs, a) // a scan skips it; a job seen again is re-read whole
+		p.forget(a) // a scan skips it; a job seen again is re-read whole
 		return
 	}
 	j := p.job(a)
@@ -184,13 +188,25 @@ func (p *YARN) touch(t *cluster.Task) {
 	}
 }
 
+// forget drops a's records.
+func (p *YARN) forget(a *cluster.App) {
+	delete(p.jobs, a)
+	if p.lastApp == a {
+		p.lastApp, p.lastJob = nil, nil
+	}
+}
+
 // job returns a's records, appending those of tasks first seen since.
 func (p *YARN) job(a *cluster.App) *yarnJob {
-	j := p.jobs[a]
-	if j == nil {
-		// Sized for the tasks the job declared, so it rarely grows.
-		j = &yarnJob{tasks: make([]yarnTask, 0, max(len(a.Tasks), a.Maps+a.Reduces))}
-		p.jobs[a] = j
+	j := p.lastJob
+	if a != p.lastApp || j == nil {
+		j = p.jobs[a]
+		if j == nil {
+			// Sized for the tasks the job declared, so it rarely grows.
+			j = &yarnJob{tasks: make([]yarnTask, 0, max(len(a.Tasks), a.Maps+a.Reduces))}
+			p.jobs[a] = j
+		}
+		p.lastApp, p.lastJob = a, j
 	}
 	for i := len(j.tasks); i < len(a.Tasks); i++ {
 		j.tasks = append(j.tasks, yarnTask{})
