@@ -96,7 +96,9 @@ type Engine struct {
 	byType []typeCount
 	out    []policy.Hint
 	target []byte // AppendTarget's then AppendContent's buffer
-	id     []byte // hint id buffer
+	// touched keeps prepare's loads from being optimized away.
+	touched byte
+	id      []byte // hint id buffer
 }
 
 type hintCounter struct {
@@ -389,6 +391,9 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 		return
 	}
 	e.out = slices.Grow(e.out, len(hs)) // a large round grows the slice once
+	if len(hs) > 64 {
+		e.prepare(hs)
+	}
 	for i := range hs {
 		// Stamped in place at the end of e.out (a Hint is large: one copy,
 		// not two), and taken back if it is not news.
@@ -426,6 +431,36 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 		}
 		e.countHint(h.Policy, h.Kind)
 	}
+}
+
+// prepare readies a large round (a speculation scan over a big cluster
+// proposes thousands of copies at once). The map of hints in force is sized
+// for the round first, rather than rehashed as it doubles under the
+// round's inserts. And the ids the hints name are read in a pass of
+// independent loads: they are the app's, the task's and the node's own
+// strings, seldom in cache, and the keys built one hint at a time waited on
+// each of those misses in turn.
+func (e *Engine) prepare(hs []policy.Hint) {
+	if n := len(e.active) + len(hs); len(e.active) < len(hs) {
+		m := make(map[string]active, n)
+		for k, a := range e.active {
+			m[k] = a
+		}
+		e.active = m
+	}
+	var sum byte
+	for i := range hs {
+		h := &hs[i]
+		sum += first(h.App) + first(h.Task) + first(h.Attempt) + first(h.Node)
+	}
+	e.touched += sum
+}
+
+func first(s string) byte {
+	if s == "" {
+		return 0
+	}
+	return s[0]
 }
 
 // kindTTL is how long a hint of kind k stays in force.
