@@ -99,22 +99,25 @@ type YARN struct {
 // yarnJob is one app's task records, parallel to App.Tasks, and its
 // per-kind (map, reduce) counters and duration statistics, found once.
 type yarnJob struct {
-	tasks  []yarnTask
+	tasks []yarnTask
+	// runs holds each task's running attempt when its record says
+	// running == 1 (else nil), beside the records so that a scan, which
+	// streams the records, reads 32 bytes a task, and a proposal reads the
+	// attempt directly: finding it again through the app's task list, the
+	// task and its attempt list was a chain of dependent cache misses,
+	// about 1.8 ms of a 2,000-copy round at 10,000 nodes.
+	runs   []*cluster.Attempt
 	counts [2]*cluster.TaskCounts
 	stats  [2]*taskstat.Stats
 }
 
-// yarnTask is what a scan needs of one task, copied from the state: 40
-// bytes (a large cluster holds one per task). "The running attempt" is the
-// task's only one (running == 1), kept in run: a scan that proposes a copy
-// reads the attempt directly. Finding it again through the app's task
-// list, the task, its attempt list and each attempt's state was a chain of
-// dependent cache misses, about 0.9 µs per copy at 10,000 nodes (1.8 ms of
-// the 2,000-copy round that sets the hint latency).
+// yarnTask is what a scan needs of one task, copied from the state: 32
+// bytes without pointers (a large cluster holds one per task, a scan reads
+// them all, and the GC need not). "The running attempt" is the task's only
+// one (running == 1), in yarnJob.runs.
 type yarnTask struct {
-	run    *cluster.Attempt // the running attempt when running == 1, else nil
-	progTS int64            // the running attempt's ProgressTS
-	end    int64            // its estimated end while its status is fresh
+	progTS int64 // the running attempt's ProgressTS
+	end    int64 // its estimated end while its status is fresh
 	// proposed is when this speculator last proposed a copy (if proposal).
 	proposed int64
 	proposal bool
@@ -182,12 +185,12 @@ func (p *YARN) touch(t *cluster.Task) {
 	}
 	j := p.job(a)
 	if i := t.Seq(); i < len(j.tasks) && a.Tasks[i] == t {
-		j.tasks[i].read(t)
+		j.runs[i] = j.tasks[i].read(t)
 		return
 	}
 	for i, x := range a.Tasks { // a state that does not number its tasks
 		if x == t && i < len(j.tasks) {
-			j.tasks[i].read(t)
+			j.runs[i] = j.tasks[i].read(t)
 		}
 	}
 }
@@ -207,22 +210,24 @@ func (p *YARN) job(a *cluster.App) *yarnJob {
 		j = p.jobs[a]
 		if j == nil {
 			// Sized for the tasks the job declared, so it rarely grows.
-			j = &yarnJob{tasks: make([]yarnTask, 0, max(len(a.Tasks), a.Maps+a.Reduces))}
+			n := max(len(a.Tasks), a.Maps+a.Reduces)
+			j = &yarnJob{tasks: make([]yarnTask, 0, n), runs: make([]*cluster.Attempt, 0, n)}
 			p.jobs[a] = j
 		}
 		p.lastApp, p.lastJob = a, j
 	}
 	for i := len(j.tasks); i < len(a.Tasks); i++ {
 		j.tasks = append(j.tasks, yarnTask{})
-		j.tasks[i].read(a.Tasks[i])
+		j.runs = append(j.runs, j.tasks[i].read(a.Tasks[i]))
 	}
 	return j
 }
 
-// read copies what a scan needs of t, keeping the proposal memory.
-func (r *yarnTask) read(t *cluster.Task) {
+// read copies what a scan needs of t, keeping the proposal memory, and
+// returns the running attempt if it is the only one.
+func (r *yarnTask) read(t *cluster.Task) *cluster.Attempt {
 	r.kind = kindIndex(t.Kind)
-	r.running, r.run = 0, nil
+	r.running = 0
 	var run *cluster.Attempt
 	for _, at := range t.Attempts {
 		if at.Running() {
@@ -233,12 +238,12 @@ func (r *yarnTask) read(t *cluster.Task) {
 		}
 	}
 	if r.running != 1 {
-		return
+		return nil
 	}
-	r.run = run
 	r.progTS = run.ProgressTS
 	// Until the status goes stale the estimate does not depend on now.
 	r.end = run.StartTS + estimatedRuntime(run.StartTS, r.progTS, run.Progress, r.progTS, 0)
+	return run
 }
 
 // The reasons DefaultSpeculator.speculationValue gives for not speculating.
@@ -305,10 +310,10 @@ func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, free **capacit
 	}
 	for i := range j.tasks {
 		r := &j.tasks[i]
-		if r.kind > kindReduce || !ks[r.kind].on {
-			continue
+		if r.running == 0 || r.kind > kindReduce || !ks[r.kind].on {
+			continue // notRunning (value would count nothing), or not scanned
 		}
-		p.value(&ks[r.kind], r, int32(i), now)
+		p.value(&ks[r.kind], r, j.runs[i], int32(i), now)
 	}
 	for k := range ks {
 		p.propose(v, a, j, &ks[k], now, free)
@@ -362,7 +367,7 @@ func (p *YARN) gate(a *cluster.App, j *yarnJob, k int, ks *kindScan, now int64) 
 // gate): how much earlier a fresh attempt would end than the running one, or
 // a reason not to; it counts the job's running and already copied tasks and
 // keeps the best (first of equals, in task order).
-func (p *YARN) value(ks *kindScan, r *yarnTask, i int32, now int64) {
+func (p *YARN) value(ks *kindScan, r *yarnTask, run *cluster.Attempt, i int32, now int64) {
 	switch r.running {
 	case 0:
 		return // notRunning
@@ -382,7 +387,6 @@ func (p *YARN) value(ks *kindScan, r *yarnTask, i int32, now int64) {
 	if r.progTS > 0 && now-r.progTS > p.cfg.StagnationMS {
 		// A stale status (rare): re-estimate at now. The attempt's fields
 		// are what the record was read from.
-		run := r.run
 		end = run.StartTS + estimatedRuntime(run.StartTS, r.progTS, run.Progress, now, p.cfg.StagnationMS)
 	}
 	if end < now {
@@ -391,7 +395,7 @@ func (p *YARN) value(ks *kindScan, r *yarnTask, i int32, now int64) {
 	if ks.replacementEnd >= end {
 		return // tooLateToSpeculate
 	}
-	if p.cfg.CompareThreshold && float64(end-r.run.StartTS) <= ks.threshold { // the estimated runtime
+	if p.cfg.CompareThreshold && float64(end-run.StartTS) <= ks.threshold { // the estimated runtime
 		return // onSchedule
 	}
 	if value := end - ks.replacementEnd; value > ks.bestValue {
@@ -412,7 +416,7 @@ func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan,
 		return
 	}
 	r := &j.tasks[ks.best]
-	best := r.run
+	best := j.runs[ks.best]
 	if *free == nil {
 		*free = p.capacity.Snapshot(v)
 	}
