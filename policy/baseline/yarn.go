@@ -308,12 +308,31 @@ func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, free **capacit
 	if !scan {
 		return
 	}
+	// value's common case inline (a scan reads every record of every job):
+	// a running task with a fresh status that is no copy's, not stale.
+	retry, stagnation := p.cfg.RetryAfterSpeculateMS, p.cfg.StagnationMS
 	for i := range j.tasks {
 		r := &j.tasks[i]
-		if r.running == 0 || r.kind > kindReduce || !ks[r.kind].on {
+		if r.running == 0 || r.kind > kindReduce {
 			continue // notRunning (value would count nothing), or not scanned
 		}
-		p.value(&ks[r.kind], r, j.runs[i], int32(i), now)
+		k := &ks[r.kind]
+		if !k.on {
+			continue
+		}
+		if r.running != 1 || (r.proposal && now-r.proposed < retry) ||
+			(r.progTS > 0 && now-r.progTS > stagnation) || p.cfg.CompareThreshold {
+			p.value(k, r, j.runs[i], int32(i), now)
+			continue
+		}
+		k.runningTasks++
+		end := r.end
+		if end < now || k.replacementEnd >= end {
+			continue // progressIsGood, tooLateToSpeculate
+		}
+		if value := end - k.replacementEnd; value > k.bestValue {
+			k.best, k.bestValue, k.bestEnd = int32(i), value, end
+		}
 	}
 	for k := range ks {
 		p.propose(v, a, j, &ks[k], now, free)
