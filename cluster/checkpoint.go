@@ -87,7 +87,7 @@ type AttemptCk struct {
 func (s *State) Checkpoint() *Checkpoint {
 	c := &Checkpoint{V: CheckpointVersion, HistoryLen: s.historyLen, Now: s.now,
 		Nodes: make([]NodeCk, 0, len(s.nodeList)), Apps: make([]AppCk, 0, len(s.appList)),
-		Attempts: make([]AttemptCk, 0, len(s.attempts))}
+		Attempts: make([]AttemptCk, 0, s.attempts.Len())}
 	for _, n := range s.nodeList {
 		nc := NodeCk{Node: *n, Reg: exportStamp(n.regStamp), HB: exportStamp(n.hbStamp)}
 		nc.Running = nil
@@ -108,9 +108,10 @@ func (s *State) Checkpoint() *Checkpoint {
 			ac.Tasks = append(ac.Tasks, tc)
 			for _, at := range t.Attempts {
 				atc := AttemptCk{Attempt: *at, App: a.ID, TaskID: t.ID,
-					Alloc: exportStamp(at.allocStamp), Prog: exportStamp(at.progStamp),
-					Fin: exportStamp(at.finStamp), Out: exportStamp(at.outStamp), Allocated: at.allocated}
-				atc.Attempt.Task, atc.Attempt.onNode = nil, ""
+					Alloc: exportStamp(at.allocStamp()), Prog: exportStamp(at.progStamp()),
+					Fin: exportStamp(at.finStamp()), Out: exportStamp(at.outStamp()), Allocated: at.allocated}
+				atc.Attempt.Task, atc.Attempt.onNode, atc.Attempt.late = nil, nil, nil
+				atc.Attempt.allocID, atc.Attempt.progID, atc.Attempt.allocated = "", "", false
 				c.Attempts = append(c.Attempts, atc)
 			}
 		}
@@ -181,13 +182,20 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 			return nil, fmt.Errorf("restore cluster state: attempt %s: unknown task %s/%s", atc.ID, atc.App, atc.TaskID)
 		}
 		t := a.taskIndex[atc.TaskID]
-		at := &Attempt{}
+		at := newAttempt(atc.ID)
+		id := at.ID
 		*at = atc.Attempt
-		at.Task, at.onNode = t, ""
-		at.allocStamp, at.progStamp, at.finStamp, at.outStamp = atc.Alloc.internal(), atc.Prog.internal(),
-			atc.Fin.internal(), atc.Out.internal()
+		at.ID, at.Task, at.onNode, at.late = id, t, nil, nil
+		// The allocation and progress stamps' times are StartTS and
+		// ProgressTS, which a checkpoint holds twice (as the attempt's fields
+		// and in its stamps): the stamps decide, as they did when written.
+		at.StartTS, at.allocID = atc.Alloc.TS, atc.Alloc.ID
+		at.ProgressTS, at.progID = atc.Prog.TS, atc.Prog.ID
+		if fin, out := atc.Fin.internal(), atc.Out.internal(); fin != (stamp{}) || out != (stamp{}) {
+			at.late = &lateStamps{fin: fin, out: out}
+		}
 		at.allocated = atc.Allocated
-		s.attempts[at.ID] = at
+		s.attempts.put(at)
 		t.Attempts = append(t.Attempts, at)
 		if at.Node != "" && at.Running() {
 			s.node(at.Node)

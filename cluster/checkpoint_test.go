@@ -120,7 +120,7 @@ func TestAttemptLookupAfterApply(t *testing.T) {
 		s.Apply(&evs[i])
 		for _, id := range []string{evs[i].Attempt, evs[max(0, i-3)].Attempt, "no-such-attempt"} {
 			got := s.Attempt(id)
-			want := s.attempts[id]
+			want := s.attempts.get(id)
 			if got != want {
 				t.Fatalf("event %d: Attempt(%q) = %p, map holds %p", i, id, got, want)
 			}

@@ -104,13 +104,11 @@ func (s *State) forget() {
 func (s *State) drop(a *App) {
 	for _, t := range a.Tasks {
 		for _, at := range t.Attempts {
-			if at.onNode != "" {
-				if n := s.nodes[at.onNode]; n != nil {
-					n.Running = slices.DeleteFunc(n.Running, func(x *Attempt) bool { return x == at })
-				}
-				at.onNode = ""
+			if n := at.onNode; n != nil {
+				n.Running = slices.DeleteFunc(n.Running, func(x *Attempt) bool { return x == at })
+				at.onNode = nil
 			}
-			delete(s.attempts, at.ID)
+			s.attempts.del(at.ID)
 			if s.lastAttempt == at {
 				s.lastAttempt = nil
 			}

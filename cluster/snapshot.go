@@ -45,7 +45,7 @@ func (s *State) Snapshot() Snapshot {
 			ts.Task.Attempts, ts.Task.App = nil, nil
 			for _, at := range t.Attempts {
 				c := *at
-				c.Task = nil
+				c.Task, c.onNode = nil, nil
 				ts.Attempts = append(ts.Attempts, c)
 			}
 			slices.SortFunc(ts.Attempts, func(a, b Attempt) int { return cmp.Compare(a.ID, b.ID) })

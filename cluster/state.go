@@ -46,7 +46,7 @@ type State struct {
 
 	apps     map[string]*App
 	appList  []*App
-	attempts map[string]*Attempt
+	attempts attemptIndex
 	// lastAttempt is the attempt the newest event named (written only by
 	// Apply, so concurrent readers holding the engine still may read it).
 	lastAttempt *Attempt
@@ -83,7 +83,6 @@ func New(opts ...Option) *State {
 		racks:      make(map[string][]*Node),
 		hosts:      make(map[string][]*Node),
 		apps:       make(map[string]*App),
-		attempts:   make(map[string]*Attempt),
 	}
 	for _, o := range opts {
 		o(s)
@@ -121,7 +120,7 @@ func (s *State) Attempt(id string) *Attempt {
 	if at := s.lastAttempt; at != nil && at.ID == id {
 		return at
 	}
-	return s.attempts[id]
+	return s.attempts.get(id)
 }
 
 // Apply folds one event into the state and reports whether anything changed.
@@ -406,12 +405,13 @@ func (s *State) taskPending(ev *events.Event) bool {
 }
 
 func (s *State) attempt(ev *events.Event) *Attempt {
-	at := s.attempts[ev.Attempt]
+	at := s.attempts.get(ev.Attempt)
 	if at == nil {
 		a := s.app(ev.App)
 		t := s.task(a, ev.Task, "")
-		at = &Attempt{ID: ev.Attempt, Task: t}
-		s.attempts[ev.Attempt] = at
+		at = newAttempt(ev.Attempt)
+		at.Task = t
+		s.attempts.put(at)
 		t.Attempts = append(t.Attempts, at)
 	}
 	s.lastAttempt = at
@@ -420,16 +420,15 @@ func (s *State) attempt(ev *events.Event) *Attempt {
 
 func (s *State) containerAllocated(ev *events.Event) bool {
 	at := s.attempt(ev)
-	if !at.allocStamp.before(ev.TS, ev.ID) {
+	if !at.allocStamp().before(ev.TS, ev.ID) {
 		return false
 	}
-	at.allocStamp = stamp{ev.TS, ev.ID}
+	at.StartTS, at.allocID = ev.TS, ev.ID // the allocation stamp
 	at.allocated = true
-	at.Container, at.Node = ev.Container, ev.Node
+	// The node's own id string, so the attempts on a node share one.
+	at.Container, at.Node = ev.Container, s.node(ev.Node).ID
 	at.Speculative, at.Locality = ev.Speculative, ev.Locality
 	at.VCores, at.MemoryMB = ev.VCores, ev.MemoryMB
-	at.StartTS = ev.TS
-	s.node(ev.Node)
 	s.attemptChanged(at)
 	if a := at.Task.App; a.Finished() && at.Running() {
 		s.endWithApp(a) // an allocation reported after its app ended
@@ -439,10 +438,10 @@ func (s *State) containerAllocated(ev *events.Event) bool {
 
 func (s *State) taskProgress(ev *events.Event) bool {
 	at := s.attempt(ev)
-	if !at.progStamp.before(ev.TS, ev.ID) {
+	if !at.progStamp().before(ev.TS, ev.ID) {
 		return false
 	}
-	at.progStamp = stamp{ev.TS, ev.ID}
+	at.progID = ev.ID // with ProgressTS below, the progress stamp
 	at.Progress, at.Phase, at.ProgressTS = ev.Progress, ev.Phase, ev.TS
 	at.PhaseProgress = 0
 	if ev.PhaseProgress != nil {
@@ -455,10 +454,10 @@ func (s *State) taskProgress(ev *events.Event) bool {
 
 func (s *State) taskFinished(ev *events.Event) bool {
 	at := s.attempt(ev)
-	if !at.finStamp.before(ev.TS, ev.ID) {
+	if !at.finStamp().before(ev.TS, ev.ID) {
 		return false
 	}
-	at.finStamp = stamp{ev.TS, ev.ID}
+	at.lateStamps().fin = stamp{ev.TS, ev.ID}
 	at.State, at.FinishTS, at.PhaseMS = ev.State, ev.TS, ev.PhaseMS
 	s.attemptChanged(at)
 	return true
@@ -466,10 +465,10 @@ func (s *State) taskFinished(ev *events.Event) bool {
 
 func (s *State) mapOutput(ev *events.Event) bool {
 	at := s.attempt(ev)
-	if !at.outStamp.before(ev.TS, ev.ID) {
+	if !at.outStamp().before(ev.TS, ev.ID) {
 		return false
 	}
-	at.outStamp = stamp{ev.TS, ev.ID}
+	at.lateStamps().out = stamp{ev.TS, ev.ID}
 	at.Output = ev.Partitions
 	if at.Node == "" {
 		at.Node = ev.Node
@@ -480,20 +479,15 @@ func (s *State) mapOutput(ev *events.Event) bool {
 // attemptChanged re-derives what depends on an attempt: the node's running
 // list and the task's state.
 func (s *State) attemptChanged(at *Attempt) {
-	want := ""
-	if at.Running() {
-		want = at.Node
+	on := at.Running() && at.Node != ""
+	if old := at.onNode; old != nil && (!on || old.ID != at.Node) {
+		old.Running = slices.DeleteFunc(old.Running, func(x *Attempt) bool { return x == at })
+		at.onNode = nil
 	}
-	if at.onNode != want {
-		if at.onNode != "" {
-			old := s.nodes[at.onNode]
-			old.Running = slices.DeleteFunc(old.Running, func(x *Attempt) bool { return x == at })
-		}
-		if want != "" {
-			n := s.node(want)
-			n.Running = append(n.Running, at)
-		}
-		at.onNode = want
+	if on && at.onNode == nil {
+		n := s.node(at.Node)
+		n.Running = append(n.Running, at)
+		at.onNode = n
 	}
 	t := at.Task
 	state, finish := TaskPending, int64(0)

@@ -256,7 +256,7 @@ func TestLookupsAfterEachEvent(t *testing.T) {
 			}
 		}
 		for _, id := range []string{"x1", "x2", "x3", ""} {
-			want := s.attempts[id]
+			want := s.attempts.get(id)
 			if got := s.Attempt(id); got != want || (got != nil && got.ID != id) {
 				t.Fatalf("after event %s: Attempt(%q) = %p, want %p", evs[i].ID, id, got, want)
 			}

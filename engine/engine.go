@@ -82,14 +82,22 @@ type Engine struct {
 	stats    Stats
 	// hints counts emitted hints by policy and kind (Stats.Hints keys them
 	// "policy/kind"; building that string per hint costs an allocation).
-	hints map[hintCounter]uint64
+	// A round's hints come in runs of one policy and kind: lastCounter and
+	// lastCount are the run's counter, found once.
+	hints       map[hintCounter]*uint64
+	lastCounter hintCounter
+	lastCount   *uint64
+	// lastKind and lastTTL cache the TTL of the kind emitted last.
+	lastKind policy.HintKind
+	lastTTL  int64
 	// byType counts applied events by type for Stats.ByType: a handful of
 	// types searched in order of first sight, where a map keyed by the
 	// type string hashed it for every event.
-	byType  []typeCount
-	out     []policy.Hint
-	content []byte // policy.AppendContent's buffer
-	target  []byte // AppendTarget's buffer
+	byType []typeCount
+	out    []policy.Hint
+	target []byte // AppendTarget's then AppendContent's buffer
+	// touched keeps prepare's loads from being optimized away.
+	touched byte
 	id      []byte // hint id buffer
 }
 
@@ -119,7 +127,7 @@ func New(stack *policy.Stack, opts Options) *Engine {
 		log:      opts.Log,
 		manual:   opts.ManualTick,
 		active:   make(map[string]active),
-		hints:    map[hintCounter]uint64{},
+		hints:    map[hintCounter]*uint64{},
 		stats: Stats{Panics: map[string]uint64{}, Errors: map[string]uint64{},
 			Invalid: map[string]uint64{}},
 	}
@@ -155,7 +163,7 @@ func (e *Engine) Stats() Stats {
 	s := e.stats
 	s.Hints = make(map[string]uint64, len(e.hints))
 	for k, n := range e.hints {
-		s.Hints[k.policy+"/"+string(k.kind)] = n
+		s.Hints[k.policy+"/"+string(k.kind)] = *n
 	}
 	s.Panics, s.Errors, s.Invalid = clone(s.Panics), clone(s.Errors), clone(s.Invalid)
 	s.ByType = make(map[events.Type]uint64, len(e.byType))
@@ -383,49 +391,112 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 		return
 	}
 	e.out = slices.Grow(e.out, len(hs)) // a large round grows the slice once
+	if len(hs) > 64 {
+		e.prepare(hs)
+	}
 	for i := range hs {
-		h := hs[i]
+		// Stamped in place at the end of e.out (a Hint is large: one copy,
+		// not two), and taken back if it is not news.
+		e.out = append(e.out, hs[i])
+		h := &e.out[len(e.out)-1]
 		if h.Policy == "" {
 			h.Policy = name
 		}
 		if err := h.Validate(); err != nil {
 			e.stats.Invalid[h.Policy]++
 			e.log.Warn().Str("policy", h.Policy).Err(err).Msg("policy returned an invalid hint")
+			e.out = e.out[:len(e.out)-1]
 			continue
 		}
-		e.target = policy.AppendTarget(e.target[:0], &h)
-		e.content = policy.AppendContent(e.content[:0], &h)
-		a, ok := e.active[string(e.target)]
-		if ok && a.expires > now && a.content == string(e.content) {
+		e.target = policy.AppendTarget(e.target[:0], h)
+		nt := len(e.target)
+		e.target = policy.AppendContent(e.target, h) // target then content, in one buffer
+		target, content := e.target[:nt], e.target[nt:]
+		a, ok := e.active[string(target)]
+		if ok && a.expires > now && a.content == string(content) {
 			e.stats.Suppressed++
+			e.out = e.out[:len(e.out)-1]
 			continue
 		}
-		ttl := e.ttl[h.Kind]
-		e.active[string(e.target)] = active{content: string(e.content), expires: now + ttl}
+		ttl := e.kindTTL(h.Kind)
+		// One allocation holds the key and the content it maps to.
+		both := string(e.target)
+		e.active[both[:nt]] = active{content: both[nt:], expires: now + ttl}
 		e.seq++
 		h.V = policy.HintVersion
-		h.ID = e.hintID(h.Policy, now)
+		h.ID = e.hintID(h.Policy, target, content, now)
 		h.TS = now
 		if h.ExpiresTS == 0 {
 			h.ExpiresTS = now + ttl
 		}
-		e.hints[hintCounter{h.Policy, h.Kind}]++
-		e.out = append(e.out, h)
+		e.countHint(h.Policy, h.Kind)
 	}
 }
 
+// prepare readies a large round (a speculation scan over a big cluster
+// proposes thousands of copies at once). The map of hints in force is sized
+// for the round first, rather than rehashed as it doubles under the
+// round's inserts. And the ids the hints name are read in a pass of
+// independent loads: they are the app's, the task's and the node's own
+// strings, seldom in cache, and the keys built one hint at a time waited on
+// each of those misses in turn.
+func (e *Engine) prepare(hs []policy.Hint) {
+	if n := len(e.active) + len(hs); len(e.active) < len(hs) {
+		m := make(map[string]active, n)
+		for k, a := range e.active {
+			m[k] = a
+		}
+		e.active = m
+	}
+	var sum byte
+	for i := range hs {
+		h := &hs[i]
+		sum += first(h.App) + first(h.Task) + first(h.Attempt) + first(h.Node)
+	}
+	e.touched += sum
+}
+
+func first(s string) byte {
+	if s == "" {
+		return 0
+	}
+	return s[0]
+}
+
+// kindTTL is how long a hint of kind k stays in force.
+func (e *Engine) kindTTL(k policy.HintKind) int64 {
+	if k != e.lastKind || e.lastKind == "" {
+		e.lastKind, e.lastTTL = k, e.ttl[k]
+	}
+	return e.lastTTL
+}
+
+// countHint counts one emitted hint of a policy and kind.
+func (e *Engine) countHint(name string, k policy.HintKind) {
+	c := hintCounter{name, k}
+	if e.lastCount == nil || c != e.lastCounter {
+		n := e.hints[c]
+		if n == nil {
+			n = new(uint64)
+			e.hints[c] = n
+		}
+		e.lastCounter, e.lastCount = c, n
+	}
+	*e.lastCount++
+}
+
 // hintID names a hint by what it is: the prefix, then 16 hex digits of a
-// hash of its policy, target, content (e.target, e.content) and time. A
+// hash of its policy, target, content and time. A
 // restart that applies events again (at-least-once) gives a hint emitted
 // again the id it had, and can never give an id to a different hint, as a
 // counter restored from a checkpoint would when a policy decides
 // differently the second time.
-func (e *Engine) hintID(policyName string, now int64) string {
+func (e *Engine) hintID(policyName string, target, content []byte, now int64) string {
 	e.id = append(e.id[:0], policyName...)
 	e.id = append(e.id, 0)
-	e.id = append(e.id, e.target...)
+	e.id = append(e.id, target...)
 	e.id = append(e.id, 0)
-	e.id = append(e.id, e.content...)
+	e.id = append(e.id, content...)
 	e.id = append(e.id, 0)
 	e.id = strconv.AppendInt(e.id, now, 10)
 	sum := sha256.Sum256(e.id)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,7 +92,8 @@ func TestCorruptJournalLineIsLogged(t *testing.T) {
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	store := profiles.NewMemory()
 	defer store.Close()
-	var logs bytes.Buffer
+	// Run's goroutines (the HTTP server, the broker watch) log concurrently.
+	var logs lockedBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sc, err := New(ctx, Options{Config: cfg, Profiles: store, Log: zerolog.New(&logs)})
@@ -110,4 +112,22 @@ func TestCorruptJournalLineIsLogged(t *testing.T) {
 	if !strings.Contains(out, `"level":"warn"`) || !strings.Contains(out, `"line":2`) || !strings.Contains(out, "j.jsonl: line 2") {
 		t.Errorf("no warning naming the journal line:\n%s", out)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that several goroutines may write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
