@@ -3,7 +3,6 @@ package cluster
 import (
 	"math/rand/v2"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -46,26 +45,6 @@ func TestAttemptIndex(t *testing.T) {
 		id := "attempt_" + strconv.Itoa(i)
 		if _, ok := want[id]; !ok && x.get(id) != nil {
 			t.Fatalf("get(%s) found a deleted attempt", id)
-		}
-	}
-}
-
-// TestNewAttemptID: an id is kept whole whatever its length, inside the
-// attempt's allocation or not, and survives the attempt being copied.
-func TestNewAttemptID(t *testing.T) {
-	for _, n := range []int{0, 1, 31, 32, 33, 63, 64, 65, 200} {
-		id := strings.Repeat("a", n)
-		if n > 0 {
-			id = id[:n-1] + "z"
-		}
-		at := newAttempt(strings.Clone(id))
-		if at.ID != id {
-			t.Fatalf("len %d: ID %q, want %q", n, at.ID, id)
-		}
-		c := *at
-		at.Progress = 0.5
-		if c.ID != id || at.ID != id {
-			t.Fatalf("len %d: copy changed the id", n)
 		}
 	}
 }
