@@ -182,10 +182,9 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 			return nil, fmt.Errorf("restore cluster state: attempt %s: unknown task %s/%s", atc.ID, atc.App, atc.TaskID)
 		}
 		t := a.taskIndex[atc.TaskID]
-		at := newAttempt(atc.ID)
-		id := at.ID
+		at := &Attempt{}
 		*at = atc.Attempt
-		at.ID, at.Task, at.onNode, at.late = id, t, nil, nil
+		at.Task, at.onNode, at.late = t, nil, nil
 		// The allocation and progress stamps' times are StartTS and
 		// ProgressTS, which a checkpoint holds twice (as the attempt's fields
 		// and in its stamps): the stamps decide, as they did when written.

@@ -409,8 +409,7 @@ func (s *State) attempt(ev *events.Event) *Attempt {
 	if at == nil {
 		a := s.app(ev.App)
 		t := s.task(a, ev.Task, "")
-		at = newAttempt(ev.Attempt)
-		at.Task = t
+		at = &Attempt{ID: ev.Attempt, Task: t}
 		s.attempts.put(at)
 		t.Attempts = append(t.Attempts, at)
 	}

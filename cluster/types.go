@@ -1,10 +1,6 @@
 package cluster
 
-import (
-	"unsafe"
-
-	"github.com/rmsidecar/rmsidecar/events"
-)
+import "github.com/rmsidecar/rmsidecar/events"
 
 // stamp orders writes to one field group: (ts, id) compared lexicographically.
 type stamp struct {
@@ -203,41 +199,6 @@ type Attempt struct {
 	allocID, progID string
 	late            *lateStamps
 	onNode          *Node // node whose Running list holds this attempt
-}
-
-// newAttempt returns a new attempt with id whose bytes, when they fit, are
-// allocated with it, right after its last field: the attempt index compares
-// the id of every event with ID, and then that reads the attempt's last
-// cache line, which a progress report writes anyway (progID), not a string
-// elsewhere. The sizes fill the 320- and 352-byte size classes exactly, so
-// an attempt and its id take no more memory than before, and the string is
-// never written again.
-func newAttempt(id string) *Attempt {
-	switch n := len(id); {
-	case n == 0:
-		return &Attempt{}
-	case n <= 32:
-		x := new(attemptID32)
-		copy(x.id[:], id)
-		x.at.ID = unsafe.String(&x.id[0], n)
-		return &x.at
-	case n <= 64:
-		x := new(attemptID64)
-		copy(x.id[:], id)
-		x.at.ID = unsafe.String(&x.id[0], n)
-		return &x.at
-	}
-	return &Attempt{ID: id}
-}
-
-type attemptID32 struct {
-	at Attempt
-	id [32]byte
-}
-
-type attemptID64 struct {
-	at Attempt
-	id [64]byte
 }
 
 // lateStamps are an attempt's stamps of its finish and its map output.
