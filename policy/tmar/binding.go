@@ -96,6 +96,7 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 			sources[m] = true
 		}
 	}
+	p.early.ok = false // binding updates the cores
 	if p.sharedModel(a, len(parts), len(sources), len(ms)) {
 		bs = BindPartitionsShared(ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
 	} else {

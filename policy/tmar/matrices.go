@@ -311,16 +311,23 @@ type execKey struct {
 	ver     uint64
 }
 
-// mapColumn is mapExec of map t on every machine of the current model,
-// cached under execKey (model drops it when it rebuilds the machines).
+// mapColumn is mapExec of map t on every machine of the current model (and
+// in execColRack, execColOff the same plus the read rack-local and
+// off-rack), cached under execKey (model drops it when it rebuilds the machines).
 func (p *Plugin) mapColumn(ctx context.Context, t *cluster.Task) []float64 {
 	k := execKey{app: t.App, bytes: splitBytes(t), modelAt: p.modelAt, ver: p.learnVer}
 	if k == p.execKey && len(p.execCol) == len(p.machines) {
 		return p.execCol
 	}
 	p.execCol = p.execCol[:0]
+	p.execColRack, p.execColOff = p.execColRack[:0], p.execColOff[:0]
+	// The read costs depend on the split size alone, part of the key.
+	rack, off := p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)
 	for i := range p.machines {
-		p.execCol = append(p.execCol, p.mapExec(ctx, t, p.nodeAt[i]))
+		e := p.mapExec(ctx, t, p.nodeAt[i])
+		p.execCol = append(p.execCol, e)
+		p.execColRack = append(p.execColRack, e+rack)
+		p.execColOff = append(p.execColOff, e+off)
 	}
 	p.execKey = k
 	return p.execCol

@@ -49,6 +49,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.machines = p.machines[:0]
 	p.nodeAt = p.nodeAt[:0]
 	p.execKey = execKey{} // the machines changed: Place's cached Map_Matrix column is stale
+	p.early.ok = false
 	p.index = make(map[string]int, len(v.Nodes()))
 	p.hostIdx = make(map[string]int, 2*len(v.Nodes()))
 	p.rackIx = p.rackIx[:0]
@@ -165,39 +166,6 @@ func (p *Plugin) reducerGB(t *cluster.Task, counts map[*cluster.App]map[int]int)
 	return 0
 }
 
-// levels returns, for each machine of the current model, the locality of
-// t's input there, and the machines that hold it (sorted).
-func (p *Plugin) levels(t *cluster.Task) ([]events.Locality, []int) {
-	out := make([]events.Locality, len(p.machines))
-	var local []int
-	racks := map[int]bool{}
-	hosts := 0
-	for _, sp := range t.Splits {
-		for _, h := range sp.Hosts {
-			hosts++
-			if i, ok := p.hostIdx[h]; ok && out[i] != events.NodeLocal {
-				out[i] = events.NodeLocal
-				local = append(local, i)
-				racks[p.rackIx[i]] = true
-			}
-		}
-	}
-	sort.Ints(local)
-	if hosts == 0 {
-		return out, local // "": no known input, no read cost
-	}
-	for i := range out {
-		switch {
-		case out[i] == events.NodeLocal:
-		case racks[p.rackIx[i]]:
-			out[i] = events.RackLocal
-		default:
-			out[i] = events.OffRack
-		}
-	}
-	return out, local
-}
-
 // localityOn is t's locality on one node, from the model's host and rack
 // index (O(replicas)); a node outside the model is looked up in the view.
 func (p *Plugin) localityOn(t *cluster.Task, node string, v cluster.View) events.Locality {
@@ -242,50 +210,57 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	}
 	now := float64(v.Now()) / 1000
 	// Map_Matrix plus reading the split there: the plan keeps maps
-	// data-local when that costs no finish time.
-	lv, _ := p.levels(t)
-	read := map[events.Locality]float64{events.RackLocal: p.readCost(t, events.RackLocal), events.OffRack: p.readCost(t, events.OffRack)}
-	// One evaluation per machine: the ranking below and Algorithm 1 both
-	// read it. The Map_Matrix column is the same for every map of the app
-	// with this split size until the model or the matrices change, so the
-	// maps of a job submitted together share it.
+	// data-local when that costs no finish time. One evaluation per
+	// machine: the ranking below and Algorithm 1 both read it. The
+	// Map_Matrix column (and its sums with the rack-local and off-rack
+	// reads) is the same for every map of the app with this split size
+	// until the model or the matrices change, so the maps of a job
+	// submitted together share it.
 	col := p.mapColumn(ctx, t)
-	execOn := make([]float64, len(ms))
+	lv := p.levelCodes(t)
+	execOn := p.execBuf[:0]
 	for i := range ms {
-		execOn[i] = col[i] + read[lv[i]]
+		switch lv[i] {
+		case lvRack:
+			execOn = append(execOn, p.execColRack[i])
+		case lvOff:
+			execOn = append(execOn, p.execColOff[i])
+		default:
+			execOn = append(execOn, col[i]) // nothing to read (node-local, or no known input)
+		}
 	}
-	exec := func(i int) float64 { return execOn[i] }
-
-	// Rank every machine by the finish time this task would have there,
-	// before committing the Algorithm 1 choice. Each machine's earliest
-	// core is found once, for the ranking and for Algorithm 1.
+	p.execBuf = execOn
+	if !p.early.ok || len(p.early.cores) != len(ms) {
+		p.early.fill(ms)
+	}
+	// Each machine's earliest core comes from p.early, for the ranking
+	// and for Algorithm 1. The ranking of every machine by the finish
+	// time this task would have there (not strict) is taken before the
+	// Algorithm 1 choice updates the chosen core.
 	type cand struct {
 		i      int
 		finish float64
 	}
-	cands := make([]cand, 0, len(ms))
-	cores := make([]int, len(ms))
-	frees := make([]float64, len(ms))
-	for i := range ms {
-		cores[i], frees[i] = ms[i].earliest()
-		if !math.IsInf(frees[i], 1) {
-			cands = append(cands, cand{i, math.Max(frees[i], now) + exec(i)})
+	var cands []cand
+	if !p.cfg.Strict {
+		for i := range ms {
+			if f := p.early.frees[i]; !math.IsInf(f, 1) {
+				cands = append(cands, cand{i, math.Max(f, now) + execOn[i]})
+			}
 		}
 	}
-	best, ok := scheduleOne(ms, cores, frees, now, exec, p.tie())
+	maxAlts := 0
+	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
+		maxAlts = max(0, p.cfg.TopNodes-1)
+	}
+	best, cs, alts, ok := placeMap(ms, &p.early, execOn, lv, now, p.tie(), maxAlts, p.candBuf, p.altBuf)
+	p.candBuf, p.altBuf = cs, alts
 	if !ok {
 		return nil, policy.NewStatus(policy.Skip, "no free core")
 	}
 	res := reservation{task: t, node: ms[best.Machine].Name, finish: best.Finish}
-	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
-		for _, c := range cands {
-			if len(res.alts)+1 >= p.cfg.TopNodes {
-				break
-			}
-			if c.i != best.Machine && lv[c.i] == lv[best.Machine] && math.Abs(c.finish-best.Finish) <= sameFinishS {
-				res.alts = append(res.alts, ms[c.i].Name)
-			}
-		}
+	for _, a := range alts {
+		res.alts = append(res.alts, ms[a].Name)
 	}
 	p.reserved[t.ID] = res
 	p.log.Debug().Str("task", t.ID).Str("node", ms[best.Machine].Name).Float64("now", now).
@@ -293,9 +268,10 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	if !p.cfg.Strict { // a strict hint lists no ranked alternatives
 		sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
 	}
-	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: lv[best.Machine]}}
+	bestLv := lvLocality[lv[best.Machine]]
+	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: bestLv}}
 	for _, a := range res.alts {
-		scores = append(scores, policy.NodeScore{Node: a, Score: 1, Locality: lv[best.Machine]})
+		scores = append(scores, policy.NodeScore{Node: a, Score: 1, Locality: bestLv})
 	}
 	for _, c := range cands {
 		if len(scores) >= p.cfg.TopNodes || p.cfg.Strict {
@@ -306,9 +282,56 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		}
 		// Score decays with the extra finish time over the best choice.
 		s := 1 / (1 + c.finish - best.Finish)
-		scores = append(scores, policy.NodeScore{Node: ms[c.i].Name, Score: s, Locality: lv[c.i]})
+		scores = append(scores, policy.NodeScore{Node: ms[c.i].Name, Score: s, Locality: lvLocality[lv[c.i]]})
 	}
 	return scores, nil
+}
+
+// Locality levels of a map on each machine, as levelCodes gives them.
+const (
+	lvNone uint8 = iota // no known input: no read cost
+	lvNode              // node-local
+	lvRack              // rack-local
+	lvOff               // off-rack
+)
+
+var lvLocality = [...]events.Locality{lvNone: "", lvNode: events.NodeLocal, lvRack: events.RackLocal, lvOff: events.OffRack}
+
+// levelCodes is levels as codes, in a buffer reused between calls: for
+// each machine of the current model, the locality of t's input there.
+func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
+	n := len(p.machines)
+	out := p.lvBuf[:0]
+	for range n {
+		out = append(out, lvNone)
+	}
+	p.lvBuf = out
+	p.rackSeen = p.rackSeen[:0]
+	hosts := 0
+	for _, sp := range t.Splits {
+		for _, h := range sp.Hosts {
+			hosts++
+			if i, ok := p.hostIdx[h]; ok && out[i] != lvNode {
+				out[i] = lvNode
+				if r := p.rackIx[i]; !slices.Contains(p.rackSeen, r) {
+					p.rackSeen = append(p.rackSeen, r)
+				}
+			}
+		}
+	}
+	if hosts == 0 {
+		return out // no known input, no read cost
+	}
+	for i := range out {
+		switch {
+		case out[i] == lvNode:
+		case slices.Contains(p.rackSeen, p.rackIx[i]):
+			out[i] = lvRack
+		default:
+			out[i] = lvOff
+		}
+	}
+	return out
 }
 
 func splitHosts(t *cluster.Task) map[string]bool {
@@ -416,6 +439,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 			execOn[i] = p.mapExec(ctx, batch[0], nodes[i])
 		}
 		exec := func(i int) float64 { return execOn[i] }
+		p.early.ok = false // PlanMaps updates the cores
 		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
 			t := batch[pl.Task]
 			p.reserved[t.ID] = reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish}

@@ -68,8 +68,18 @@ type mapStage struct {
 	reserved map[string]reservation
 	// execKey names the Map_Matrix column execCol holds: Place's estimates
 	// for a map of that app and split size on every machine of the model.
-	execKey execKey
-	execCol []float64
+	execKey                 execKey
+	execCol                 []float64
+	execColRack, execColOff []float64
+	// early is each machine's earliest core between the Place calls of one
+	// model instant; reset whenever something else changes the cores.
+	early earliestCache
+	// Place's buffers, reused between calls.
+	execBuf  []float64
+	lvBuf    []uint8
+	rackSeen []int
+	candBuf  []cand
+	altBuf   []int
 }
 
 // prb is the reduce stage's state: PRB's plan per app.

@@ -390,3 +390,91 @@ func mergeFinish(a, b finishNode) finishNode {
 	}
 	return r
 }
+
+// earliestCache holds each machine's earliest core and its time
+// (Machine.earliest) between the Place calls of one model instant, so a
+// call finds them without a pass over every core: only the machine a map
+// went to changes. ok is false when the machines changed under it (a new
+// model, PRB or a re-plan updated the cores).
+type earliestCache struct {
+	cores []int
+	frees []float64
+	ok    bool
+}
+
+// fill finds every machine's earliest core.
+func (c *earliestCache) fill(ms []Machine) {
+	c.cores, c.frees = c.cores[:0], c.frees[:0]
+	for i := range ms {
+		core, free := ms[i].earliest()
+		c.cores = append(c.cores, core)
+		c.frees = append(c.frees, free)
+	}
+	c.ok = true
+}
+
+// placeMap is scheduleOne with each machine's earliest core taken from ec
+// (kept up to date: the chosen machine's entry is refreshed), exec the
+// map's time on each machine (Map_Matrix plus its read at lv, the
+// locality level of each machine), followed by the strict hold's equal
+// nodes of Place: the first maxAlts other machines in machine order at the
+// chosen one's level whose finish is within sameFinishS of it. The
+// machines' CoreFree vectors are updated as scheduleOne updates them.
+// Without the power tie-break the choice is made in the same pass that
+// computes the finishes, with the comparison PowerTie.choose makes.
+func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready float64, tie PowerTie,
+	maxAlts int, cs []cand, alts []int) (Placement, []cand, []int, bool) {
+	cores, frees := ec.cores, ec.frees
+	alts = alts[:0]
+	var c cand
+	if !tie.Power {
+		best := -1
+		var bf, bs float64
+		for i := range ms {
+			if cores[i] < 0 {
+				continue
+			}
+			start := math.Max(frees[i], ready)
+			f := start + exec[i]
+			if best < 0 || f < bf-tieEpsilon {
+				best, bf, bs = i, f, start
+			}
+		}
+		if best < 0 {
+			return Placement{}, cs, alts, false
+		}
+		c = cand{machine: best, core: cores[best], start: bs, finish: bf, exec: exec[best]}
+	} else {
+		cs = cs[:0]
+		for i := range ms {
+			if cores[i] < 0 {
+				continue
+			}
+			start := math.Max(frees[i], ready)
+			cs = append(cs, cand{machine: i, core: cores[i], start: start, finish: start + exec[i], exec: exec[i]})
+		}
+		span := 0.0
+		if tie.WithinMakespan {
+			span = horizon(ms) // only the makespan tie reads it
+		}
+		k := tie.choose(ms, cs, span)
+		if k < 0 {
+			return Placement{}, cs, alts, false
+		}
+		c = cs[k]
+	}
+	for i := range ms {
+		if len(alts) >= maxAlts {
+			break
+		}
+		if cores[i] < 0 || math.IsInf(frees[i], 1) || i == c.machine || lv[i] != lv[c.machine] {
+			continue
+		}
+		if f := math.Max(frees[i], ready) + exec[i]; math.Abs(f-c.finish) <= sameFinishS {
+			alts = append(alts, i)
+		}
+	}
+	ms[c.machine].CoreFree[c.core] = c.finish
+	ec.cores[c.machine], ec.frees[c.machine] = ms[c.machine].earliest()
+	return Placement{Machine: c.machine, Start: c.start, Finish: c.finish}, cs, alts, true
+}
