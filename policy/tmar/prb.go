@@ -106,7 +106,16 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		linkFree[i] = now
 	}
 	rnet, isRack := net.(RackNetwork)
-	for _, p := range sorted {
+	// A machine's reducers are timed on a scratch copy of its cores: the
+	// loop below takes the least time each step, so the times do not
+	// depend on the order of the cores; only the winner's vector is made
+	// as Algorithm 3 line 7 leaves it (sorted, then updated).
+	var cores []float64
+	// On a RackNetwork a machine holding no piece of the partition has the
+	// transfer time of its rack (rackTransferTime reads nothing else).
+	rackTT := make([]float64, len(ms))
+	rackTTAt := make([]int, len(ms)) // partition number + 1 the entry is for
+	for pn, p := range sorted {
 		var rs rackSums
 		if isRack {
 			rs = sumRacks(p, rnet)
@@ -119,56 +128,75 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		}
 		per := p.Bytes / int64(run)
 		best := Binding{Partition: p.ID, Machine: -1, Reducers: nr, Bytes: p.Bytes, Finish: math.Inf(1)}
-		var bestCores []float64
-		var bestArrive float64
+		var bestArrive, bestExec float64
 		for i := range ms {
 			if len(ms[i].CoreFree) == 0 {
 				continue
 			}
 			arrive := now // all of it local
 			var tt float64
-			if isRack {
-				tt = rackTransferTime(i, p, rs, rnet)
-			} else {
+			switch {
+			case !isRack:
 				tt = transferTime(i, p, net)
+			case p.At[i] == 0:
+				// rackTransferTime with nothing on i: a function of i's rack.
+				r := rnet.RackOf(i)
+				if r < 0 || r >= len(rackTT) {
+					tt = rackTransferTime(i, p, rs, rnet)
+					break
+				}
+				if rackTTAt[r] != pn+1 {
+					rackTT[r], rackTTAt[r] = rackTransferTime(i, p, rs, rnet), pn+1
+				}
+				tt = rackTT[r]
+			default:
+				tt = rackTransferTime(i, p, rs, rnet)
 			}
 			if tt > 0 {
 				arrive = linkFree[i] + tt // eq. 5 through i's link
 			}
-			cores := append([]float64(nil), ms[i].CoreFree...)
-			sort.Float64s(cores)
+			cores = append(cores[:0], ms[i].CoreFree...)
 			exec := reduceExec(i, per)
-			// Algorithm 4 lines 7–12: reducers beyond the free cores queue
-			// behind them; each reducer starts when a core frees and the
-			// data has arrived (eq. 4).
-			var start, finish, launch float64
-			for r := range run {
-				c := 0
-				for k := 1; k < len(cores); k++ {
-					if cores[k] < cores[c] {
-						c = k
-					}
-				}
-				s := math.Max(math.Max(cores[c], arrive), now)
-				if r == 0 {
-					start, launch = s, math.Max(cores[c], now)
-				}
-				cores[c] = s + exec
-				finish = math.Max(finish, cores[c])
-			}
+			start, finish, launch := queueReducers(cores, run, arrive, now, exec)
 			if finish < best.Finish-tieEpsilon {
 				best = Binding{Partition: p.ID, Machine: i, Reducers: nr, Bytes: p.Bytes, Launch: launch, Start: start, Finish: finish}
-				bestCores, bestArrive = cores, arrive
+				bestArrive, bestExec = arrive, exec
 			}
 		}
 		if best.Machine < 0 {
 			continue
 		}
+		bestCores := append([]float64(nil), ms[best.Machine].CoreFree...)
+		sort.Float64s(bestCores)
+		queueReducers(bestCores, run, bestArrive, now, bestExec)
 		ms[best.Machine].CoreFree = bestCores
 		linkFree[best.Machine] = bestArrive
 		out = append(out, best)
 	}
 	return out
+}
+
+// queueReducers is Algorithm 4 lines 7–12 on one machine's cores: run
+// reducers of exec seconds, those beyond the free cores queued behind
+// them; each starts when a core frees and the data has arrived (eq. 4).
+// It updates cores and returns the first reducer's start and launch and
+// the last finish.
+func queueReducers(cores []float64, run int, arrive, now, exec float64) (start, finish, launch float64) {
+	for r := range run {
+		c := 0
+		for k := 1; k < len(cores); k++ {
+			if cores[k] < cores[c] {
+				c = k
+			}
+		}
+		s := math.Max(math.Max(cores[c], arrive), now)
+		if r == 0 {
+			start, launch = s, math.Max(cores[c], now)
+		}
+		cores[c] = s + exec
+		finish = math.Max(finish, cores[c])
+	}
+	return start, finish, launch
 }
 
 // SharedLinks parameterises BindPartitionsShared: every node has one full
