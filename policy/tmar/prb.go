@@ -251,6 +251,16 @@ type sharedPlan struct {
 	rs       []boundReducer
 	queue    [][][]int // machine -> core -> indices into rs, in start order
 	coreFree [][]float64
+	machMin  []float64 // machine -> its earliest core (+Inf without cores), kept by refreshMin
+}
+
+// refreshMin recomputes machine m's earliest core after coreFree[m] changed.
+func (sp *sharedPlan) refreshMin(m int) {
+	at := math.Inf(1)
+	for _, f := range sp.coreFree[m] {
+		at = math.Min(at, f)
+	}
+	sp.machMin[m] = at
 }
 
 // contend is how many bytes of a newcomer of x bytes, sent over
@@ -334,10 +344,10 @@ type senders struct {
 	dur, harm top2
 }
 
-func (sp *sharedPlan) senders(pieces map[int]float64, srcs []int, t0 float64) senders {
+func (sp *sharedPlan) senders(srcs []int, xs []float64, t0 float64) senders {
 	out := senders{dur: top2{k1: -2}, harm: top2{k1: -2}}
-	for _, s := range srcs {
-		x := pieces[s]
+	for k, s := range srcs {
+		x := xs[k]
 		if s < 0 || x <= 0 {
 			continue
 		}
@@ -348,25 +358,34 @@ func (sp *sharedPlan) senders(pieces map[int]float64, srcs []int, t0 float64) se
 	return out
 }
 
-// shuffleDuration is the fetch time of a reducer launched at t0 on to whose
-// remote pieces are pieces (by machine; to's own piece is read locally):
-// the slowest of its incoming link and the outgoing links of its sources
-// (eq. 5 applied at both ends of every piece, out from senders), plus L;
-// and the harm (psDuration) it does to the reducers already bound.
-func (sp *sharedPlan) shuffleDuration(to int, pieces map[int]float64, srcs []int, t0 float64, out senders, net Network) (dur, harm float64) {
-	var total, worst float64
-	for _, s := range srcs {
-		x := pieces[s]
+// remoteIn is what a reducer on to fetches of the pieces xs on srcs (by
+// machine; to's own piece is read locally): their bytes, and the time of
+// the slowest alone at its pair bandwidth (a piece never beats C_B); ok is
+// false when a remote piece has no bandwidth.
+func remoteIn(to int, srcs []int, xs []float64, net Network) (total, worst float64, ok bool) {
+	for k, s := range srcs {
+		x := xs[k]
 		if s == to || x <= 0 {
 			continue
 		}
 		total += x
-		// A piece never beats its pair bandwidth (C_B).
 		bw := net.Bandwidth(s, to)
 		if bw <= 0 {
-			return math.Inf(1), 0
+			return 0, 0, false
 		}
 		worst = math.Max(worst, x/bw)
+	}
+	return total, worst, true
+}
+
+// shuffleDuration is the fetch time of a reducer launched at t0 on to whose
+// remote pieces are what remoteIn gave (total, worst, ok): the slowest of
+// its incoming link and the outgoing links of its sources (eq. 5 applied at
+// both ends of every piece, out from senders), plus L; and the harm
+// (psDuration) it does to the reducers already bound.
+func (sp *sharedPlan) shuffleDuration(to int, total, worst float64, ok bool, t0 float64, out senders) (dur, harm float64) {
+	if !ok {
+		return math.Inf(1), 0
 	}
 	if total == 0 {
 		return 0, 0
@@ -431,6 +450,7 @@ func (sp *sharedPlan) settle(ri int) {
 	}
 	last := q[len(q)-1]
 	sp.coreFree[r.machine][r.core] = sp.rs[last].finish()
+	sp.refreshMin(r.machine)
 }
 
 // prune drops from the links the transfers done by the time the first core
@@ -439,10 +459,8 @@ func (sp *sharedPlan) settle(ri int) {
 // keep only what can still overlap. It returns that time.
 func (sp *sharedPlan) prune(since float64) float64 {
 	at := math.Inf(1)
-	for _, cores := range sp.coreFree {
-		for _, f := range cores {
-			at = math.Min(at, f)
-		}
+	for _, f := range sp.machMin {
+		at = math.Min(at, f)
 	}
 	if math.IsInf(at, 1) || at <= since {
 		return since
@@ -492,15 +510,27 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 	// per piece (rackNet has one).
 	sp := &sharedPlan{cap: capB, lat: net.Latency(-1, -1),
 		out: make([][]int, len(ms)), in: make([][]int, len(ms)),
-		queue: make([][][]int, len(ms)), coreFree: make([][]float64, len(ms))}
+		queue: make([][][]int, len(ms)), coreFree: make([][]float64, len(ms)), machMin: make([]float64, len(ms))}
 	for i := range ms {
 		sp.queue[i] = make([][]int, len(ms[i].CoreFree))
 		sp.coreFree[i] = append([]float64(nil), ms[i].CoreFree...)
+		sp.refreshMin(i)
 	}
+	// On a rackNet a machine holding no piece of the partition fetches what
+	// every such machine of its rack fetches (remoteIn reads nothing else).
+	rn, isRackNet := net.(rackNet)
+	type fetch struct {
+		total, worst float64
+		ok           bool
+	}
+	rackFetch := make([]fetch, len(ms))
+	rackFetchAt := make([]int, len(ms)) // partition number + 1 the entry is for
+	srcAt := make([]int, len(ms))       // partition number + 1 when the machine holds a piece
+	var xs []float64
 	out := make([]Binding, 0, len(sorted))
 	pruned := now
 	var coreBuf []float64
-	for _, p := range sorted {
+	for pn, p := range sorted {
 		pruned = sp.prune(pruned)
 		nr := max(int(math.Ceil(float64(p.Bytes)/float64(rSplit))), 1)
 		run := nr
@@ -508,15 +538,20 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			run = p.Run
 		}
 		per := p.Bytes / int64(run)
-		pieces := make(map[int]float64, len(p.At))
 		srcs := make([]int, 0, len(p.At))
 		for s, b := range p.At {
 			if b > 0 {
-				pieces[s] = float64(b) / float64(run)
 				srcs = append(srcs, s)
 			}
 		}
 		sort.Ints(srcs)
+		xs = xs[:0] // the pieces, by srcs
+		for _, s := range srcs {
+			xs = append(xs, float64(p.At[s])/float64(run))
+			if s >= 0 && s < len(srcAt) {
+				srcAt[s] = pn + 1
+			}
+		}
 		type plan struct {
 			core                       []int
 			launch, shuffle            []float64
@@ -524,6 +559,7 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 		}
 		best, bestM := plan{finish: math.Inf(1), score: math.Inf(1)}, -1
 		byLaunch := map[float64]senders{} // most nodes launch at the same times
+		lastLaunch, lastSnd := math.NaN(), senders{}
 		// Scratch reused across machines: a candidate's vectors become
 		// best's, and best's old ones the next candidate's.
 		var spare plan
@@ -534,6 +570,16 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			coreBuf = append(coreBuf[:0], sp.coreFree[i]...)
 			cores := coreBuf
 			exec := reduceExec(i, per)
+			var in fetch
+			if r := rn.RackOf(i); isRackNet && srcAt[i] != pn+1 && r >= 0 {
+				if rackFetchAt[r] != pn+1 {
+					rackFetch[r].total, rackFetch[r].worst, rackFetch[r].ok = remoteIn(i, srcs, xs, net)
+					rackFetchAt[r] = pn + 1
+				}
+				in = rackFetch[r]
+			} else {
+				in.total, in.worst, in.ok = remoteIn(i, srcs, xs, net)
+			}
 			c := plan{exec: exec, start: math.Inf(1), core: spare.core[:0], launch: spare.launch[:0], shuffle: spare.shuffle[:0]}
 			for range run {
 				k := 0
@@ -543,12 +589,16 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 					}
 				}
 				launch := math.Max(cores[k], now)
-				snd, ok := byLaunch[launch]
-				if !ok {
-					snd = sp.senders(pieces, srcs, launch)
-					byLaunch[launch] = snd
+				snd := lastSnd
+				if launch != lastLaunch {
+					var ok bool
+					if snd, ok = byLaunch[launch]; !ok {
+						snd = sp.senders(srcs, xs, launch)
+						byLaunch[launch] = snd
+					}
+					lastLaunch, lastSnd = launch, snd
 				}
-				sh, harm := sp.shuffleDuration(i, pieces, srcs, launch, snd, net)
+				sh, harm := sp.shuffleDuration(i, in.total, in.worst, in.ok, launch, snd)
 				if links.Protect {
 					c.score = math.Max(c.score, harm)
 				}
@@ -578,8 +628,8 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			sp.rs = append(sp.rs, boundReducer{machine: bestM, core: best.core[r], binding: bi, launch: launch,
 				shuffleEnd: launch + best.shuffle[r], exec: best.exec})
 			var total float64
-			for _, s := range srcs {
-				x := pieces[s]
+			for k, s := range srcs {
+				x := xs[k]
 				if s == bestM || x <= 0 {
 					continue
 				}
@@ -593,6 +643,7 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			}
 			sp.queue[bestM][best.core[r]] = append(sp.queue[bestM][best.core[r]], ri)
 			sp.coreFree[bestM][best.core[r]] = sp.rs[ri].finish()
+			sp.refreshMin(bestM)
 		}
 		ids := make([]int, 0, len(moved))
 		for ri := range moved {

@@ -506,4 +506,3 @@ func bindPartitionsSharedRef(ms []Machine, parts []Partition, net Network, links
 	}
 	return out
 }
-
