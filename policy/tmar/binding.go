@@ -154,7 +154,7 @@ func (p *Plugin) placeReducer(ctx context.Context, v cluster.View, t *cluster.Ta
 		return nil, policy.NewStatus(policy.Skip, "partition not in the PRB plan")
 	}
 	node := p.planNode[t.App.ID][t.Partition]
-	p.reserved[t.ID] = reservation{task: t, node: node, finish: b.Finish}
+	p.reserve(t.ID, reservation{task: t, node: node, finish: b.Finish})
 	return []policy.NodeScore{{Node: node, Score: 1}}, nil
 }
 
@@ -169,11 +169,13 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 		p.replan(ctx, v)
 	}
 	out := p.holds(v)
+	p.shrinkReserved()
 	now := float64(v.Now()) / 1000
 	for id := range p.plans {
 		if a := v.App(id); a == nil || a.Finished() {
 			delete(p.plans, id)
 			delete(p.planNode, id)
+			delete(p.redCounts, id)
 		}
 	}
 	for id := range p.rates {

@@ -94,7 +94,10 @@ func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) 
 		return
 	case events.AppFinished:
 		delete(p.outSums, ev.App)
+		delete(p.redCounts, ev.App)
 		return
+	case events.TaskPending:
+		delete(p.redCounts, ev.App) // it may set a task's kind or partition
 	case events.TaskFinished:
 		if at := v.Attempt(ev.Attempt); at == nil || at.Task.Kind == events.Map {
 			delete(p.outSums, ev.App) // a map's success (or loss) changes which outputs count

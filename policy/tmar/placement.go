@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -55,7 +56,6 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.rackIx = p.rackIx[:0]
 	rackNo := map[string]int{}
 	meanGB := map[*cluster.App]float64{}
-	redCount := map[*cluster.App]map[int]int{} // reducers per partition, counted once per app
 	for _, n := range v.Nodes() {
 		if n.State != cluster.NodeRunning {
 			continue
@@ -79,7 +79,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			} else {
 				gb, ok := meanGB[at.Task.App]
 				if _, planned := p.plans[at.Task.App.ID]; planned || !ok {
-					gb = p.reducerGB(at.Task, redCount)
+					gb = p.reducerGB(at.Task)
 					meanGB[at.Task.App] = gb
 				}
 				est = p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(at.Task.App), n)*gb
@@ -144,26 +144,44 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 
 // reducerGB is the input of one reducer of t's partition as PRB planned it,
 // else the job's mean partition (what the model can know before binding).
-// counts caches the reducers per partition of the apps it has seen (the
-// app's tasks do not change while the model is built).
-func (p *Plugin) reducerGB(t *cluster.Task, counts map[*cluster.App]map[int]int) float64 {
+func (p *Plugin) reducerGB(t *cluster.Task) float64 {
 	if b, ok := p.plans[t.App.ID][t.Partition]; ok {
-		c, ok := counts[t.App]
-		if !ok {
-			c = map[int]int{}
-			for _, x := range t.App.Tasks {
-				if x.Kind == events.Reduce {
-					c[x.Partition]++
-				}
-			}
-			counts[t.App] = c
-		}
-		return float64(b.Bytes) / gib / float64(max(1, c[t.Partition]))
+		return float64(b.Bytes) / gib / float64(max(1, p.reducersOf(t.App)[t.Partition]))
 	}
 	if t.App.Reduces > 0 {
 		return float64(p.outputTotal(t.App)) / gib / float64(t.App.Reduces)
 	}
 	return 0
+}
+
+// reducerCount is an app's reducers per partition as counted over its
+// tasks, with what the count was made from: the app's task list (its length
+// and first task) and no task.pending since (Observe drops the entry on one:
+// a pending event may set a task's kind and partition).
+type reducerCount struct {
+	tasks  int
+	first  *cluster.Task
+	byPart map[int]int
+}
+
+// reducersOf is the app's reducers per partition, counted again only when
+// its tasks changed: an app with 100,000 maps was walked at every model
+// rebuild while one of its reducers ran.
+func (p *Plugin) reducersOf(a *cluster.App) map[int]int {
+	if c, ok := p.redCounts[a.ID]; ok && c.tasks == len(a.Tasks) && len(a.Tasks) > 0 && c.first == a.Tasks[0] {
+		return c.byPart
+	}
+	c := &reducerCount{tasks: len(a.Tasks), byPart: map[int]int{}}
+	if len(a.Tasks) > 0 {
+		c.first = a.Tasks[0]
+	}
+	for _, x := range a.Tasks {
+		if x.Kind == events.Reduce {
+			c.byPart[x.Partition]++
+		}
+	}
+	p.redCounts[a.ID] = c
+	return c.byPart
 }
 
 // localityOn is t's locality on one node, from the model's host and rack
@@ -262,7 +280,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	for _, a := range alts {
 		res.alts = append(res.alts, ms[a].Name)
 	}
-	p.reserved[t.ID] = res
+	p.reserve(t.ID, res)
 	p.log.Debug().Str("task", t.ID).Str("node", ms[best.Machine].Name).Float64("now", now).
 		Float64("start", best.Start).Float64("finish", best.Finish).Msg("tmar plan")
 	if !p.cfg.Strict { // a strict hint lists no ranked alternatives
@@ -442,10 +460,31 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		p.early.ok = false // PlanMaps updates the cores
 		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
 			t := batch[pl.Task]
-			p.reserved[t.ID] = reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish}
+			p.reserve(t.ID, reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish})
 		}
 		lo = hi
 	}
+}
+
+// reserve records a placement of ours not started yet.
+func (p *Plugin) reserve(id string, r reservation) {
+	p.reserved[id] = r
+	p.reservedPeak = max(p.reservedPeak, len(p.reserved))
+}
+
+// shrinkReserved copies the reservations into a map of their size once they
+// are far fewer than at their peak: a Go map keeps the table of its largest
+// size, and every pass over it (each tick's re-plan, model and holds) walks
+// that table, so one large job left every later tick walking its 100,000
+// empty slots. The reservations are the same; no pass depends on the
+// order of a map.
+func (p *Plugin) shrinkReserved() {
+	if p.reservedPeak < 1024 || len(p.reserved)*8 > p.reservedPeak {
+		return
+	}
+	m := make(map[string]reservation, len(p.reserved))
+	maps.Copy(m, p.reserved)
+	p.reserved, p.reservedPeak = m, len(m)
 }
 
 // holds renews the strict place hints of planned maps that have not started:

@@ -66,6 +66,9 @@ type mapStage struct {
 	rackIx   []int           // machine -> rack number
 	nodeAt   []*cluster.Node // machine -> node of the view
 	reserved map[string]reservation
+	// reservedPeak is the most reservations since the map was last made
+	// (see shrinkReserved).
+	reservedPeak int
 	// execKey names the Map_Matrix column execCol holds: Place's estimates
 	// for a map of that app and split size on every machine of the model.
 	execKey                 execKey
@@ -86,6 +89,9 @@ type mapStage struct {
 type prb struct {
 	plans    map[string]map[int]Binding // app -> partition -> PRB outcome (node = Machine of the model then)
 	planNode map[string]map[int]string  // app -> partition -> bound node id
+	// redCounts caches each planned app's reducers per partition
+	// (reducersOf), dropped with the plan.
+	redCounts map[string]*reducerCount
 
 	// What PRB predicted, for Extra: the sum over planned apps of their
 	// predicted completion (latest reducer finish) since submission.
@@ -115,7 +121,7 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 		learner: learner{learned: map[string]*matrices{}, rates: map[string]*jobRate{}, loaded: map[string]bool{},
 			dirty: map[string]bool{}, seedMean: map[string]float64{}, outSums: map[string]outputSums{}},
 		mapStage: mapStage{reserved: map[string]reservation{}, modelAt: -1},
-		prb:      prb{plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}}}
+		prb:      prb{plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, redCounts: map[string]*reducerCount{}}}
 	for jt, row := range cfg.MapMatrix {
 		var sum float64
 		n := 0
