@@ -567,9 +567,17 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			if len(ms[i].CoreFree) == 0 {
 				continue
 			}
+			exec := reduceExec(i, per)
+			// The machine's offer is no earlier than its first reducer's
+			// launch (its earliest core) plus its execution: the shuffle
+			// only adds. When that is already past the best offer, the
+			// comparison below cannot pick it, and its transfers (the
+			// senders' links at its launch time above all) are not timed.
+			if lb := math.Max(sp.machMin[i], now) + exec; sp.lat >= 0 && lb > best.score+tieEpsilon {
+				continue
+			}
 			coreBuf = append(coreBuf[:0], sp.coreFree[i]...)
 			cores := coreBuf
-			exec := reduceExec(i, per)
 			var in fetch
 			if r := rn.RackOf(i); isRackNet && srcAt[i] != pn+1 && r >= 0 {
 				if rackFetchAt[r] != pn+1 {
