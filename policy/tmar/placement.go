@@ -51,11 +51,19 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.nodeAt = p.nodeAt[:0]
 	p.execKey = execKey{} // the machines changed: Place's cached Map_Matrix column is stale
 	p.early.ok = false
-	p.index = make(map[string]int, len(v.Nodes()))
-	p.hostIdx = make(map[string]int, 2*len(v.Nodes()))
-	p.rackIx = p.rackIx[:0]
-	rackNo := map[string]int{}
 	meanGB := map[*cluster.App]float64{}
+	// Every machine's cores live in one buffer, reused from the model
+	// before (no one keeps a model's vectors past the next rebuild).
+	total := 0
+	for _, n := range v.Nodes() {
+		if n.State == cluster.NodeRunning {
+			total += max(0, n.VCores/p.cfg.ContainerVCores)
+		}
+	}
+	if cap(p.coreBuf) < total {
+		p.coreBuf = make([]float64, 0, total)
+	}
+	p.coreBuf = p.coreBuf[:0]
 	for _, n := range v.Nodes() {
 		if n.State != cluster.NodeRunning {
 			continue
@@ -64,10 +72,11 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		if cores <= 0 {
 			continue
 		}
-		m := Machine{Name: n.ID, CoreFree: make([]float64, cores), PowerIdleW: n.PowerIdleW, PowerMaxW: n.PowerMaxW}
-		for i := range m.CoreFree {
-			m.CoreFree[i] = now
+		at0 := len(p.coreBuf)
+		for range cores {
+			p.coreBuf = append(p.coreBuf, now)
 		}
+		m := Machine{Name: n.ID, CoreFree: p.coreBuf[at0:len(p.coreBuf):len(p.coreBuf)], PowerIdleW: n.PowerIdleW, PowerMaxW: n.PowerMaxW}
 		busy := 0
 		for _, at := range n.Running {
 			if busy >= cores {
@@ -95,17 +104,10 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			m.CoreFree[busy] = math.Max(now, end)
 			busy++
 		}
-		p.index[n.ID] = len(p.machines)
-		p.hostIdx[n.ID], p.hostIdx[hostOf(n.ID)] = len(p.machines), len(p.machines)
-		r, ok := rackNo[n.Rack]
-		if !ok {
-			r = len(rackNo)
-			rackNo[n.Rack] = r
-		}
-		p.rackIx = append(p.rackIx, r)
 		p.machines = append(p.machines, m)
 		p.nodeAt = append(p.nodeAt, n)
 	}
+	p.indexNodes()
 	// Placements of ours still pending keep their cores, taken in order of
 	// finish (then task id) so the model never depends on map order.
 	type held struct {
@@ -140,6 +142,37 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		m.CoreFree[c] = math.Max(free, r.finish)
 	}
 	return p.machines
+}
+
+// indexNodes indexes the model's machines by node id and host name, and
+// numbers their racks in order of first sight; the indexes of the model
+// before are kept when its machines were the same nodes (ids and racks) in
+// the same order, as they are most of the time.
+func (p *Plugin) indexNodes() {
+	same := p.index != nil && len(p.idxNodes) == len(p.nodeAt)
+	for i := 0; same && i < len(p.nodeAt); i++ {
+		n := p.nodeAt[i]
+		same = n == p.idxNodes[i] && n.ID == p.idxIDs[i] && n.Rack == p.idxRacks[i]
+	}
+	if same {
+		return
+	}
+	p.index = make(map[string]int, len(p.nodeAt))
+	p.hostIdx = make(map[string]int, 2*len(p.nodeAt))
+	p.rackIx = p.rackIx[:0]
+	p.idxNodes, p.idxIDs, p.idxRacks = p.idxNodes[:0], p.idxIDs[:0], p.idxRacks[:0]
+	rackNo := map[string]int{}
+	for i, n := range p.nodeAt {
+		p.index[n.ID] = i
+		p.hostIdx[n.ID], p.hostIdx[hostOf(n.ID)] = i, i
+		r, ok := rackNo[n.Rack]
+		if !ok {
+			r = len(rackNo)
+			rackNo[n.Rack] = r
+		}
+		p.rackIx = append(p.rackIx, r)
+		p.idxNodes, p.idxIDs, p.idxRacks = append(p.idxNodes, n), append(p.idxIDs, n.ID), append(p.idxRacks, n.Rack)
+	}
 }
 
 // reducerGB is the input of one reducer of t's partition as PRB planned it,

@@ -65,7 +65,11 @@ type mapStage struct {
 	hostIdx  map[string]int  // node id and host name -> machine
 	rackIx   []int           // machine -> rack number
 	nodeAt   []*cluster.Node // machine -> node of the view
-	reserved map[string]reservation
+	// What index, hostIdx and rackIx were made from (indexNodes).
+	idxNodes         []*cluster.Node
+	idxIDs, idxRacks []string
+	coreBuf          []float64 // every machine's CoreFree
+	reserved         map[string]reservation
 	// reservedPeak is the most reservations since the map was last made
 	// (see shrinkReserved).
 	reservedPeak int
