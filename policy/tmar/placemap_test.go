@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -168,6 +169,23 @@ func TestLevelCodesSameAsLevels(t *testing.T) {
 			if lvLocality[got[i]] != want[i] {
 				t.Fatalf("instance %d machine %d: got %q want %q", iter, i, lvLocality[got[i]], want[i])
 			}
+		}
+	}
+}
+
+// holds writes the finish as fmt's %.1f did, with strconv.
+func TestHoldReasonAsSprintf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		x := rng.Float64() * math.Pow(10, float64(rng.IntN(8)-2))
+		want := fmt.Sprintf("%.1f", x)
+		if got := strconv.FormatFloat(x, 'f', 1, 64); got != want {
+			t.Fatalf("%v: got %s want %s", x, got, want)
+		}
+	}
+	for _, x := range []float64{0.05, 0.15, 0.25, 1e-300, 1e300, math.Inf(1), 12345.65} {
+		if got, want := strconv.FormatFloat(x, 'f', 1, 64), fmt.Sprintf("%.1f", x); got != want {
+			t.Fatalf("%v: got %s want %s", x, got, want)
 		}
 	}
 }

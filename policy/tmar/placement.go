@@ -6,11 +6,11 @@ package tmar
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -116,6 +116,9 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	}
 	hs := make([]held, 0, len(p.reserved))
 	for id, r := range p.reserved {
+		if p.replanning && r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
+			continue // being re-planned: as if not placed
+		}
 		if r.task.State != cluster.TaskPending || r.task.App.Finished() {
 			delete(p.reserved, id) // started (its attempt is counted above), or its app is over
 			continue
@@ -443,11 +446,14 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		}
 		return strings.Compare(ta.ID, tb.ID)
 	})
-	for _, t := range tasks {
-		delete(p.reserved, t.ID)
-	}
-	p.modelAt = -1 // rebuild without them
+	// The model is rebuilt without them (model skips them while
+	// replanning); their reservations are replaced below, and those of the
+	// maps the plan leaves out dropped.
+	p.modelAt = -1
+	p.replanning = true
 	ms := p.model(ctx, v)
+	p.replanning = false
+	placed := make([]bool, len(tasks))
 	now := float64(v.Now()) / 1000
 	racks := map[string]int{}
 	rack := make([]int, len(ms))
@@ -471,11 +477,9 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		batch := tasks[lo:hi]
 		mts := make([]MapTask, len(batch))
 		for k, t := range batch {
-			seen := map[int]bool{}
 			for _, sp := range t.Splits {
 				for _, h := range sp.Hosts {
-					if i, ok := byHost[h]; ok && !seen[i] {
-						seen[i] = true
+					if i, ok := byHost[h]; ok && !slices.Contains(mts[k].Local, i) {
 						mts[k].Local = append(mts[k].Local, i)
 					}
 				}
@@ -494,8 +498,14 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
 			t := batch[pl.Task]
 			p.reserve(t.ID, reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish})
+			placed[lo+pl.Task] = true
 		}
 		lo = hi
+	}
+	for k, t := range tasks {
+		if !placed[k] {
+			delete(p.reserved, t.ID)
+		}
 	}
 }
 
@@ -528,23 +538,32 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 		return nil
 	}
 	now := float64(v.Now()) / 1000
-	ids := make([]string, 0, len(p.reserved))
+	type held struct {
+		id string
+		r  reservation
+	}
+	hs := make([]held, 0, len(p.reserved))
 	for id, r := range p.reserved {
 		if r.finish > now && r.task.State == cluster.TaskPending {
-			ids = append(ids, id)
+			hs = append(hs, held{id, r})
 		}
 	}
-	sort.Strings(ids)
-	out := make([]policy.Hint, 0, len(ids))
-	for _, id := range ids {
-		r := p.reserved[id]
+	slices.SortFunc(hs, func(a, b held) int { return strings.Compare(a.id, b.id) }) // ids are unique
+	out := make([]policy.Hint, 0, len(hs))
+	var reason []byte
+	for _, h := range hs {
+		r := h.r
 		nodes := []policy.NodeScore{{Node: r.node, Score: 1, Locality: p.localityOn(r.task, r.node, v)}}
 		for _, a := range r.alts {
 			nodes = append(nodes, policy.NodeScore{Node: a, Score: 1, Locality: nodes[0].Locality})
 		}
+		// fmt's %.1f is strconv's 'f' with precision 1.
+		reason = append(reason[:0], "TMaR plan: finishes at +"...)
+		reason = strconv.AppendFloat(reason, r.finish-now, 'f', 1, 64)
+		reason = append(reason, "s there (Algorithms 1, 3)"...)
 		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
 			Nodes:  nodes,
-			Reason: fmt.Sprintf("TMaR plan: finishes at +%.1fs there (Algorithms 1, 3)", r.finish-now)})
+			Reason: string(reason)})
 	}
 	return out
 }

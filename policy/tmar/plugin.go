@@ -73,6 +73,9 @@ type mapStage struct {
 	// reservedPeak is the most reservations since the map was last made
 	// (see shrinkReserved).
 	reservedPeak int
+	// replanning: the model being built leaves out the maps being
+	// re-planned (replan).
+	replanning bool
 	// execKey names the Map_Matrix column execCol holds: Place's estimates
 	// for a map of that app and split size on every machine of the model.
 	execKey                 execKey

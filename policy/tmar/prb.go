@@ -512,7 +512,6 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 		out: make([][]int, len(ms)), in: make([][]int, len(ms)),
 		queue: make([][][]int, len(ms)), coreFree: make([][]float64, len(ms)), machMin: make([]float64, len(ms))}
 	for i := range ms {
-		sp.queue[i] = make([][]int, len(ms[i].CoreFree))
 		sp.coreFree[i] = append([]float64(nil), ms[i].CoreFree...)
 		sp.refreshMin(i)
 	}
@@ -648,6 +647,9 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			}
 			if total > 0 {
 				sp.addXfer(&sp.in[bestM], xfer{start: launch, bytes: total, owner: ri}, moved)
+			}
+			if sp.queue[bestM] == nil { // made for the machines that get a reducer
+				sp.queue[bestM] = make([][]int, len(sp.coreFree[bestM]))
 			}
 			sp.queue[bestM][best.core[r]] = append(sp.queue[bestM][best.core[r]], ri)
 			sp.coreFree[bestM][best.core[r]] = sp.rs[ri].finish()
