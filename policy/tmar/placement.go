@@ -110,9 +110,9 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.indexNodes()
 	// Placements of ours still pending keep their cores, taken in order of
 	// finish (then task id) so the model never depends on map order.
-	type held struct {
-		id string
-		r  reservation
+	type held struct { // what the model reads of a reservation: small to sort
+		finish   float64
+		id, node string
 	}
 	hs := make([]held, 0, len(p.reserved))
 	for id, r := range p.reserved {
@@ -126,16 +126,15 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		if r.finish <= now {
 			continue // overdue and not started: kept for the next re-plan
 		}
-		hs = append(hs, held{id, r})
+		hs = append(hs, held{r.finish, id, r.node})
 	}
 	slices.SortFunc(hs, func(a, b held) int {
-		if c := cmp.Compare(a.r.finish, b.r.finish); c != 0 {
+		if c := cmp.Compare(a.finish, b.finish); c != 0 {
 			return c
 		}
 		return strings.Compare(a.id, b.id)
 	})
-	for _, h := range hs {
-		r := h.r
+	for _, r := range hs {
 		i, ok := p.index[r.node]
 		if !ok {
 			continue
@@ -538,21 +537,23 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 		return nil
 	}
 	now := float64(v.Now()) / 1000
-	type held struct {
+	type held struct { // small to sort: the reservation is rs[k]
 		id string
-		r  reservation
+		k  int
 	}
 	hs := make([]held, 0, len(p.reserved))
+	rs := make([]reservation, 0, len(p.reserved))
 	for id, r := range p.reserved {
 		if r.finish > now && r.task.State == cluster.TaskPending {
-			hs = append(hs, held{id, r})
+			hs = append(hs, held{id, len(rs)})
+			rs = append(rs, r)
 		}
 	}
 	slices.SortFunc(hs, func(a, b held) int { return strings.Compare(a.id, b.id) }) // ids are unique
 	out := make([]policy.Hint, 0, len(hs))
 	var reason []byte
 	for _, h := range hs {
-		r := h.r
+		r := rs[h.k]
 		nodes := []policy.NodeScore{{Node: r.node, Score: 1, Locality: p.localityOn(r.task, r.node, v)}}
 		for _, a := range r.alts {
 			nodes = append(nodes, policy.NodeScore{Node: a, Score: 1, Locality: nodes[0].Locality})

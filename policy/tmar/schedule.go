@@ -377,18 +377,26 @@ func (t *finishTree) top() (float64, int, float64) {
 	return r.m1, r.i1, r.m2
 }
 
+// A node's m2 is above its m1 or +Inf, so the next larger finish of the
+// two is the smaller of the winner's m2 and the loser's m1 (of both m2 on
+// a tie, which goes to a, the left).
 func mergeFinish(a, b finishNode) finishNode {
-	r := a
-	if b.m1 < a.m1 {
-		r = b
-	}
-	r.m2 = math.Inf(1)
-	for _, v := range [4]float64{a.m1, a.m2, b.m1, b.m2} {
-		if v > r.m1 && v < r.m2 {
-			r.m2 = v
+	switch {
+	case b.m1 < a.m1:
+		if a.m1 < b.m2 {
+			b.m2 = a.m1
 		}
+		return b
+	case a.m1 < b.m1:
+		if b.m1 < a.m2 {
+			a.m2 = b.m1
+		}
+		return a
 	}
-	return r
+	if b.m2 < a.m2 {
+		a.m2 = b.m2
+	}
+	return a
 }
 
 // earliestCache holds each machine's earliest core and its time
