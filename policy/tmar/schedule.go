@@ -204,6 +204,11 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 		cand
 		present bool
 		level   int
+		// energy is the offer's added energy (eq. 2) once eOK: the power
+		// tie-break reads it from the offer, which changes only when it is
+		// recomputed.
+		energy float64
+		eOK    bool
 	}
 	offers := make([]offer, len(ms))
 	compute := func(i int) {
@@ -259,6 +264,45 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 			// A clear minimum: the scan below would pick the first machine
 			// with it.
 			k = i1
+		} else if tie.Power {
+			// PowerTie.choose over the offers in machine order, each
+			// offer's energy computed once: the earliest finish (the first
+			// machine with a clear minimum, else the scan's), then of the
+			// offers within the tie the one adding the least power.
+			best := -1
+			if m1, i1, m2 := tree.top(); !math.IsInf(m1, 1) && m2 > m1+2*tieEpsilon {
+				best = i1
+			} else {
+				for i := range offers {
+					if offers[i].present && (best < 0 || offers[i].finish < offers[best].finish-tieEpsilon) {
+						best = i
+					}
+				}
+			}
+			if best >= 0 {
+				energy := func(i int) float64 {
+					if o := &offers[i]; !o.eOK {
+						o.energy, o.eOK = ms[i].addedEnergy(o.start, o.exec), true
+					}
+					return offers[i].energy
+				}
+				limit := offers[best].finish + math.Max(0, tie.Within) + tieEpsilon
+				if tie.WithinMakespan {
+					limit = math.Max(limit, span+tieEpsilon)
+				}
+				bestE := energy(best)
+				for i := range offers {
+					o := &offers[i]
+					if !o.present || o.finish > limit || i == best {
+						continue
+					}
+					e := energy(i)
+					if e < bestE-1e-9 || (e <= bestE+1e-9 && o.finish < offers[best].finish-tieEpsilon) {
+						best, bestE = i, e
+					}
+				}
+			}
+			k = best
 		} else {
 			cs = cs[:0]
 			for i := range offers {
