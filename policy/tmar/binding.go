@@ -6,7 +6,6 @@ package tmar
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -112,7 +111,7 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	if len(plan) > 0 {
 		var last float64
 		for _, b := range plan {
-			last = math.Max(last, b.Finish)
+			last = fmax(last, b.Finish)
 		}
 		p.planJCTSum += last - float64(a.SubmitTS)/1000
 		p.planApps++

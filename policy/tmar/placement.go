@@ -101,7 +101,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 				el := float64(at.ProgressTS-at.StartTS) / 1000
 				end = float64(at.ProgressTS)/1000 + el*(1-at.Progress)/at.Progress
 			}
-			m.CoreFree[busy] = math.Max(now, end)
+			m.CoreFree[busy] = fmax(now, end)
 			busy++
 		}
 		p.machines = append(p.machines, m)
@@ -141,7 +141,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		}
 		m := &p.machines[i]
 		c, free := m.earliest()
-		m.CoreFree[c] = math.Max(free, r.finish)
+		m.CoreFree[c] = fmax(free, r.finish)
 	}
 	return p.machines
 }
@@ -298,7 +298,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	if !p.cfg.Strict {
 		for i := range ms {
 			if f := p.early.frees[i]; !math.IsInf(f, 1) {
-				cands = append(cands, cand{i, math.Max(f, now) + execOn[i]})
+				cands = append(cands, cand{i, fmax(f, now) + execOn[i]})
 			}
 		}
 	}

@@ -163,3 +163,19 @@ func TestMergeFinishSameAsLoop(t *testing.T) {
 		}
 	}
 }
+
+// fmax and fmin are math.Max and math.Min, signed zeros, infinities and
+// NaN included.
+func TestFmaxFminAsMath(t *testing.T) {
+	vals := []float64{math.Inf(-1), -3, -1e-300, math.Copysign(0, -1), 0, 1e-300, 2, 2, math.Inf(1), math.NaN()}
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+	}
+	for _, x := range vals {
+		for _, y := range vals {
+			if !same(fmax(x, y), math.Max(x, y)) || !same(fmin(x, y), math.Min(x, y)) {
+				t.Fatalf("%v %v: fmax %v fmin %v, math %v %v", x, y, fmax(x, y), fmin(x, y), math.Max(x, y), math.Min(x, y))
+			}
+		}
+	}
+}

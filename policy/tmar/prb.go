@@ -189,12 +189,12 @@ func queueReducers(cores []float64, run int, arrive, now, exec float64) (start, 
 				c = k
 			}
 		}
-		s := math.Max(math.Max(cores[c], arrive), now)
+		s := fmax(fmax(cores[c], arrive), now)
 		if r == 0 {
-			start, launch = s, math.Max(cores[c], now)
+			start, launch = s, fmax(cores[c], now)
 		}
 		cores[c] = s + exec
-		finish = math.Max(finish, cores[c])
+		finish = fmax(finish, cores[c])
 	}
 	return start, finish, launch
 }
@@ -258,7 +258,7 @@ type sharedPlan struct {
 func (sp *sharedPlan) refreshMin(m int) {
 	at := math.Inf(1)
 	for _, f := range sp.coreFree[m] {
-		at = math.Min(at, f)
+		at = fmin(at, f)
 	}
 	sp.machMin[m] = at
 }
@@ -271,12 +271,12 @@ func (sp *sharedPlan) refreshMin(m int) {
 func (sp *sharedPlan) contend(j int, x, t0, dur float64) float64 {
 	o := &sp.xs[j]
 	if o.start <= t0 {
-		return math.Min(x, o.remaining(t0))
+		return fmin(x, o.remaining(t0))
 	}
 	if dur <= 0 || o.start >= t0+dur {
 		return 0
 	}
-	return math.Min(x*(t0+dur-o.start)/dur, o.bytes)
+	return fmin(x*(t0+dur-o.start)/dur, o.bytes)
 }
 
 // psDuration is how long x bytes starting at t0 take on a link shared,
@@ -306,7 +306,7 @@ func (sp *sharedPlan) psDuration(link []int, x, t0 float64) (dur, harm float64) 
 		}
 		o := &sp.rs[sp.xs[j].owner]
 		if late := sp.xs[j].end + c/sp.cap + sp.lat - o.shuffleEnd; late > 0 {
-			harm = math.Max(harm, sp.coreFree[o.machine][o.core]+late)
+			harm = fmax(harm, sp.coreFree[o.machine][o.core]+late)
 		}
 	}
 	return dur, harm
@@ -373,7 +373,7 @@ func remoteIn(to int, srcs []int, xs []float64, net Network) (total, worst float
 		if bw <= 0 {
 			return 0, 0, false
 		}
-		worst = math.Max(worst, x/bw)
+		worst = fmax(worst, x/bw)
 	}
 	return total, worst, true
 }
@@ -390,9 +390,9 @@ func (sp *sharedPlan) shuffleDuration(to int, total, worst float64, ok bool, t0 
 	if total == 0 {
 		return 0, 0
 	}
-	worst = math.Max(worst, out.dur.without(to))
+	worst = fmax(worst, out.dur.without(to))
 	d, h := sp.psDuration(sp.in[to], total, t0)
-	return sp.lat + math.Max(worst, d), math.Max(out.harm.without(to), h)
+	return sp.lat + fmax(worst, d), fmax(out.harm.without(to), h)
 }
 
 // addXfer puts a new transfer on a link and delays the transfers it
@@ -418,7 +418,7 @@ func (sp *sharedPlan) settle(ri int) {
 	r := &sp.rs[ri]
 	end := r.launch
 	for _, j := range r.xfers {
-		end = math.Max(end, sp.xs[j].end+sp.lat)
+		end = fmax(end, sp.xs[j].end+sp.lat)
 	}
 	if end <= r.shuffleEnd {
 		return
@@ -460,7 +460,7 @@ func (sp *sharedPlan) settle(ri int) {
 func (sp *sharedPlan) prune(since float64) float64 {
 	at := math.Inf(1)
 	for _, f := range sp.machMin {
-		at = math.Min(at, f)
+		at = fmin(at, f)
 	}
 	if math.IsInf(at, 1) || at <= since {
 		return since
@@ -572,7 +572,7 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			// only adds. When that is already past the best offer, the
 			// comparison below cannot pick it, and its transfers (the
 			// senders' links at its launch time above all) are not timed.
-			if lb := math.Max(sp.machMin[i], now) + exec; sp.lat >= 0 && lb > best.score+tieEpsilon {
+			if lb := fmax(sp.machMin[i], now) + exec; sp.lat >= 0 && lb > best.score+tieEpsilon {
 				continue
 			}
 			coreBuf = append(coreBuf[:0], sp.coreFree[i]...)
@@ -595,7 +595,7 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 						k = j
 					}
 				}
-				launch := math.Max(cores[k], now)
+				launch := fmax(cores[k], now)
 				snd := lastSnd
 				if launch != lastLaunch {
 					var ok bool
@@ -607,16 +607,16 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 				}
 				sh, harm := sp.shuffleDuration(i, in.total, in.worst, in.ok, launch, snd)
 				if links.Protect {
-					c.score = math.Max(c.score, harm)
+					c.score = fmax(c.score, harm)
 				}
 				c.core = append(c.core, k)
 				c.launch = append(c.launch, launch)
 				c.shuffle = append(c.shuffle, sh)
-				c.start = math.Min(c.start, launch+sh)
+				c.start = fmin(c.start, launch+sh)
 				cores[k] = launch + sh + exec
-				c.finish = math.Max(c.finish, cores[k])
+				c.finish = fmax(c.finish, cores[k])
 			}
-			c.score = math.Max(c.score, c.finish)
+			c.score = fmax(c.score, c.finish)
 			if c.score < best.score-tieEpsilon || (c.score <= best.score+tieEpsilon && c.finish < best.finish-tieEpsilon) {
 				best, spare, bestM = c, best, i
 			} else {
@@ -671,9 +671,9 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 	for ri := range sp.rs {
 		r := &sp.rs[ri]
 		b := &out[r.binding]
-		b.Launch = math.Min(b.Launch, r.launch)
-		b.Start = math.Min(b.Start, r.shuffleEnd)
-		b.Finish = math.Max(b.Finish, r.finish())
+		b.Launch = fmin(b.Launch, r.launch)
+		b.Start = fmin(b.Start, r.shuffleEnd)
+		b.Finish = fmax(b.Finish, r.finish())
 	}
 	for i := range ms {
 		ms[i].CoreFree = sp.coreFree[i]
@@ -718,7 +718,7 @@ func transferTime(to int, p Partition, net Network) float64 {
 			return math.Inf(1)
 		}
 		total += float64(p.At[from]) / bw
-		lat = math.Max(lat, net.Latency(from, to))
+		lat = fmax(lat, net.Latency(from, to))
 	}
 	return lat + total
 }

@@ -45,7 +45,7 @@ func horizon(ms []Machine) float64 {
 	var h float64
 	for i := range ms {
 		for _, f := range ms[i].CoreFree {
-			h = math.Max(h, f)
+			h = fmax(h, f)
 		}
 	}
 	return h
@@ -77,7 +77,7 @@ func MapSchedule(ms []Machine, tasks int, ready float64, exec func(machine int) 
 			if core < 0 {
 				continue
 			}
-			start := math.Max(free, ready)
+			start := fmax(free, ready)
 			e := exec(i)
 			cs = append(cs, cand{machine: i, core: core, start: start, finish: start + e, exec: e})
 		}
@@ -87,7 +87,7 @@ func MapSchedule(ms []Machine, tasks int, ready float64, exec func(machine int) 
 		}
 		c := cs[k]
 		ms[c.machine].CoreFree[c.core] = c.finish
-		span = math.Max(span, c.finish)
+		span = fmax(span, c.finish)
 		out = append(out, Placement{Machine: c.machine, Start: c.start, Finish: c.finish})
 	}
 	return out
@@ -102,7 +102,7 @@ func scheduleOne(ms []Machine, cores []int, frees []float64, ready float64, exec
 		if cores[i] < 0 {
 			continue
 		}
-		start := math.Max(frees[i], ready)
+		start := fmax(frees[i], ready)
 		e := exec(i)
 		cs = append(cs, cand{machine: i, core: cores[i], start: start, finish: start + e, exec: e})
 	}
@@ -229,7 +229,7 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 			ti = firstAny()
 		}
 		e := execOn[i] + tasks[ti].Read[level]
-		start := math.Max(free, ready)
+		start := fmax(free, ready)
 		offers[i] = offer{cand: cand{machine: i, core: core, task: ti, start: start, finish: start + e, exec: e}, present: true, level: level}
 	}
 	tree := newFinishTree(len(ms))
@@ -286,9 +286,9 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 					}
 					return offers[i].energy
 				}
-				limit := offers[best].finish + math.Max(0, tie.Within) + tieEpsilon
+				limit := offers[best].finish + fmax(0, tie.Within) + tieEpsilon
 				if tie.WithinMakespan {
-					limit = math.Max(limit, span+tieEpsilon)
+					limit = fmax(limit, span+tieEpsilon)
 				}
 				bestE := energy(best)
 				for i := range offers {
@@ -346,7 +346,7 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 		done[ti] = true
 		mark(k)
 		ms[k].CoreFree[o.core] = o.finish
-		span = math.Max(span, o.finish)
+		span = fmax(span, o.finish)
 		out = append(out, Placement{Machine: k, Task: ti, Start: o.start, Finish: o.finish})
 		for _, r := range headOf {
 			if _, h := first(rackQ[r]); h < 0 || tasks[h].Read[1] != tasks[ti].Read[1] {
@@ -486,7 +486,7 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready
 			if cores[i] < 0 {
 				continue
 			}
-			start := math.Max(frees[i], ready)
+			start := fmax(frees[i], ready)
 			f := start + exec[i]
 			if best < 0 || f < bf-tieEpsilon {
 				best, bf, bs = i, f, start
@@ -502,7 +502,7 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready
 			if cores[i] < 0 {
 				continue
 			}
-			start := math.Max(frees[i], ready)
+			start := fmax(frees[i], ready)
 			cs = append(cs, cand{machine: i, core: cores[i], start: start, finish: start + exec[i], exec: exec[i]})
 		}
 		span := 0.0
@@ -522,11 +522,35 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready
 		if cores[i] < 0 || math.IsInf(frees[i], 1) || i == c.machine || lv[i] != lv[c.machine] {
 			continue
 		}
-		if f := math.Max(frees[i], ready) + exec[i]; math.Abs(f-c.finish) <= sameFinishS {
+		if f := fmax(frees[i], ready) + exec[i]; math.Abs(f-c.finish) <= sameFinishS {
 			alts = append(alts, i)
 		}
 	}
 	ms[c.machine].CoreFree[c.core] = c.finish
 	ec.cores[c.machine], ec.frees[c.machine] = ms[c.machine].earliest()
 	return Placement{Machine: c.machine, Start: c.start, Finish: c.finish}, cs, alts, true
+}
+
+// fmax is math.Max, with the common case (two different numbers) inlined:
+// equal values (±0 among them) and NaN go to math.Max, so the result is
+// math.Max's in every case.
+func fmax(x, y float64) float64 {
+	if x > y {
+		return x
+	}
+	if y > x {
+		return y
+	}
+	return math.Max(x, y)
+}
+
+// fmin is math.Min as fmax is math.Max.
+func fmin(x, y float64) float64 {
+	if x < y {
+		return x
+	}
+	if y < x {
+		return y
+	}
+	return math.Min(x, y)
 }
