@@ -53,7 +53,9 @@ type learner struct {
 	dirty    map[string]bool
 	// learnVer counts changes to what mapExec reads (matrices, job rates).
 	learnVer uint64
-	outSums  map[string]outputSums // by app id (see outputTotal)
+	outSums  map[string]outputSums // by app id (see partitionBytes)
+	// outTotals keeps outputTotal per app id.
+	outTotals map[string]*outTotal
 }
 
 // mapStage is the map stage's state: the machine model of the current
@@ -126,7 +128,8 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 	}
 	p := &Plugin{name: name, powerAware: power, cfg: cfg, store: h.Profiles, log: h.Log,
 		learner: learner{learned: map[string]*matrices{}, rates: map[string]*jobRate{}, loaded: map[string]bool{},
-			dirty: map[string]bool{}, seedMean: map[string]float64{}, outSums: map[string]outputSums{}},
+			dirty: map[string]bool{}, seedMean: map[string]float64{}, outSums: map[string]outputSums{},
+			outTotals: map[string]*outTotal{}},
 		mapStage: mapStage{reserved: map[string]reservation{}, modelAt: -1},
 		prb:      prb{plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, redCounts: map[string]*reducerCount{}}}
 	for jt, row := range cfg.MapMatrix {

@@ -532,13 +532,13 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready
 }
 
 // fmax is math.Max, with the common case (two different numbers) inlined:
-// equal values (±0 among them) and NaN go to math.Max, so the result is
+// zeros (+0 and -0 are equal) and NaN go to math.Max, so the result is
 // math.Max's in every case.
 func fmax(x, y float64) float64 {
 	if x > y {
 		return x
 	}
-	if y > x {
+	if y > x || (x == y && x != 0) { // equal and not zero: the same number
 		return y
 	}
 	return math.Max(x, y)
@@ -549,7 +549,7 @@ func fmin(x, y float64) float64 {
 	if x < y {
 		return x
 	}
-	if y < x {
+	if y < x || (x == y && x != 0) {
 		return y
 	}
 	return math.Min(x, y)
