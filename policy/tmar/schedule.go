@@ -531,17 +531,17 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready
 	return Placement{Machine: c.machine, Start: c.start, Finish: c.finish}, cs, alts, true
 }
 
-// fmax is math.Max, with the common case (two different numbers) inlined:
-// zeros (+0 and -0 are equal) and NaN go to math.Max, so the result is
-// math.Max's in every case.
+// fmax is math.Max, with the common case (two different numbers) inlined;
+// equal arguments and NaN go to math.Max, so the result is math.Max's in
+// every case.
 func fmax(x, y float64) float64 {
 	if x > y {
 		return x
 	}
-	if y > x || (x == y && x != 0) { // equal and not zero: the same number
+	if y > x {
 		return y
 	}
-	return math.Max(x, y)
+	return mathMax(x, y)
 }
 
 // fmin is math.Min as fmax is math.Max.
@@ -549,8 +549,29 @@ func fmin(x, y float64) float64 {
 	if x < y {
 		return x
 	}
-	if y < x || (x == y && x != 0) {
+	if y < x {
 		return y
+	}
+	return mathMin(x, y)
+}
+
+// mathMax is math.Max out of line, for equal arguments (kept apart so fmax
+// inlines).
+//
+//go:noinline
+func mathMax(x, y float64) float64 {
+	if x == y && x != 0 {
+		return x // the same number
+	}
+	return math.Max(x, y)
+}
+
+// mathMin is math.Min out of line, as mathMax.
+//
+//go:noinline
+func mathMin(x, y float64) float64 {
+	if x == y && x != 0 {
+		return x
 	}
 	return math.Min(x, y)
 }
