@@ -214,6 +214,12 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 // partitions gathers the app's partition sizes and where their pieces lie.
 func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 	byID := map[int]*Partition{}
+	// A partition has a piece on at most every machine (and the gone ones)
+	// and on at most every map: its map is made that size at once.
+	size := len(p.index) + 1
+	if m := a.Count[events.Map]; m != nil {
+		size = min(size, m.Succeeded+1)
+	}
 	for _, t := range a.Tasks {
 		if t.Kind != events.Map {
 			continue
@@ -229,7 +235,7 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 		for _, o := range at.Output {
 			part := byID[o.ID]
 			if part == nil {
-				part = &Partition{ID: o.ID, At: map[int]int64{}}
+				part = &Partition{ID: o.ID, At: make(map[int]int64, size)}
 				byID[o.ID] = part
 			}
 			part.Bytes += o.Bytes

@@ -115,6 +115,11 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 	// transfer time of its rack (rackTransferTime reads nothing else).
 	rackTT := make([]float64, len(ms))
 	rackTTAt := make([]int, len(ms)) // partition number + 1 the entry is for
+	// Each machine's earliest core, kept as the winners' cores change.
+	coreMin := make([]float64, len(ms))
+	for i := range ms {
+		coreMin[i] = earliestOf(ms[i].CoreFree)
+	}
 	for pn, p := range sorted {
 		var rs rackSums
 		if isRack {
@@ -131,6 +136,13 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		var bestArrive, bestExec float64
 		for i := range ms {
 			if len(ms[i].CoreFree) == 0 {
+				continue
+			}
+			exec := reduceExec(i, per)
+			// The reducers finish no earlier than the first one's core
+			// (and now) plus its execution: when that cannot beat the
+			// best, the transfer is not timed.
+			if lb := fmax(coreMin[i], now) + exec; lb >= best.Finish-tieEpsilon {
 				continue
 			}
 			arrive := now // all of it local
@@ -156,7 +168,6 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 				arrive = linkFree[i] + tt // eq. 5 through i's link
 			}
 			cores = append(cores[:0], ms[i].CoreFree...)
-			exec := reduceExec(i, per)
 			start, finish, launch := queueReducers(cores, run, arrive, now, exec)
 			if finish < best.Finish-tieEpsilon {
 				best = Binding{Partition: p.ID, Machine: i, Reducers: nr, Bytes: p.Bytes, Launch: launch, Start: start, Finish: finish}
@@ -170,10 +181,20 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		sort.Float64s(bestCores)
 		queueReducers(bestCores, run, bestArrive, now, bestExec)
 		ms[best.Machine].CoreFree = bestCores
+		coreMin[best.Machine] = earliestOf(bestCores)
 		linkFree[best.Machine] = bestArrive
 		out = append(out, best)
 	}
 	return out
+}
+
+// earliestOf is the earliest of a machine's core times (+Inf without cores).
+func earliestOf(cores []float64) float64 {
+	at := math.Inf(1)
+	for _, f := range cores {
+		at = fmin(at, f)
+	}
+	return at
 }
 
 // queueReducers is Algorithm 4 lines 7–12 on one machine's cores: run
