@@ -272,15 +272,14 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	col := p.mapColumn(ctx, t)
 	lv := p.levelCodes(t)
 	execOn := p.execBuf[:0]
-	for i := range ms {
-		switch lv[i] {
-		case lvRack:
-			execOn = append(execOn, p.execColRack[i])
-		case lvOff:
-			execOn = append(execOn, p.execColOff[i])
-		default:
-			execOn = append(execOn, col[i]) // nothing to read (node-local, or no known input)
+	for i, l := range lv {
+		e := col[i] // nothing to read (node-local, or no known input)
+		if l == lvRack {
+			e = p.execColRack[i]
+		} else if l == lvOff {
+			e = p.execColOff[i]
 		}
+		execOn = append(execOn, e)
 	}
 	p.execBuf = execOn
 	if !p.early.ok || len(p.early.cores) != len(ms) {
@@ -354,21 +353,26 @@ var lvLocality = [...]events.Locality{lvNone: "", lvNode: events.NodeLocal, lvRa
 // each machine of the current model, the locality of t's input there.
 func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 	n := len(p.machines)
-	out := p.lvBuf[:0]
-	for range n {
-		out = append(out, lvNone)
-	}
+	out := slices.Grow(p.lvBuf[:0], n)[:n]
+	clear(out) // lvNone
 	p.lvBuf = out
-	p.rackSeen = p.rackSeen[:0]
+	// The racks holding a replica, marked by rack number with a stamp new
+	// to this call.
+	if len(p.rackMark) < n {
+		p.rackMark = make([]uint64, n)
+	}
+	p.rackStamp++
 	hosts := 0
 	for _, sp := range t.Splits {
 		for _, h := range sp.Hosts {
 			hosts++
 			if i, ok := p.hostIdx[h]; ok && out[i] != lvNode {
 				out[i] = lvNode
-				if r := p.rackIx[i]; !slices.Contains(p.rackSeen, r) {
-					p.rackSeen = append(p.rackSeen, r)
+				r := p.rackIx[i]
+				if r >= len(p.rackMark) {
+					p.rackMark = append(p.rackMark, make([]uint64, r+1-len(p.rackMark))...)
 				}
+				p.rackMark[r] = p.rackStamp
 			}
 		}
 	}
@@ -378,7 +382,7 @@ func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 	for i := range out {
 		switch {
 		case out[i] == lvNode:
-		case slices.Contains(p.rackSeen, p.rackIx[i]):
+		case p.rackIx[i] < len(p.rackMark) && p.rackMark[p.rackIx[i]] == p.rackStamp:
 			out[i] = lvRack
 		default:
 			out[i] = lvOff

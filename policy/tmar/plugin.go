@@ -87,11 +87,12 @@ type mapStage struct {
 	// model instant; reset whenever something else changes the cores.
 	early earliestCache
 	// Place's buffers, reused between calls.
-	execBuf  []float64
-	lvBuf    []uint8
-	rackSeen []int
-	candBuf  []cand
-	altBuf   []int
+	execBuf   []float64
+	lvBuf     []uint8
+	rackMark  []uint64 // rack number -> rackStamp when it holds a replica (levelCodes)
+	rackStamp uint64
+	candBuf   []cand
+	altBuf    []int
 }
 
 // prb is the reduce stage's state: PRB's plan per app.
