@@ -167,8 +167,24 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 			if tt > 0 {
 				arrive = linkFree[i] + tt // eq. 5 through i's link
 			}
-			cores = append(cores[:0], ms[i].CoreFree...)
-			start, finish, launch := queueReducers(cores, run, arrive, now, exec)
+			var start, finish, launch float64
+			if run == 1 {
+				// queueReducers for one reducer, on the first earliest
+				// core, without copying the cores.
+				cs := ms[i].CoreFree
+				c := cs[0]
+				for _, f := range cs[1:] {
+					if f < c {
+						c = f
+					}
+				}
+				start = fmax(fmax(c, arrive), now)
+				launch = fmax(c, now)
+				finish = fmax(0, start+exec)
+			} else {
+				cores = append(cores[:0], ms[i].CoreFree...)
+				start, finish, launch = queueReducers(cores, run, arrive, now, exec)
+			}
 			if finish < best.Finish-tieEpsilon {
 				best = Binding{Partition: p.ID, Machine: i, Reducers: nr, Bytes: p.Bytes, Launch: launch, Start: start, Finish: finish}
 				bestArrive, bestExec = arrive, exec
@@ -596,8 +612,11 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			if lb := fmax(sp.machMin[i], now) + exec; sp.lat >= 0 && lb > best.score+tieEpsilon {
 				continue
 			}
-			coreBuf = append(coreBuf[:0], sp.coreFree[i]...)
-			cores := coreBuf
+			cores := sp.coreFree[i] // read only; a scratch copy when reducers queue
+			if run > 1 {
+				coreBuf = append(coreBuf[:0], cores...)
+				cores = coreBuf
+			}
 			var in fetch
 			if r := rn.RackOf(i); isRackNet && srcAt[i] != pn+1 && r >= 0 {
 				if rackFetchAt[r] != pn+1 {
@@ -634,8 +653,11 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 				c.launch = append(c.launch, launch)
 				c.shuffle = append(c.shuffle, sh)
 				c.start = fmin(c.start, launch+sh)
-				cores[k] = launch + sh + exec
-				c.finish = fmax(c.finish, cores[k])
+				fin := launch + sh + exec
+				if run > 1 {
+					cores[k] = fin
+				}
+				c.finish = fmax(c.finish, fin)
 			}
 			c.score = fmax(c.score, c.finish)
 			if c.score < best.score-tieEpsilon || (c.score <= best.score+tieEpsilon && c.finish < best.finish-tieEpsilon) {
