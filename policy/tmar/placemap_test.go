@@ -1,11 +1,14 @@
 package tmar
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -186,6 +189,54 @@ func TestHoldReasonAsSprintf(t *testing.T) {
 	for _, x := range []float64{0.05, 0.15, 0.25, 1e-300, 1e300, math.Inf(1), 12345.65} {
 		if got, want := strconv.FormatFloat(x, 'f', 1, 64), fmt.Sprintf("%.1f", x); got != want {
 			t.Fatalf("%v: got %s want %s", x, got, want)
+		}
+	}
+}
+
+// holdCores, in order of finish per machine, leaves the cores the model
+// before left taking the reservations in order of finish then task id over
+// all machines, on random reservations full of equal finishes.
+func TestHoldCoresPerMachine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	for iter := range 3000 {
+		nm := 1 + rng.IntN(6)
+		ms := make([]Machine, nm)
+		for i := range ms {
+			ms[i].CoreFree = make([]float64, 1+rng.IntN(4))
+			for c := range ms[i].CoreFree {
+				ms[i].CoreFree[c] = float64(rng.IntN(4))
+			}
+		}
+		type res struct {
+			id      string
+			machine int
+			finish  float64
+		}
+		rs := make([]res, rng.IntN(20))
+		for k := range rs {
+			rs[k] = res{fmt.Sprintf("t%03d", rng.IntN(1000)), rng.IntN(nm), float64(rng.IntN(6))}
+		}
+		want := cloneMachines(ms)
+		sorted := slices.Clone(rs)
+		slices.SortStableFunc(sorted, func(a, b res) int {
+			if c := cmp.Compare(a.finish, b.finish); c != 0 {
+				return c
+			}
+			return strings.Compare(a.id, b.id)
+		})
+		for _, r := range sorted {
+			m := &want[r.machine]
+			c, free := m.earliest()
+			m.CoreFree[c] = math.Max(free, r.finish)
+		}
+		got := cloneMachines(ms)
+		hs := make([]held, 0, len(rs))
+		for _, k := range rng.Perm(len(rs)) {
+			hs = append(hs, held{rs[k].machine, rs[k].finish})
+		}
+		holdCores(got, hs)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("instance %d: got %v want %v", iter, got, want)
 		}
 	}
 }

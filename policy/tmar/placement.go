@@ -110,10 +110,6 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.indexNodes()
 	// Placements of ours still pending keep their cores, taken in order of
 	// finish (then task id) so the model never depends on map order.
-	type held struct { // what the model reads of a reservation: small to sort
-		finish   float64
-		id, node string
-	}
 	hs := make([]held, 0, len(p.reserved))
 	for id, r := range p.reserved {
 		if p.replanning && r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
@@ -126,24 +122,37 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		if r.finish <= now {
 			continue // overdue and not started: kept for the next re-plan
 		}
-		hs = append(hs, held{r.finish, id, r.node})
-	}
-	slices.SortFunc(hs, func(a, b held) int {
-		if c := cmp.Compare(a.finish, b.finish); c != 0 {
-			return c
+		if i, ok := p.index[r.node]; ok {
+			hs = append(hs, held{i, r.finish})
 		}
-		return strings.Compare(a.id, b.id)
+	}
+	holdCores(p.machines, hs)
+	return p.machines
+}
+
+// held is what the model reads of a reservation: its machine and finish.
+type held struct {
+	machine int
+	finish  float64
+}
+
+// holdCores keeps the cores of the reservations hs (in any order): each
+// takes its machine's earliest core until its finish, in order of finish
+// then task id. A reservation touches only its machine's cores, and two
+// with the same finish update them alike, so in order of finish per
+// machine is that order (TestHoldCoresPerMachine). hs is sorted.
+func holdCores(ms []Machine, hs []held) {
+	slices.SortFunc(hs, func(a, b held) int {
+		if a.machine != b.machine {
+			return cmp.Compare(a.machine, b.machine)
+		}
+		return cmp.Compare(a.finish, b.finish)
 	})
 	for _, r := range hs {
-		i, ok := p.index[r.node]
-		if !ok {
-			continue
-		}
-		m := &p.machines[i]
+		m := &ms[r.machine]
 		c, free := m.earliest()
 		m.CoreFree[c] = fmax(free, r.finish)
 	}
-	return p.machines
 }
 
 // indexNodes indexes the model's machines by node id and host name, and
