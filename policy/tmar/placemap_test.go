@@ -75,7 +75,7 @@ func TestPlaceMapCachedSameAsScan(t *testing.T) {
 		for _, tie := range ties {
 			a, b := cloneMachines(ms), cloneMachines(ms)
 			var ec earliestCache
-			var cs []cand
+			var cs []float64
 			var alts []int
 			now := pick(0, 1)
 			for step := range 1 + rng.IntN(30) {

@@ -314,8 +314,8 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
 		maxAlts = max(0, p.cfg.TopNodes-1)
 	}
-	best, cs, alts, ok := placeMap(ms, &p.early, execOn, lv, now, p.tie(), maxAlts, p.candBuf, p.altBuf)
-	p.candBuf, p.altBuf = cs, alts
+	best, fs, alts, ok := placeMap(ms, &p.early, execOn, lv, now, p.tie(), maxAlts, p.finBuf, p.altBuf)
+	p.finBuf, p.altBuf = fs, alts
 	if !ok {
 		return nil, policy.NewStatus(policy.Skip, "no free core")
 	}

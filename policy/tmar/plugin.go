@@ -91,7 +91,7 @@ type mapStage struct {
 	lvBuf     []uint8
 	rackMark  []uint64 // rack number -> rackStamp when it holds a replica (levelCodes)
 	rackStamp uint64
-	candBuf   []cand
+	finBuf    []float64
 	altBuf    []int
 }
 

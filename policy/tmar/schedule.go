@@ -211,10 +211,15 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 		eOK    bool
 	}
 	offers := make([]offer, len(ms))
+	// The offers' finishes and presence side by side, for the power
+	// tie-break's passes over every machine.
+	fin := make([]float64, len(ms))
+	pres := make([]bool, len(ms))
 	compute := func(i int) {
 		core, free := ms[i].earliest()
 		if core < 0 {
 			offers[i] = offer{}
+			fin[i], pres[i] = 0, false
 			return
 		}
 		var ti int
@@ -231,6 +236,7 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 		e := execOn[i] + tasks[ti].Read[level]
 		start := fmax(free, ready)
 		offers[i] = offer{cand: cand{machine: i, core: core, task: ti, start: start, finish: start + e, exec: e}, present: true, level: level}
+		fin[i], pres[i] = offers[i].finish, true
 	}
 	tree := newFinishTree(len(ms))
 	for i := range ms {
@@ -273,8 +279,8 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 			if m1, i1, m2 := tree.top(); !math.IsInf(m1, 1) && m2 > m1+2*tieEpsilon {
 				best = i1
 			} else {
-				for i := range offers {
-					if offers[i].present && (best < 0 || offers[i].finish < offers[best].finish-tieEpsilon) {
+				for i, f := range fin {
+					if pres[i] && (best < 0 || f < fin[best]-tieEpsilon) {
 						best = i
 					}
 				}
@@ -286,18 +292,17 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 					}
 					return offers[i].energy
 				}
-				limit := offers[best].finish + fmax(0, tie.Within) + tieEpsilon
+				limit := fin[best] + fmax(0, tie.Within) + tieEpsilon
 				if tie.WithinMakespan {
 					limit = fmax(limit, span+tieEpsilon)
 				}
 				bestE := energy(best)
-				for i := range offers {
-					o := &offers[i]
-					if !o.present || o.finish > limit || i == best {
+				for i, f := range fin {
+					if !pres[i] || f > limit || i == best {
 						continue
 					}
 					e := energy(i)
-					if e < bestE-1e-9 || (e <= bestE+1e-9 && o.finish < offers[best].finish-tieEpsilon) {
+					if e < bestE-1e-9 || (e <= bestE+1e-9 && f < fin[best]-tieEpsilon) {
 						best, bestE = i, e
 					}
 				}
@@ -475,7 +480,7 @@ func (c *earliestCache) fill(ms []Machine) {
 // Without the power tie-break the choice is made in the same pass that
 // computes the finishes, with the comparison PowerTie.choose makes.
 func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready float64, tie PowerTie,
-	maxAlts int, cs []cand, alts []int) (Placement, []cand, []int, bool) {
+	maxAlts int, fs []float64, alts []int) (Placement, []float64, []int, bool) {
 	cores, frees := ec.cores, ec.frees
 	alts = alts[:0]
 	var c cand
@@ -493,27 +498,44 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready
 			}
 		}
 		if best < 0 {
-			return Placement{}, cs, alts, false
+			return Placement{}, fs, alts, false
 		}
 		c = cand{machine: best, core: cores[best], start: bs, finish: bf, exec: exec[best]}
 	} else {
-		cs = cs[:0]
+		// PowerTie.choose over the machines with a free core, in machine
+		// order, without a candidate list: the earliest finish, then of
+		// the finishes within the tie the one adding the least power.
+		fs = fs[:0]
+		best := -1
 		for i := range ms {
 			if cores[i] < 0 {
+				fs = append(fs, 0)
 				continue
 			}
-			start := fmax(frees[i], ready)
-			cs = append(cs, cand{machine: i, core: cores[i], start: start, finish: start + exec[i], exec: exec[i]})
+			f := fmax(frees[i], ready) + exec[i]
+			fs = append(fs, f)
+			if best < 0 || f < fs[best]-tieEpsilon {
+				best = i
+			}
 		}
-		span := 0.0
+		if best < 0 {
+			return Placement{}, fs, alts, false
+		}
+		limit := fs[best] + fmax(0, tie.Within) + tieEpsilon
 		if tie.WithinMakespan {
-			span = horizon(ms) // only the makespan tie reads it
+			limit = fmax(limit, horizon(ms)+tieEpsilon) // only the makespan tie reads it
 		}
-		k := tie.choose(ms, cs, span)
-		if k < 0 {
-			return Placement{}, cs, alts, false
+		bestE := ms[best].addedEnergy(fmax(frees[best], ready), exec[best])
+		for i := range ms {
+			if cores[i] < 0 || fs[i] > limit || i == best {
+				continue
+			}
+			e := ms[i].addedEnergy(fmax(frees[i], ready), exec[i])
+			if e < bestE-1e-9 || (e <= bestE+1e-9 && fs[i] < fs[best]-tieEpsilon) {
+				best, bestE = i, e
+			}
 		}
-		c = cs[k]
+		c = cand{machine: best, core: cores[best], start: fmax(frees[best], ready), finish: fs[best], exec: exec[best]}
 	}
 	for i := range ms {
 		if len(alts) >= maxAlts {
@@ -528,7 +550,7 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready
 	}
 	ms[c.machine].CoreFree[c.core] = c.finish
 	ec.cores[c.machine], ec.frees[c.machine] = ms[c.machine].earliest()
-	return Placement{Machine: c.machine, Start: c.start, Finish: c.finish}, cs, alts, true
+	return Placement{Machine: c.machine, Start: c.start, Finish: c.finish}, fs, alts, true
 }
 
 // fmax is math.Max, with the common case (two different numbers) inlined;
