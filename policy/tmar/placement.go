@@ -488,13 +488,18 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		}
 		batch := tasks[lo:hi]
 		mts := make([]MapTask, len(batch))
+		locals := make([]int, 0, 3*len(batch)) // every map's Local, one after another
 		for k, t := range batch {
+			at := len(locals)
 			for _, sp := range t.Splits {
 				for _, h := range sp.Hosts {
-					if i, ok := byHost[h]; ok && !slices.Contains(mts[k].Local, i) {
-						mts[k].Local = append(mts[k].Local, i)
+					if i, ok := byHost[h]; ok && !slices.Contains(locals[at:], i) {
+						locals = append(locals, i)
 					}
 				}
+			}
+			if len(locals) > at {
+				mts[k].Local = locals[at:len(locals):len(locals)]
 			}
 			sort.Ints(mts[k].Local)
 			mts[k].Read = [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}
