@@ -183,6 +183,11 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 			p.learnVer++
 		}
 	}
+	for id := range p.outTotals { // an app whose end was not seen
+		if a := v.App(id); a == nil || a.Finished() {
+			delete(p.outTotals, id)
+		}
+	}
 	for _, a := range v.Apps() {
 		if a.Finished() || !p.plan(ctx, v, a) {
 			continue

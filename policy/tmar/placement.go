@@ -136,6 +136,14 @@ type held struct {
 	finish  float64
 }
 
+// modelReplanning is model built while replanning (without the maps being
+// re-planned); the flag is down again however model returns.
+func (p *Plugin) modelReplanning(ctx context.Context, v cluster.View) []Machine {
+	p.replanning = true
+	defer func() { p.replanning = false }()
+	return p.model(ctx, v)
+}
+
 // holdCores keeps the cores of the reservations hs (in any order): each
 // takes its machine's earliest core until its finish, in order of finish
 // then task id. A reservation touches only its machine's cores, and two
@@ -462,9 +470,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 	// replanning); their reservations are replaced below, and those of the
 	// maps the plan leaves out dropped.
 	p.modelAt = -1
-	p.replanning = true
-	ms := p.model(ctx, v)
-	p.replanning = false
+	ms := p.modelReplanning(ctx, v)
 	placed := make([]bool, len(tasks))
 	now := float64(v.Now()) / 1000
 	racks := map[string]int{}
