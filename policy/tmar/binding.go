@@ -6,7 +6,6 @@ package tmar
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -96,6 +95,7 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 			sources[m] = true
 		}
 	}
+	p.early.ok = false // binding updates the cores
 	if p.sharedModel(a, len(parts), len(sources), len(ms)) {
 		bs = BindPartitionsShared(ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
 	} else {
@@ -111,7 +111,7 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	if len(plan) > 0 {
 		var last float64
 		for _, b := range plan {
-			last = math.Max(last, b.Finish)
+			last = fmax(last, b.Finish)
 		}
 		p.planJCTSum += last - float64(a.SubmitTS)/1000
 		p.planApps++
@@ -153,7 +153,7 @@ func (p *Plugin) placeReducer(ctx context.Context, v cluster.View, t *cluster.Ta
 		return nil, policy.NewStatus(policy.Skip, "partition not in the PRB plan")
 	}
 	node := p.planNode[t.App.ID][t.Partition]
-	p.reserved[t.ID] = reservation{task: t, node: node, finish: b.Finish}
+	p.reserve(t.ID, reservation{task: t, node: node, finish: b.Finish})
 	return []policy.NodeScore{{Node: node, Score: 1}}, nil
 }
 
@@ -168,17 +168,24 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 		p.replan(ctx, v)
 	}
 	out := p.holds(v)
+	p.shrinkReserved()
 	now := float64(v.Now()) / 1000
 	for id := range p.plans {
 		if a := v.App(id); a == nil || a.Finished() {
 			delete(p.plans, id)
 			delete(p.planNode, id)
+			delete(p.redCounts, id)
 		}
 	}
 	for id := range p.rates {
 		if a := v.App(id); a == nil || a.Finished() {
 			delete(p.rates, id)
 			p.learnVer++
+		}
+	}
+	for id := range p.outTotals { // an app whose end was not seen
+		if a := v.App(id); a == nil || a.Finished() {
+			delete(p.outTotals, id)
 		}
 	}
 	for _, a := range v.Apps() {
@@ -212,6 +219,12 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 // partitions gathers the app's partition sizes and where their pieces lie.
 func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 	byID := map[int]*Partition{}
+	// A partition has a piece on at most every machine (and the gone ones)
+	// and on at most every map: its map is made that size at once.
+	size := len(p.index) + 1
+	if m := a.Count[events.Map]; m != nil {
+		size = min(size, m.Succeeded+1)
+	}
 	for _, t := range a.Tasks {
 		if t.Kind != events.Map {
 			continue
@@ -227,7 +240,7 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 		for _, o := range at.Output {
 			part := byID[o.ID]
 			if part == nil {
-				part = &Partition{ID: o.ID, At: map[int]int64{}}
+				part = &Partition{ID: o.ID, At: make(map[int]int64, size)}
 				byID[o.ID] = part
 			}
 			part.Bytes += o.Bytes

@@ -91,14 +91,21 @@ func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) 
 	switch ev.Type {
 	case events.MapOutput:
 		delete(p.outSums, ev.App) // an output arrived: the app's sums are stale
+		p.outputChanged(ev, v)
 		return
 	case events.AppFinished:
 		delete(p.outSums, ev.App)
+		delete(p.outTotals, ev.App)
+		delete(p.redCounts, ev.App)
 		return
+	case events.TaskPending:
+		delete(p.redCounts, ev.App) // it may set a task's kind or partition
+		p.outputChanged(ev, v)
 	case events.TaskFinished:
 		if at := v.Attempt(ev.Attempt); at == nil || at.Task.Kind == events.Map {
 			delete(p.outSums, ev.App) // a map's success (or loss) changes which outputs count
 		}
+		p.outputChanged(ev, v)
 	}
 	if ev.Type != events.TaskFinished || ev.State != events.StateSucceeded {
 		return
@@ -162,24 +169,94 @@ type outputSums struct {
 	total int64         // every output of every succeeded map attempt
 }
 
-// outputTotal is every output of the app's succeeded map attempts, kept
-// until a map output arrives or a map finishes (Observe drops it then).
+// outputTotal is every output of the app's succeeded map attempts. It is
+// kept per app with each task's share, and a task's share is summed again
+// only after an event about it (Observe: outputChanged): a job's running
+// reducers made every model rebuild walk all its maps' outputs while its
+// maps were finishing.
 func (p *Plugin) outputTotal(a *cluster.App) int64 {
-	if o, ok := p.outSums[a.ID]; ok {
-		return o.total
+	c := p.outTotals[a.ID]
+	if c != nil && (len(a.Tasks) < c.n || (c.n > 0 && a.Tasks[0] != c.first)) {
+		c = nil // not the task list it counted
 	}
-	var o outputSums
-	for _, t := range a.Tasks {
-		if at := succeeded(t); t.Kind == events.Map && at != nil {
-			for _, x := range at.Output {
-				o.total += x.Bytes
+	if c == nil {
+		if a.Finished() {
+			var total int64
+			for _, t := range a.Tasks {
+				total += mapOutputBytes(t)
 			}
+			return total
+		}
+		c = &outTotal{share: map[*cluster.Task]int64{}}
+		if len(a.Tasks) > 0 {
+			c.first = a.Tasks[0]
+		}
+		p.outTotals[a.ID] = c
+	}
+	// Tasks first seen since, then those an event was about (one of them
+	// may be both: its share is then taken again, unchanged).
+	for _, t := range a.Tasks[c.n:] {
+		if b := mapOutputBytes(t); b != 0 {
+			c.total += b
+			c.share[t] = b
 		}
 	}
-	if !a.Finished() {
-		p.outSums[a.ID] = o
+	c.n = len(a.Tasks)
+	for _, t := range c.changed {
+		b := mapOutputBytes(t)
+		c.total += b - c.share[t]
+		if b != 0 {
+			c.share[t] = b
+		} else {
+			delete(c.share, t)
+		}
 	}
-	return o.total
+	c.changed = c.changed[:0]
+	return c.total
+}
+
+// outTotal is outputTotal's record of one app.
+type outTotal struct {
+	first   *cluster.Task // the app's first task when counted
+	n       int           // tasks counted
+	total   int64
+	share   map[*cluster.Task]int64 // each counted task's outputs, when not 0
+	changed []*cluster.Task         // tasks an event was about since
+}
+
+// mapOutputBytes is a task's share of outputTotal: the outputs of its
+// succeeded attempt, if it is a map.
+func mapOutputBytes(t *cluster.Task) int64 {
+	var b int64
+	if at := succeeded(t); t.Kind == events.Map && at != nil {
+		for _, x := range at.Output {
+			b += x.Bytes
+		}
+	}
+	return b
+}
+
+// outputChanged notes the task an event is about (task.pending may set its
+// kind, task.finished its attempts' states, map.output its outputs) for
+// outputTotal. An event whose task it cannot name drops the app's record.
+func (p *Plugin) outputChanged(ev *events.Event, v cluster.View) {
+	c := p.outTotals[ev.App]
+	if c == nil {
+		return
+	}
+	var t *cluster.Task
+	if ev.Attempt != "" {
+		if at := v.Attempt(ev.Attempt); at != nil {
+			t = at.Task
+		}
+	} else if a := v.App(ev.App); a != nil {
+		t = a.Task(ev.Task)
+	}
+	if t == nil || t.App == nil || t.App.ID != ev.App || len(c.changed) > 1024+c.n {
+		delete(p.outTotals, ev.App)
+		return
+	}
+	c.changed = append(c.changed, t)
 }
 
 // partitionBytes sums a partition over the outputs of the app's successful
@@ -311,16 +388,23 @@ type execKey struct {
 	ver     uint64
 }
 
-// mapColumn is mapExec of map t on every machine of the current model,
-// cached under execKey (model drops it when it rebuilds the machines).
+// mapColumn is mapExec of map t on every machine of the current model (and
+// in execColRack, execColOff the same plus the read rack-local and
+// off-rack), cached under execKey (model drops it when it rebuilds the machines).
 func (p *Plugin) mapColumn(ctx context.Context, t *cluster.Task) []float64 {
 	k := execKey{app: t.App, bytes: splitBytes(t), modelAt: p.modelAt, ver: p.learnVer}
 	if k == p.execKey && len(p.execCol) == len(p.machines) {
 		return p.execCol
 	}
 	p.execCol = p.execCol[:0]
+	p.execColRack, p.execColOff = p.execColRack[:0], p.execColOff[:0]
+	// The read costs depend on the split size alone, part of the key.
+	rack, off := p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)
 	for i := range p.machines {
-		p.execCol = append(p.execCol, p.mapExec(ctx, t, p.nodeAt[i]))
+		e := p.mapExec(ctx, t, p.nodeAt[i])
+		p.execCol = append(p.execCol, e)
+		p.execColRack = append(p.execColRack, e+rack)
+		p.execColOff = append(p.execColOff, e+off)
 	}
 	p.execKey = k
 	return p.execCol

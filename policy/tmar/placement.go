@@ -6,10 +6,11 @@ package tmar
 import (
 	"cmp"
 	"context"
-	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -49,12 +50,20 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.machines = p.machines[:0]
 	p.nodeAt = p.nodeAt[:0]
 	p.execKey = execKey{} // the machines changed: Place's cached Map_Matrix column is stale
-	p.index = make(map[string]int, len(v.Nodes()))
-	p.hostIdx = make(map[string]int, 2*len(v.Nodes()))
-	p.rackIx = p.rackIx[:0]
-	rackNo := map[string]int{}
+	p.early.ok = false
 	meanGB := map[*cluster.App]float64{}
-	redCount := map[*cluster.App]map[int]int{} // reducers per partition, counted once per app
+	// Every machine's cores live in one buffer, reused from the model
+	// before (no one keeps a model's vectors past the next rebuild).
+	total := 0
+	for _, n := range v.Nodes() {
+		if n.State == cluster.NodeRunning {
+			total += max(0, n.VCores/p.cfg.ContainerVCores)
+		}
+	}
+	if cap(p.coreBuf) < total {
+		p.coreBuf = make([]float64, 0, total)
+	}
+	p.coreBuf = p.coreBuf[:0]
 	for _, n := range v.Nodes() {
 		if n.State != cluster.NodeRunning {
 			continue
@@ -63,10 +72,11 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		if cores <= 0 {
 			continue
 		}
-		m := Machine{Name: n.ID, CoreFree: make([]float64, cores), PowerIdleW: n.PowerIdleW, PowerMaxW: n.PowerMaxW}
-		for i := range m.CoreFree {
-			m.CoreFree[i] = now
+		at0 := len(p.coreBuf)
+		for range cores {
+			p.coreBuf = append(p.coreBuf, now)
 		}
+		m := Machine{Name: n.ID, CoreFree: p.coreBuf[at0:len(p.coreBuf):len(p.coreBuf)], PowerIdleW: n.PowerIdleW, PowerMaxW: n.PowerMaxW}
 		busy := 0
 		for _, at := range n.Running {
 			if busy >= cores {
@@ -78,7 +88,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			} else {
 				gb, ok := meanGB[at.Task.App]
 				if _, planned := p.plans[at.Task.App.ID]; planned || !ok {
-					gb = p.reducerGB(at.Task, redCount)
+					gb = p.reducerGB(at.Task)
 					meanGB[at.Task.App] = gb
 				}
 				est = p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(at.Task.App), n)*gb
@@ -91,28 +101,20 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 				el := float64(at.ProgressTS-at.StartTS) / 1000
 				end = float64(at.ProgressTS)/1000 + el*(1-at.Progress)/at.Progress
 			}
-			m.CoreFree[busy] = math.Max(now, end)
+			m.CoreFree[busy] = fmax(now, end)
 			busy++
 		}
-		p.index[n.ID] = len(p.machines)
-		p.hostIdx[n.ID], p.hostIdx[hostOf(n.ID)] = len(p.machines), len(p.machines)
-		r, ok := rackNo[n.Rack]
-		if !ok {
-			r = len(rackNo)
-			rackNo[n.Rack] = r
-		}
-		p.rackIx = append(p.rackIx, r)
 		p.machines = append(p.machines, m)
 		p.nodeAt = append(p.nodeAt, n)
 	}
+	p.indexNodes()
 	// Placements of ours still pending keep their cores, taken in order of
 	// finish (then task id) so the model never depends on map order.
-	type held struct {
-		id string
-		r  reservation
-	}
 	hs := make([]held, 0, len(p.reserved))
 	for id, r := range p.reserved {
+		if p.replanning && r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
+			continue // being re-planned: as if not placed
+		}
 		if r.task.State != cluster.TaskPending || r.task.App.Finished() {
 			delete(p.reserved, id) // started (its attempt is counted above), or its app is over
 			continue
@@ -120,44 +122,83 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		if r.finish <= now {
 			continue // overdue and not started: kept for the next re-plan
 		}
-		hs = append(hs, held{id, r})
-	}
-	slices.SortFunc(hs, func(a, b held) int {
-		if c := cmp.Compare(a.r.finish, b.r.finish); c != 0 {
-			return c
+		if i, ok := p.index[r.node]; ok {
+			hs = append(hs, held{i, r.finish})
 		}
-		return strings.Compare(a.id, b.id)
-	})
-	for _, h := range hs {
-		r := h.r
-		i, ok := p.index[r.node]
-		if !ok {
-			continue
-		}
-		m := &p.machines[i]
-		c, free := m.earliest()
-		m.CoreFree[c] = math.Max(free, r.finish)
 	}
+	holdCores(p.machines, hs)
 	return p.machines
+}
+
+// held is what the model reads of a reservation: its machine and finish.
+type held struct {
+	machine int
+	finish  float64
+}
+
+// modelReplanning is model built while replanning (without the maps being
+// re-planned); the flag is down again however model returns.
+func (p *Plugin) modelReplanning(ctx context.Context, v cluster.View) []Machine {
+	p.replanning = true
+	defer func() { p.replanning = false }()
+	return p.model(ctx, v)
+}
+
+// holdCores keeps the cores of the reservations hs (in any order): each
+// takes its machine's earliest core until its finish, in order of finish
+// then task id. A reservation touches only its machine's cores, and two
+// with the same finish update them alike, so in order of finish per
+// machine is that order (TestHoldCoresPerMachine). hs is sorted.
+func holdCores(ms []Machine, hs []held) {
+	slices.SortFunc(hs, func(a, b held) int {
+		if a.machine != b.machine {
+			return cmp.Compare(a.machine, b.machine)
+		}
+		return cmp.Compare(a.finish, b.finish)
+	})
+	for _, r := range hs {
+		m := &ms[r.machine]
+		c, free := m.earliest()
+		m.CoreFree[c] = fmax(free, r.finish)
+	}
+}
+
+// indexNodes indexes the model's machines by node id and host name, and
+// numbers their racks in order of first sight; the indexes of the model
+// before are kept when its machines were the same nodes (ids and racks) in
+// the same order, as they are most of the time.
+func (p *Plugin) indexNodes() {
+	same := p.index != nil && len(p.idxNodes) == len(p.nodeAt)
+	for i := 0; same && i < len(p.nodeAt); i++ {
+		n := p.nodeAt[i]
+		same = n == p.idxNodes[i] && n.ID == p.idxIDs[i] && n.Rack == p.idxRacks[i]
+	}
+	if same {
+		return
+	}
+	p.index = make(map[string]int, len(p.nodeAt))
+	p.hostIdx = make(map[string]int, 2*len(p.nodeAt))
+	p.rackIx = p.rackIx[:0]
+	p.idxNodes, p.idxIDs, p.idxRacks = p.idxNodes[:0], p.idxIDs[:0], p.idxRacks[:0]
+	rackNo := map[string]int{}
+	for i, n := range p.nodeAt {
+		p.index[n.ID] = i
+		p.hostIdx[n.ID], p.hostIdx[hostOf(n.ID)] = i, i
+		r, ok := rackNo[n.Rack]
+		if !ok {
+			r = len(rackNo)
+			rackNo[n.Rack] = r
+		}
+		p.rackIx = append(p.rackIx, r)
+		p.idxNodes, p.idxIDs, p.idxRacks = append(p.idxNodes, n), append(p.idxIDs, n.ID), append(p.idxRacks, n.Rack)
+	}
 }
 
 // reducerGB is the input of one reducer of t's partition as PRB planned it,
 // else the job's mean partition (what the model can know before binding).
-// counts caches the reducers per partition of the apps it has seen (the
-// app's tasks do not change while the model is built).
-func (p *Plugin) reducerGB(t *cluster.Task, counts map[*cluster.App]map[int]int) float64 {
+func (p *Plugin) reducerGB(t *cluster.Task) float64 {
 	if b, ok := p.plans[t.App.ID][t.Partition]; ok {
-		c, ok := counts[t.App]
-		if !ok {
-			c = map[int]int{}
-			for _, x := range t.App.Tasks {
-				if x.Kind == events.Reduce {
-					c[x.Partition]++
-				}
-			}
-			counts[t.App] = c
-		}
-		return float64(b.Bytes) / gib / float64(max(1, c[t.Partition]))
+		return float64(b.Bytes) / gib / float64(max(1, p.reducersOf(t.App)[t.Partition]))
 	}
 	if t.App.Reduces > 0 {
 		return float64(p.outputTotal(t.App)) / gib / float64(t.App.Reduces)
@@ -165,37 +206,34 @@ func (p *Plugin) reducerGB(t *cluster.Task, counts map[*cluster.App]map[int]int)
 	return 0
 }
 
-// levels returns, for each machine of the current model, the locality of
-// t's input there, and the machines that hold it (sorted).
-func (p *Plugin) levels(t *cluster.Task) ([]events.Locality, []int) {
-	out := make([]events.Locality, len(p.machines))
-	var local []int
-	racks := map[int]bool{}
-	hosts := 0
-	for _, sp := range t.Splits {
-		for _, h := range sp.Hosts {
-			hosts++
-			if i, ok := p.hostIdx[h]; ok && out[i] != events.NodeLocal {
-				out[i] = events.NodeLocal
-				local = append(local, i)
-				racks[p.rackIx[i]] = true
-			}
+// reducerCount is an app's reducers per partition as counted over its
+// tasks, with what the count was made from: the app's task list (its length
+// and first task) and no task.pending since (Observe drops the entry on one:
+// a pending event may set a task's kind and partition).
+type reducerCount struct {
+	tasks  int
+	first  *cluster.Task
+	byPart map[int]int
+}
+
+// reducersOf is the app's reducers per partition, counted again only when
+// its tasks changed: an app with 100,000 maps was walked at every model
+// rebuild while one of its reducers ran.
+func (p *Plugin) reducersOf(a *cluster.App) map[int]int {
+	if c, ok := p.redCounts[a.ID]; ok && c.tasks == len(a.Tasks) && len(a.Tasks) > 0 && c.first == a.Tasks[0] {
+		return c.byPart
+	}
+	c := &reducerCount{tasks: len(a.Tasks), byPart: map[int]int{}}
+	if len(a.Tasks) > 0 {
+		c.first = a.Tasks[0]
+	}
+	for _, x := range a.Tasks {
+		if x.Kind == events.Reduce {
+			c.byPart[x.Partition]++
 		}
 	}
-	sort.Ints(local)
-	if hosts == 0 {
-		return out, local // "": no known input, no read cost
-	}
-	for i := range out {
-		switch {
-		case out[i] == events.NodeLocal:
-		case racks[p.rackIx[i]]:
-			out[i] = events.RackLocal
-		default:
-			out[i] = events.OffRack
-		}
-	}
-	return out, local
+	p.redCounts[a.ID] = c
+	return c.byPart
 }
 
 // localityOn is t's locality on one node, from the model's host and rack
@@ -242,60 +280,67 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	}
 	now := float64(v.Now()) / 1000
 	// Map_Matrix plus reading the split there: the plan keeps maps
-	// data-local when that costs no finish time.
-	lv, _ := p.levels(t)
-	read := map[events.Locality]float64{events.RackLocal: p.readCost(t, events.RackLocal), events.OffRack: p.readCost(t, events.OffRack)}
-	// One evaluation per machine: the ranking below and Algorithm 1 both
-	// read it. The Map_Matrix column is the same for every map of the app
-	// with this split size until the model or the matrices change, so the
-	// maps of a job submitted together share it.
+	// data-local when that costs no finish time. One evaluation per
+	// machine: the ranking below and Algorithm 1 both read it. The
+	// Map_Matrix column (and its sums with the rack-local and off-rack
+	// reads) is the same for every map of the app with this split size
+	// until the model or the matrices change, so the maps of a job
+	// submitted together share it.
 	col := p.mapColumn(ctx, t)
-	execOn := make([]float64, len(ms))
-	for i := range ms {
-		execOn[i] = col[i] + read[lv[i]]
+	lv := p.levelCodes(t)
+	execOn := p.execBuf[:0]
+	for i, l := range lv {
+		e := col[i] // nothing to read (node-local, or no known input)
+		if l == lvRack {
+			e = p.execColRack[i]
+		} else if l == lvOff {
+			e = p.execColOff[i]
+		}
+		execOn = append(execOn, e)
 	}
-	exec := func(i int) float64 { return execOn[i] }
-
-	// Rank every machine by the finish time this task would have there,
-	// before committing the Algorithm 1 choice. Each machine's earliest
-	// core is found once, for the ranking and for Algorithm 1.
+	p.execBuf = execOn
+	if !p.early.ok || len(p.early.cores) != len(ms) {
+		p.early.fill(ms)
+	}
+	// Each machine's earliest core comes from p.early, for the ranking
+	// and for Algorithm 1. The ranking of every machine by the finish
+	// time this task would have there (not strict) is taken before the
+	// Algorithm 1 choice updates the chosen core.
 	type cand struct {
 		i      int
 		finish float64
 	}
-	cands := make([]cand, 0, len(ms))
-	cores := make([]int, len(ms))
-	frees := make([]float64, len(ms))
-	for i := range ms {
-		cores[i], frees[i] = ms[i].earliest()
-		if !math.IsInf(frees[i], 1) {
-			cands = append(cands, cand{i, math.Max(frees[i], now) + exec(i)})
+	var cands []cand
+	if !p.cfg.Strict {
+		for i := range ms {
+			if f := p.early.frees[i]; !math.IsInf(f, 1) {
+				cands = append(cands, cand{i, fmax(f, now) + execOn[i]})
+			}
 		}
 	}
-	best, ok := scheduleOne(ms, cores, frees, now, exec, p.tie())
+	maxAlts := 0
+	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
+		maxAlts = max(0, p.cfg.TopNodes-1)
+	}
+	best, fs, alts, ok := placeMap(ms, &p.early, execOn, lv, now, p.tie(), maxAlts, p.finBuf, p.altBuf)
+	p.finBuf, p.altBuf = fs, alts
 	if !ok {
 		return nil, policy.NewStatus(policy.Skip, "no free core")
 	}
 	res := reservation{task: t, node: ms[best.Machine].Name, finish: best.Finish}
-	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
-		for _, c := range cands {
-			if len(res.alts)+1 >= p.cfg.TopNodes {
-				break
-			}
-			if c.i != best.Machine && lv[c.i] == lv[best.Machine] && math.Abs(c.finish-best.Finish) <= sameFinishS {
-				res.alts = append(res.alts, ms[c.i].Name)
-			}
-		}
+	for _, a := range alts {
+		res.alts = append(res.alts, ms[a].Name)
 	}
-	p.reserved[t.ID] = res
+	p.reserve(t.ID, res)
 	p.log.Debug().Str("task", t.ID).Str("node", ms[best.Machine].Name).Float64("now", now).
 		Float64("start", best.Start).Float64("finish", best.Finish).Msg("tmar plan")
 	if !p.cfg.Strict { // a strict hint lists no ranked alternatives
 		sort.SliceStable(cands, func(a, b int) bool { return cands[a].finish < cands[b].finish })
 	}
-	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: lv[best.Machine]}}
+	bestLv := lvLocality[lv[best.Machine]]
+	scores := []policy.NodeScore{{Node: ms[best.Machine].Name, Score: 1, Locality: bestLv}}
 	for _, a := range res.alts {
-		scores = append(scores, policy.NodeScore{Node: a, Score: 1, Locality: lv[best.Machine]})
+		scores = append(scores, policy.NodeScore{Node: a, Score: 1, Locality: bestLv})
 	}
 	for _, c := range cands {
 		if len(scores) >= p.cfg.TopNodes || p.cfg.Strict {
@@ -306,9 +351,61 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 		}
 		// Score decays with the extra finish time over the best choice.
 		s := 1 / (1 + c.finish - best.Finish)
-		scores = append(scores, policy.NodeScore{Node: ms[c.i].Name, Score: s, Locality: lv[c.i]})
+		scores = append(scores, policy.NodeScore{Node: ms[c.i].Name, Score: s, Locality: lvLocality[lv[c.i]]})
 	}
 	return scores, nil
+}
+
+// Locality levels of a map on each machine, as levelCodes gives them.
+const (
+	lvNone uint8 = iota // no known input: no read cost
+	lvNode              // node-local
+	lvRack              // rack-local
+	lvOff               // off-rack
+)
+
+var lvLocality = [...]events.Locality{lvNone: "", lvNode: events.NodeLocal, lvRack: events.RackLocal, lvOff: events.OffRack}
+
+// levelCodes is levels as codes, in a buffer reused between calls: for
+// each machine of the current model, the locality of t's input there.
+func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
+	n := len(p.machines)
+	out := slices.Grow(p.lvBuf[:0], n)[:n]
+	clear(out) // lvNone
+	p.lvBuf = out
+	// The racks holding a replica, marked by rack number with a stamp new
+	// to this call.
+	if len(p.rackMark) < n {
+		p.rackMark = make([]uint64, n)
+	}
+	p.rackStamp++
+	hosts := 0
+	for _, sp := range t.Splits {
+		for _, h := range sp.Hosts {
+			hosts++
+			if i, ok := p.hostIdx[h]; ok && out[i] != lvNode {
+				out[i] = lvNode
+				r := p.rackIx[i]
+				if r >= len(p.rackMark) {
+					p.rackMark = append(p.rackMark, make([]uint64, r+1-len(p.rackMark))...)
+				}
+				p.rackMark[r] = p.rackStamp
+			}
+		}
+	}
+	if hosts == 0 {
+		return out // no known input, no read cost
+	}
+	for i := range out {
+		switch {
+		case out[i] == lvNode:
+		case p.rackIx[i] < len(p.rackMark) && p.rackMark[p.rackIx[i]] == p.rackStamp:
+			out[i] = lvRack
+		default:
+			out[i] = lvOff
+		}
+	}
+	return out
 }
 
 func splitHosts(t *cluster.Task) map[string]bool {
@@ -369,11 +466,12 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		}
 		return strings.Compare(ta.ID, tb.ID)
 	})
-	for _, t := range tasks {
-		delete(p.reserved, t.ID)
-	}
-	p.modelAt = -1 // rebuild without them
-	ms := p.model(ctx, v)
+	// The model is rebuilt without them (model skips them while
+	// replanning); their reservations are replaced below, and those of the
+	// maps the plan leaves out dropped.
+	p.modelAt = -1
+	ms := p.modelReplanning(ctx, v)
+	placed := make([]bool, len(tasks))
 	now := float64(v.Now()) / 1000
 	racks := map[string]int{}
 	rack := make([]int, len(ms))
@@ -396,15 +494,18 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		}
 		batch := tasks[lo:hi]
 		mts := make([]MapTask, len(batch))
+		locals := make([]int, 0, 3*len(batch)) // every map's Local, one after another
 		for k, t := range batch {
-			seen := map[int]bool{}
+			at := len(locals)
 			for _, sp := range t.Splits {
 				for _, h := range sp.Hosts {
-					if i, ok := byHost[h]; ok && !seen[i] {
-						seen[i] = true
-						mts[k].Local = append(mts[k].Local, i)
+					if i, ok := byHost[h]; ok && !slices.Contains(locals[at:], i) {
+						locals = append(locals, i)
 					}
 				}
+			}
+			if len(locals) > at {
+				mts[k].Local = locals[at:len(locals):len(locals)]
 			}
 			sort.Ints(mts[k].Local)
 			mts[k].Read = [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}
@@ -416,12 +517,40 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 			execOn[i] = p.mapExec(ctx, batch[0], nodes[i])
 		}
 		exec := func(i int) float64 { return execOn[i] }
+		p.early.ok = false // PlanMaps updates the cores
 		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
 			t := batch[pl.Task]
-			p.reserved[t.ID] = reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish}
+			p.reserve(t.ID, reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish})
+			placed[lo+pl.Task] = true
 		}
 		lo = hi
 	}
+	for k, t := range tasks {
+		if !placed[k] {
+			delete(p.reserved, t.ID)
+		}
+	}
+}
+
+// reserve records a placement of ours not started yet.
+func (p *Plugin) reserve(id string, r reservation) {
+	p.reserved[id] = r
+	p.reservedPeak = max(p.reservedPeak, len(p.reserved))
+}
+
+// shrinkReserved copies the reservations into a map of their size once they
+// are far fewer than at their peak: a Go map keeps the table of its largest
+// size, and every pass over it (each tick's re-plan, model and holds) walks
+// that table, so one large job left every later tick walking its 100,000
+// empty slots. The reservations are the same; no pass depends on the
+// order of a map.
+func (p *Plugin) shrinkReserved() {
+	if p.reservedPeak < 1024 || len(p.reserved)*8 > p.reservedPeak {
+		return
+	}
+	m := make(map[string]reservation, len(p.reserved))
+	maps.Copy(m, p.reserved)
+	p.reserved, p.reservedPeak = m, len(m)
 }
 
 // holds renews the strict place hints of planned maps that have not started:
@@ -432,23 +561,34 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 		return nil
 	}
 	now := float64(v.Now()) / 1000
-	ids := make([]string, 0, len(p.reserved))
+	type held struct { // small to sort: the reservation is rs[k]
+		id string
+		k  int
+	}
+	hs := make([]held, 0, len(p.reserved))
+	rs := make([]reservation, 0, len(p.reserved))
 	for id, r := range p.reserved {
 		if r.finish > now && r.task.State == cluster.TaskPending {
-			ids = append(ids, id)
+			hs = append(hs, held{id, len(rs)})
+			rs = append(rs, r)
 		}
 	}
-	sort.Strings(ids)
-	out := make([]policy.Hint, 0, len(ids))
-	for _, id := range ids {
-		r := p.reserved[id]
+	slices.SortFunc(hs, func(a, b held) int { return strings.Compare(a.id, b.id) }) // ids are unique
+	out := make([]policy.Hint, 0, len(hs))
+	var reason []byte
+	for _, h := range hs {
+		r := rs[h.k]
 		nodes := []policy.NodeScore{{Node: r.node, Score: 1, Locality: p.localityOn(r.task, r.node, v)}}
 		for _, a := range r.alts {
 			nodes = append(nodes, policy.NodeScore{Node: a, Score: 1, Locality: nodes[0].Locality})
 		}
+		// fmt's %.1f is strconv's 'f' with precision 1.
+		reason = append(reason[:0], "TMaR plan: finishes at +"...)
+		reason = strconv.AppendFloat(reason, r.finish-now, 'f', 1, 64)
+		reason = append(reason, "s there (Algorithms 1, 3)"...)
 		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
 			Nodes:  nodes,
-			Reason: fmt.Sprintf("TMaR plan: finishes at +%.1fs there (Algorithms 1, 3)", r.finish-now)})
+			Reason: string(reason)})
 	}
 	return out
 }

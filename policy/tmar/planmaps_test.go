@@ -121,3 +121,61 @@ func cloneMachines(ms []Machine) []Machine {
 	}
 	return out
 }
+
+// mergeFinishLoop is mergeFinish as first written: the least finish of the
+// two, and the least of the four values above it.
+func mergeFinishLoop(a, b finishNode) finishNode {
+	r := a
+	if b.m1 < a.m1 {
+		r = b
+	}
+	r.m2 = math.Inf(1)
+	for _, v := range [4]float64{a.m1, a.m2, b.m1, b.m2} {
+		if v > r.m1 && v < r.m2 {
+			r.m2 = v
+		}
+	}
+	return r
+}
+
+// mergeFinish gives what the four-value loop gives on every pair of tree
+// nodes the tree can hold (m2 above m1 or +Inf), ties and +Inf included.
+func TestMergeFinishSameAsLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	vals := []float64{0, 1, 1 + 1e-10, 2, 3, math.Inf(1)}
+	node := func(i int) finishNode {
+		m1 := vals[rng.IntN(len(vals))]
+		m2 := math.Inf(1)
+		if rng.IntN(2) == 0 {
+			for _, v := range vals {
+				if v > m1 && rng.IntN(2) == 0 {
+					m2 = v
+					break
+				}
+			}
+		}
+		return finishNode{m1: m1, m2: m2, i1: i}
+	}
+	for range 100000 {
+		a, b := node(rng.IntN(10)), node(rng.IntN(10))
+		if got, want := mergeFinish(a, b), mergeFinishLoop(a, b); got != want {
+			t.Fatalf("%+v %+v: got %+v want %+v", a, b, got, want)
+		}
+	}
+}
+
+// fmax and fmin are math.Max and math.Min, signed zeros, infinities and
+// NaN included.
+func TestFmaxFminAsMath(t *testing.T) {
+	vals := []float64{math.Inf(-1), -3, -1e-300, math.Copysign(0, -1), 0, 1e-300, 2, 2, math.Inf(1), math.NaN()}
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+	}
+	for _, x := range vals {
+		for _, y := range vals {
+			if !same(fmax(x, y), math.Max(x, y)) || !same(fmin(x, y), math.Min(x, y)) {
+				t.Fatalf("%v %v: fmax %v fmin %v, math %v %v", x, y, fmax(x, y), fmin(x, y), math.Max(x, y), math.Min(x, y))
+			}
+		}
+	}
+}

@@ -53,7 +53,9 @@ type learner struct {
 	dirty    map[string]bool
 	// learnVer counts changes to what mapExec reads (matrices, job rates).
 	learnVer uint64
-	outSums  map[string]outputSums // by app id (see outputTotal)
+	outSums  map[string]outputSums // by app id (see partitionBytes)
+	// outTotals keeps outputTotal per app id.
+	outTotals map[string]*outTotal
 }
 
 // mapStage is the map stage's state: the machine model of the current
@@ -65,17 +67,41 @@ type mapStage struct {
 	hostIdx  map[string]int  // node id and host name -> machine
 	rackIx   []int           // machine -> rack number
 	nodeAt   []*cluster.Node // machine -> node of the view
-	reserved map[string]reservation
+	// What index, hostIdx and rackIx were made from (indexNodes).
+	idxNodes         []*cluster.Node
+	idxIDs, idxRacks []string
+	coreBuf          []float64 // every machine's CoreFree
+	reserved         map[string]reservation
+	// reservedPeak is the most reservations since the map was last made
+	// (see shrinkReserved).
+	reservedPeak int
+	// replanning: the model being built leaves out the maps being
+	// re-planned (replan).
+	replanning bool
 	// execKey names the Map_Matrix column execCol holds: Place's estimates
 	// for a map of that app and split size on every machine of the model.
-	execKey execKey
-	execCol []float64
+	execKey                 execKey
+	execCol                 []float64
+	execColRack, execColOff []float64
+	// early is each machine's earliest core between the Place calls of one
+	// model instant; reset whenever something else changes the cores.
+	early earliestCache
+	// Place's buffers, reused between calls.
+	execBuf   []float64
+	lvBuf     []uint8
+	rackMark  []uint64 // rack number -> rackStamp when it holds a replica (levelCodes)
+	rackStamp uint64
+	finBuf    []float64
+	altBuf    []int
 }
 
 // prb is the reduce stage's state: PRB's plan per app.
 type prb struct {
 	plans    map[string]map[int]Binding // app -> partition -> PRB outcome (node = Machine of the model then)
 	planNode map[string]map[int]string  // app -> partition -> bound node id
+	// redCounts caches each planned app's reducers per partition
+	// (reducersOf), dropped with the plan.
+	redCounts map[string]*reducerCount
 
 	// What PRB predicted, for Extra: the sum over planned apps of their
 	// predicted completion (latest reducer finish) since submission.
@@ -103,9 +129,10 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 	}
 	p := &Plugin{name: name, powerAware: power, cfg: cfg, store: h.Profiles, log: h.Log,
 		learner: learner{learned: map[string]*matrices{}, rates: map[string]*jobRate{}, loaded: map[string]bool{},
-			dirty: map[string]bool{}, seedMean: map[string]float64{}, outSums: map[string]outputSums{}},
+			dirty: map[string]bool{}, seedMean: map[string]float64{}, outSums: map[string]outputSums{},
+			outTotals: map[string]*outTotal{}},
 		mapStage: mapStage{reserved: map[string]reservation{}, modelAt: -1},
-		prb:      prb{plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}}}
+		prb:      prb{plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, redCounts: map[string]*reducerCount{}}}
 	for jt, row := range cfg.MapMatrix {
 		var sum float64
 		n := 0

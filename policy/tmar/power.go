@@ -34,7 +34,7 @@ func (m *Machine) addedEnergy(start, exec float64) float64 {
 	}
 	busy := float64(m.busyAt(start))
 	before := m.pas(busy / cores)
-	after := m.pas(math.Min(1, (busy+1)/cores))
+	after := m.pas(fmin(1, (busy+1)/cores))
 	return (after - before) * exec
 }
 
@@ -68,9 +68,9 @@ func (pt PowerTie) choose(ms []Machine, cs []cand, span float64) int {
 	if best < 0 || !pt.Power {
 		return best
 	}
-	limit := cs[best].finish + math.Max(0, pt.Within) + tieEpsilon
+	limit := cs[best].finish + fmax(0, pt.Within) + tieEpsilon
 	if pt.WithinMakespan {
-		limit = math.Max(limit, span+tieEpsilon)
+		limit = fmax(limit, span+tieEpsilon)
 	}
 	bestE := ms[cs[best].machine].addedEnergy(cs[best].start, cs[best].exec)
 	for k, c := range cs {

@@ -106,7 +106,21 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		linkFree[i] = now
 	}
 	rnet, isRack := net.(RackNetwork)
-	for _, p := range sorted {
+	// A machine's reducers are timed on a scratch copy of its cores: the
+	// loop below takes the least time each step, so the times do not
+	// depend on the order of the cores; only the winner's vector is made
+	// as Algorithm 3 line 7 leaves it (sorted, then updated).
+	var cores []float64
+	// On a RackNetwork a machine holding no piece of the partition has the
+	// transfer time of its rack (rackTransferTime reads nothing else).
+	rackTT := make([]float64, len(ms))
+	rackTTAt := make([]int, len(ms)) // partition number + 1 the entry is for
+	// Each machine's earliest core, kept as the winners' cores change.
+	coreMin := make([]float64, len(ms))
+	for i := range ms {
+		coreMin[i] = earliestOf(ms[i].CoreFree)
+	}
+	for pn, p := range sorted {
 		var rs rackSums
 		if isRack {
 			rs = sumRacks(p, rnet)
@@ -119,56 +133,107 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		}
 		per := p.Bytes / int64(run)
 		best := Binding{Partition: p.ID, Machine: -1, Reducers: nr, Bytes: p.Bytes, Finish: math.Inf(1)}
-		var bestCores []float64
-		var bestArrive float64
+		var bestArrive, bestExec float64
 		for i := range ms {
 			if len(ms[i].CoreFree) == 0 {
 				continue
 			}
+			exec := reduceExec(i, per)
+			// The reducers finish no earlier than the first one's core
+			// (and now) plus its execution: when that cannot beat the
+			// best, the transfer is not timed.
+			if lb := fmax(coreMin[i], now) + exec; lb >= best.Finish-tieEpsilon {
+				continue
+			}
 			arrive := now // all of it local
 			var tt float64
-			if isRack {
-				tt = rackTransferTime(i, p, rs, rnet)
-			} else {
+			switch {
+			case !isRack:
 				tt = transferTime(i, p, net)
+			case p.At[i] == 0:
+				// rackTransferTime with nothing on i: a function of i's rack.
+				r := rnet.RackOf(i)
+				if r < 0 || r >= len(rackTT) {
+					tt = rackTransferTime(i, p, rs, rnet)
+					break
+				}
+				if rackTTAt[r] != pn+1 {
+					rackTT[r], rackTTAt[r] = rackTransferTime(i, p, rs, rnet), pn+1
+				}
+				tt = rackTT[r]
+			default:
+				tt = rackTransferTime(i, p, rs, rnet)
 			}
 			if tt > 0 {
 				arrive = linkFree[i] + tt // eq. 5 through i's link
 			}
-			cores := append([]float64(nil), ms[i].CoreFree...)
-			sort.Float64s(cores)
-			exec := reduceExec(i, per)
-			// Algorithm 4 lines 7–12: reducers beyond the free cores queue
-			// behind them; each reducer starts when a core frees and the
-			// data has arrived (eq. 4).
 			var start, finish, launch float64
-			for r := range run {
-				c := 0
-				for k := 1; k < len(cores); k++ {
-					if cores[k] < cores[c] {
-						c = k
+			if run == 1 {
+				// queueReducers for one reducer, on the first earliest
+				// core, without copying the cores.
+				cs := ms[i].CoreFree
+				c := cs[0]
+				for _, f := range cs[1:] {
+					if f < c {
+						c = f
 					}
 				}
-				s := math.Max(math.Max(cores[c], arrive), now)
-				if r == 0 {
-					start, launch = s, math.Max(cores[c], now)
-				}
-				cores[c] = s + exec
-				finish = math.Max(finish, cores[c])
+				start = fmax(fmax(c, arrive), now)
+				launch = fmax(c, now)
+				finish = fmax(0, start+exec)
+			} else {
+				cores = append(cores[:0], ms[i].CoreFree...)
+				start, finish, launch = queueReducers(cores, run, arrive, now, exec)
 			}
 			if finish < best.Finish-tieEpsilon {
 				best = Binding{Partition: p.ID, Machine: i, Reducers: nr, Bytes: p.Bytes, Launch: launch, Start: start, Finish: finish}
-				bestCores, bestArrive = cores, arrive
+				bestArrive, bestExec = arrive, exec
 			}
 		}
 		if best.Machine < 0 {
 			continue
 		}
+		bestCores := append([]float64(nil), ms[best.Machine].CoreFree...)
+		sort.Float64s(bestCores)
+		queueReducers(bestCores, run, bestArrive, now, bestExec)
 		ms[best.Machine].CoreFree = bestCores
+		coreMin[best.Machine] = earliestOf(bestCores)
 		linkFree[best.Machine] = bestArrive
 		out = append(out, best)
 	}
 	return out
+}
+
+// earliestOf is the earliest of a machine's core times (+Inf without cores).
+func earliestOf(cores []float64) float64 {
+	at := math.Inf(1)
+	for _, f := range cores {
+		at = fmin(at, f)
+	}
+	return at
+}
+
+// queueReducers is Algorithm 4 lines 7–12 on one machine's cores: run
+// reducers of exec seconds, those beyond the free cores queued behind
+// them; each starts when a core frees and the data has arrived (eq. 4).
+// It updates cores and returns the first reducer's start and launch and
+// the last finish.
+func queueReducers(cores []float64, run int, arrive, now, exec float64) (start, finish, launch float64) {
+	for r := range run {
+		c := 0
+		for k := 1; k < len(cores); k++ {
+			if cores[k] < cores[c] {
+				c = k
+			}
+		}
+		s := fmax(fmax(cores[c], arrive), now)
+		if r == 0 {
+			start, launch = s, fmax(cores[c], now)
+		}
+		cores[c] = s + exec
+		finish = fmax(finish, cores[c])
+	}
+	return start, finish, launch
 }
 
 // SharedLinks parameterises BindPartitionsShared: every node has one full
@@ -223,6 +288,16 @@ type sharedPlan struct {
 	rs       []boundReducer
 	queue    [][][]int // machine -> core -> indices into rs, in start order
 	coreFree [][]float64
+	machMin  []float64 // machine -> its earliest core (+Inf without cores), kept by refreshMin
+}
+
+// refreshMin recomputes machine m's earliest core after coreFree[m] changed.
+func (sp *sharedPlan) refreshMin(m int) {
+	at := math.Inf(1)
+	for _, f := range sp.coreFree[m] {
+		at = fmin(at, f)
+	}
+	sp.machMin[m] = at
 }
 
 // contend is how many bytes of a newcomer of x bytes, sent over
@@ -233,12 +308,12 @@ type sharedPlan struct {
 func (sp *sharedPlan) contend(j int, x, t0, dur float64) float64 {
 	o := &sp.xs[j]
 	if o.start <= t0 {
-		return math.Min(x, o.remaining(t0))
+		return fmin(x, o.remaining(t0))
 	}
 	if dur <= 0 || o.start >= t0+dur {
 		return 0
 	}
-	return math.Min(x*(t0+dur-o.start)/dur, o.bytes)
+	return fmin(x*(t0+dur-o.start)/dur, o.bytes)
 }
 
 // psDuration is how long x bytes starting at t0 take on a link shared,
@@ -268,7 +343,7 @@ func (sp *sharedPlan) psDuration(link []int, x, t0 float64) (dur, harm float64) 
 		}
 		o := &sp.rs[sp.xs[j].owner]
 		if late := sp.xs[j].end + c/sp.cap + sp.lat - o.shuffleEnd; late > 0 {
-			harm = math.Max(harm, sp.coreFree[o.machine][o.core]+late)
+			harm = fmax(harm, sp.coreFree[o.machine][o.core]+late)
 		}
 	}
 	return dur, harm
@@ -306,10 +381,10 @@ type senders struct {
 	dur, harm top2
 }
 
-func (sp *sharedPlan) senders(pieces map[int]float64, srcs []int, t0 float64) senders {
+func (sp *sharedPlan) senders(srcs []int, xs []float64, t0 float64) senders {
 	out := senders{dur: top2{k1: -2}, harm: top2{k1: -2}}
-	for _, s := range srcs {
-		x := pieces[s]
+	for k, s := range srcs {
+		x := xs[k]
 		if s < 0 || x <= 0 {
 			continue
 		}
@@ -320,32 +395,41 @@ func (sp *sharedPlan) senders(pieces map[int]float64, srcs []int, t0 float64) se
 	return out
 }
 
-// shuffleDuration is the fetch time of a reducer launched at t0 on to whose
-// remote pieces are pieces (by machine; to's own piece is read locally):
-// the slowest of its incoming link and the outgoing links of its sources
-// (eq. 5 applied at both ends of every piece, out from senders), plus L;
-// and the harm (psDuration) it does to the reducers already bound.
-func (sp *sharedPlan) shuffleDuration(to int, pieces map[int]float64, srcs []int, t0 float64, out senders, net Network) (dur, harm float64) {
-	var total, worst float64
-	for _, s := range srcs {
-		x := pieces[s]
+// remoteIn is what a reducer on to fetches of the pieces xs on srcs (by
+// machine; to's own piece is read locally): their bytes, and the time of
+// the slowest alone at its pair bandwidth (a piece never beats C_B); ok is
+// false when a remote piece has no bandwidth.
+func remoteIn(to int, srcs []int, xs []float64, net Network) (total, worst float64, ok bool) {
+	for k, s := range srcs {
+		x := xs[k]
 		if s == to || x <= 0 {
 			continue
 		}
 		total += x
-		// A piece never beats its pair bandwidth (C_B).
 		bw := net.Bandwidth(s, to)
 		if bw <= 0 {
-			return math.Inf(1), 0
+			return 0, 0, false
 		}
-		worst = math.Max(worst, x/bw)
+		worst = fmax(worst, x/bw)
+	}
+	return total, worst, true
+}
+
+// shuffleDuration is the fetch time of a reducer launched at t0 on to whose
+// remote pieces are what remoteIn gave (total, worst, ok): the slowest of
+// its incoming link and the outgoing links of its sources (eq. 5 applied at
+// both ends of every piece, out from senders), plus L; and the harm
+// (psDuration) it does to the reducers already bound.
+func (sp *sharedPlan) shuffleDuration(to int, total, worst float64, ok bool, t0 float64, out senders) (dur, harm float64) {
+	if !ok {
+		return math.Inf(1), 0
 	}
 	if total == 0 {
 		return 0, 0
 	}
-	worst = math.Max(worst, out.dur.without(to))
+	worst = fmax(worst, out.dur.without(to))
 	d, h := sp.psDuration(sp.in[to], total, t0)
-	return sp.lat + math.Max(worst, d), math.Max(out.harm.without(to), h)
+	return sp.lat + fmax(worst, d), fmax(out.harm.without(to), h)
 }
 
 // addXfer puts a new transfer on a link and delays the transfers it
@@ -371,7 +455,7 @@ func (sp *sharedPlan) settle(ri int) {
 	r := &sp.rs[ri]
 	end := r.launch
 	for _, j := range r.xfers {
-		end = math.Max(end, sp.xs[j].end+sp.lat)
+		end = fmax(end, sp.xs[j].end+sp.lat)
 	}
 	if end <= r.shuffleEnd {
 		return
@@ -403,6 +487,7 @@ func (sp *sharedPlan) settle(ri int) {
 	}
 	last := q[len(q)-1]
 	sp.coreFree[r.machine][r.core] = sp.rs[last].finish()
+	sp.refreshMin(r.machine)
 }
 
 // prune drops from the links the transfers done by the time the first core
@@ -411,10 +496,8 @@ func (sp *sharedPlan) settle(ri int) {
 // keep only what can still overlap. It returns that time.
 func (sp *sharedPlan) prune(since float64) float64 {
 	at := math.Inf(1)
-	for _, cores := range sp.coreFree {
-		for _, f := range cores {
-			at = math.Min(at, f)
-		}
+	for _, f := range sp.machMin {
+		at = fmin(at, f)
 	}
 	if math.IsInf(at, 1) || at <= since {
 		return since
@@ -464,15 +547,26 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 	// per piece (rackNet has one).
 	sp := &sharedPlan{cap: capB, lat: net.Latency(-1, -1),
 		out: make([][]int, len(ms)), in: make([][]int, len(ms)),
-		queue: make([][][]int, len(ms)), coreFree: make([][]float64, len(ms))}
+		queue: make([][][]int, len(ms)), coreFree: make([][]float64, len(ms)), machMin: make([]float64, len(ms))}
 	for i := range ms {
-		sp.queue[i] = make([][]int, len(ms[i].CoreFree))
 		sp.coreFree[i] = append([]float64(nil), ms[i].CoreFree...)
+		sp.refreshMin(i)
 	}
+	// On a rackNet a machine holding no piece of the partition fetches what
+	// every such machine of its rack fetches (remoteIn reads nothing else).
+	rn, isRackNet := net.(rackNet)
+	type fetch struct {
+		total, worst float64
+		ok           bool
+	}
+	rackFetch := make([]fetch, len(ms))
+	rackFetchAt := make([]int, len(ms)) // partition number + 1 the entry is for
+	srcAt := make([]int, len(ms))       // partition number + 1 when the machine holds a piece
+	var xs []float64
 	out := make([]Binding, 0, len(sorted))
 	pruned := now
 	var coreBuf []float64
-	for _, p := range sorted {
+	for pn, p := range sorted {
 		pruned = sp.prune(pruned)
 		nr := max(int(math.Ceil(float64(p.Bytes)/float64(rSplit))), 1)
 		run := nr
@@ -480,15 +574,20 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			run = p.Run
 		}
 		per := p.Bytes / int64(run)
-		pieces := make(map[int]float64, len(p.At))
 		srcs := make([]int, 0, len(p.At))
 		for s, b := range p.At {
 			if b > 0 {
-				pieces[s] = float64(b) / float64(run)
 				srcs = append(srcs, s)
 			}
 		}
 		sort.Ints(srcs)
+		xs = xs[:0] // the pieces, by srcs
+		for _, s := range srcs {
+			xs = append(xs, float64(p.At[s])/float64(run))
+			if s >= 0 && s < len(srcAt) {
+				srcAt[s] = pn + 1
+			}
+		}
 		type plan struct {
 			core                       []int
 			launch, shuffle            []float64
@@ -496,6 +595,7 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 		}
 		best, bestM := plan{finish: math.Inf(1), score: math.Inf(1)}, -1
 		byLaunch := map[float64]senders{} // most nodes launch at the same times
+		lastLaunch, lastSnd := math.NaN(), senders{}
 		// Scratch reused across machines: a candidate's vectors become
 		// best's, and best's old ones the next candidate's.
 		var spare plan
@@ -503,9 +603,30 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			if len(ms[i].CoreFree) == 0 {
 				continue
 			}
-			coreBuf = append(coreBuf[:0], sp.coreFree[i]...)
-			cores := coreBuf
 			exec := reduceExec(i, per)
+			// The machine's offer is no earlier than its first reducer's
+			// launch (its earliest core) plus its execution: the shuffle
+			// only adds. When that is already past the best offer, the
+			// comparison below cannot pick it, and its transfers (the
+			// senders' links at its launch time above all) are not timed.
+			if lb := fmax(sp.machMin[i], now) + exec; sp.lat >= 0 && lb > best.score+tieEpsilon {
+				continue
+			}
+			cores := sp.coreFree[i] // read only; a scratch copy when reducers queue
+			if run > 1 {
+				coreBuf = append(coreBuf[:0], cores...)
+				cores = coreBuf
+			}
+			var in fetch
+			if r := rn.RackOf(i); isRackNet && srcAt[i] != pn+1 && r >= 0 {
+				if rackFetchAt[r] != pn+1 {
+					rackFetch[r].total, rackFetch[r].worst, rackFetch[r].ok = remoteIn(i, srcs, xs, net)
+					rackFetchAt[r] = pn + 1
+				}
+				in = rackFetch[r]
+			} else {
+				in.total, in.worst, in.ok = remoteIn(i, srcs, xs, net)
+			}
 			c := plan{exec: exec, start: math.Inf(1), core: spare.core[:0], launch: spare.launch[:0], shuffle: spare.shuffle[:0]}
 			for range run {
 				k := 0
@@ -514,24 +635,31 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 						k = j
 					}
 				}
-				launch := math.Max(cores[k], now)
-				snd, ok := byLaunch[launch]
-				if !ok {
-					snd = sp.senders(pieces, srcs, launch)
-					byLaunch[launch] = snd
+				launch := fmax(cores[k], now)
+				snd := lastSnd
+				if launch != lastLaunch {
+					var ok bool
+					if snd, ok = byLaunch[launch]; !ok {
+						snd = sp.senders(srcs, xs, launch)
+						byLaunch[launch] = snd
+					}
+					lastLaunch, lastSnd = launch, snd
 				}
-				sh, harm := sp.shuffleDuration(i, pieces, srcs, launch, snd, net)
+				sh, harm := sp.shuffleDuration(i, in.total, in.worst, in.ok, launch, snd)
 				if links.Protect {
-					c.score = math.Max(c.score, harm)
+					c.score = fmax(c.score, harm)
 				}
 				c.core = append(c.core, k)
 				c.launch = append(c.launch, launch)
 				c.shuffle = append(c.shuffle, sh)
-				c.start = math.Min(c.start, launch+sh)
-				cores[k] = launch + sh + exec
-				c.finish = math.Max(c.finish, cores[k])
+				c.start = fmin(c.start, launch+sh)
+				fin := launch + sh + exec
+				if run > 1 {
+					cores[k] = fin
+				}
+				c.finish = fmax(c.finish, fin)
 			}
-			c.score = math.Max(c.score, c.finish)
+			c.score = fmax(c.score, c.finish)
 			if c.score < best.score-tieEpsilon || (c.score <= best.score+tieEpsilon && c.finish < best.finish-tieEpsilon) {
 				best, spare, bestM = c, best, i
 			} else {
@@ -550,8 +678,8 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			sp.rs = append(sp.rs, boundReducer{machine: bestM, core: best.core[r], binding: bi, launch: launch,
 				shuffleEnd: launch + best.shuffle[r], exec: best.exec})
 			var total float64
-			for _, s := range srcs {
-				x := pieces[s]
+			for k, s := range srcs {
+				x := xs[k]
 				if s == bestM || x <= 0 {
 					continue
 				}
@@ -563,8 +691,12 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			if total > 0 {
 				sp.addXfer(&sp.in[bestM], xfer{start: launch, bytes: total, owner: ri}, moved)
 			}
+			if sp.queue[bestM] == nil { // made for the machines that get a reducer
+				sp.queue[bestM] = make([][]int, len(sp.coreFree[bestM]))
+			}
 			sp.queue[bestM][best.core[r]] = append(sp.queue[bestM][best.core[r]], ri)
 			sp.coreFree[bestM][best.core[r]] = sp.rs[ri].finish()
+			sp.refreshMin(bestM)
 		}
 		ids := make([]int, 0, len(moved))
 		for ri := range moved {
@@ -582,9 +714,9 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 	for ri := range sp.rs {
 		r := &sp.rs[ri]
 		b := &out[r.binding]
-		b.Launch = math.Min(b.Launch, r.launch)
-		b.Start = math.Min(b.Start, r.shuffleEnd)
-		b.Finish = math.Max(b.Finish, r.finish())
+		b.Launch = fmin(b.Launch, r.launch)
+		b.Start = fmin(b.Start, r.shuffleEnd)
+		b.Finish = fmax(b.Finish, r.finish())
 	}
 	for i := range ms {
 		ms[i].CoreFree = sp.coreFree[i]
@@ -629,7 +761,7 @@ func transferTime(to int, p Partition, net Network) float64 {
 			return math.Inf(1)
 		}
 		total += float64(p.At[from]) / bw
-		lat = math.Max(lat, net.Latency(from, to))
+		lat = fmax(lat, net.Latency(from, to))
 	}
 	return lat + total
 }

@@ -45,7 +45,7 @@ func horizon(ms []Machine) float64 {
 	var h float64
 	for i := range ms {
 		for _, f := range ms[i].CoreFree {
-			h = math.Max(h, f)
+			h = fmax(h, f)
 		}
 	}
 	return h
@@ -77,7 +77,7 @@ func MapSchedule(ms []Machine, tasks int, ready float64, exec func(machine int) 
 			if core < 0 {
 				continue
 			}
-			start := math.Max(free, ready)
+			start := fmax(free, ready)
 			e := exec(i)
 			cs = append(cs, cand{machine: i, core: core, start: start, finish: start + e, exec: e})
 		}
@@ -87,7 +87,7 @@ func MapSchedule(ms []Machine, tasks int, ready float64, exec func(machine int) 
 		}
 		c := cs[k]
 		ms[c.machine].CoreFree[c.core] = c.finish
-		span = math.Max(span, c.finish)
+		span = fmax(span, c.finish)
 		out = append(out, Placement{Machine: c.machine, Start: c.start, Finish: c.finish})
 	}
 	return out
@@ -102,7 +102,7 @@ func scheduleOne(ms []Machine, cores []int, frees []float64, ready float64, exec
 		if cores[i] < 0 {
 			continue
 		}
-		start := math.Max(frees[i], ready)
+		start := fmax(frees[i], ready)
 		e := exec(i)
 		cs = append(cs, cand{machine: i, core: cores[i], start: start, finish: start + e, exec: e})
 	}
@@ -204,12 +204,22 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 		cand
 		present bool
 		level   int
+		// energy is the offer's added energy (eq. 2) once eOK: the power
+		// tie-break reads it from the offer, which changes only when it is
+		// recomputed.
+		energy float64
+		eOK    bool
 	}
 	offers := make([]offer, len(ms))
+	// The offers' finishes and presence side by side, for the power
+	// tie-break's passes over every machine.
+	fin := make([]float64, len(ms))
+	pres := make([]bool, len(ms))
 	compute := func(i int) {
 		core, free := ms[i].earliest()
 		if core < 0 {
 			offers[i] = offer{}
+			fin[i], pres[i] = 0, false
 			return
 		}
 		var ti int
@@ -224,8 +234,9 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 			ti = firstAny()
 		}
 		e := execOn[i] + tasks[ti].Read[level]
-		start := math.Max(free, ready)
+		start := fmax(free, ready)
 		offers[i] = offer{cand: cand{machine: i, core: core, task: ti, start: start, finish: start + e, exec: e}, present: true, level: level}
+		fin[i], pres[i] = offers[i].finish, true
 	}
 	tree := newFinishTree(len(ms))
 	for i := range ms {
@@ -259,6 +270,44 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 			// A clear minimum: the scan below would pick the first machine
 			// with it.
 			k = i1
+		} else if tie.Power {
+			// PowerTie.choose over the offers in machine order, each
+			// offer's energy computed once: the earliest finish (the first
+			// machine with a clear minimum, else the scan's), then of the
+			// offers within the tie the one adding the least power.
+			best := -1
+			if m1, i1, m2 := tree.top(); !math.IsInf(m1, 1) && m2 > m1+2*tieEpsilon {
+				best = i1
+			} else {
+				for i, f := range fin {
+					if pres[i] && (best < 0 || f < fin[best]-tieEpsilon) {
+						best = i
+					}
+				}
+			}
+			if best >= 0 {
+				energy := func(i int) float64 {
+					if o := &offers[i]; !o.eOK {
+						o.energy, o.eOK = ms[i].addedEnergy(o.start, o.exec), true
+					}
+					return offers[i].energy
+				}
+				limit := fin[best] + fmax(0, tie.Within) + tieEpsilon
+				if tie.WithinMakespan {
+					limit = fmax(limit, span+tieEpsilon)
+				}
+				bestE := energy(best)
+				for i, f := range fin {
+					if !pres[i] || f > limit || i == best {
+						continue
+					}
+					e := energy(i)
+					if e < bestE-1e-9 || (e <= bestE+1e-9 && f < fin[best]-tieEpsilon) {
+						best, bestE = i, e
+					}
+				}
+			}
+			k = best
 		} else {
 			cs = cs[:0]
 			for i := range offers {
@@ -302,7 +351,7 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 		done[ti] = true
 		mark(k)
 		ms[k].CoreFree[o.core] = o.finish
-		span = math.Max(span, o.finish)
+		span = fmax(span, o.finish)
 		out = append(out, Placement{Machine: k, Task: ti, Start: o.start, Finish: o.finish})
 		for _, r := range headOf {
 			if _, h := first(rackQ[r]); h < 0 || tasks[h].Read[1] != tasks[ti].Read[1] {
@@ -377,16 +426,174 @@ func (t *finishTree) top() (float64, int, float64) {
 	return r.m1, r.i1, r.m2
 }
 
+// A node's m2 is above its m1 or +Inf, so the next larger finish of the
+// two is the smaller of the winner's m2 and the loser's m1 (of both m2 on
+// a tie, which goes to a, the left).
 func mergeFinish(a, b finishNode) finishNode {
-	r := a
-	if b.m1 < a.m1 {
-		r = b
+	switch {
+	case b.m1 < a.m1:
+		if a.m1 < b.m2 {
+			b.m2 = a.m1
+		}
+		return b
+	case a.m1 < b.m1:
+		if b.m1 < a.m2 {
+			a.m2 = b.m1
+		}
+		return a
 	}
-	r.m2 = math.Inf(1)
-	for _, v := range [4]float64{a.m1, a.m2, b.m1, b.m2} {
-		if v > r.m1 && v < r.m2 {
-			r.m2 = v
+	if b.m2 < a.m2 {
+		a.m2 = b.m2
+	}
+	return a
+}
+
+// earliestCache holds each machine's earliest core and its time
+// (Machine.earliest) between the Place calls of one model instant, so a
+// call finds them without a pass over every core: only the machine a map
+// went to changes. ok is false when the machines changed under it (a new
+// model, PRB or a re-plan updated the cores).
+type earliestCache struct {
+	cores []int
+	frees []float64
+	ok    bool
+}
+
+// fill finds every machine's earliest core.
+func (c *earliestCache) fill(ms []Machine) {
+	c.cores, c.frees = c.cores[:0], c.frees[:0]
+	for i := range ms {
+		core, free := ms[i].earliest()
+		c.cores = append(c.cores, core)
+		c.frees = append(c.frees, free)
+	}
+	c.ok = true
+}
+
+// placeMap is scheduleOne with each machine's earliest core taken from ec
+// (kept up to date: the chosen machine's entry is refreshed), exec the
+// map's time on each machine (Map_Matrix plus its read at lv, the
+// locality level of each machine), followed by the strict hold's equal
+// nodes of Place: the first maxAlts other machines in machine order at the
+// chosen one's level whose finish is within sameFinishS of it. The
+// machines' CoreFree vectors are updated as scheduleOne updates them.
+// Without the power tie-break the choice is made in the same pass that
+// computes the finishes, with the comparison PowerTie.choose makes.
+func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready float64, tie PowerTie,
+	maxAlts int, fs []float64, alts []int) (Placement, []float64, []int, bool) {
+	cores, frees := ec.cores, ec.frees
+	alts = alts[:0]
+	var c cand
+	if !tie.Power {
+		best := -1
+		var bf, bs float64
+		for i := range ms {
+			if cores[i] < 0 {
+				continue
+			}
+			start := fmax(frees[i], ready)
+			f := start + exec[i]
+			if best < 0 || f < bf-tieEpsilon {
+				best, bf, bs = i, f, start
+			}
+		}
+		if best < 0 {
+			return Placement{}, fs, alts, false
+		}
+		c = cand{machine: best, core: cores[best], start: bs, finish: bf, exec: exec[best]}
+	} else {
+		// PowerTie.choose over the machines with a free core, in machine
+		// order, without a candidate list: the earliest finish, then of
+		// the finishes within the tie the one adding the least power.
+		fs = fs[:0]
+		best := -1
+		for i := range ms {
+			if cores[i] < 0 {
+				fs = append(fs, 0)
+				continue
+			}
+			f := fmax(frees[i], ready) + exec[i]
+			fs = append(fs, f)
+			if best < 0 || f < fs[best]-tieEpsilon {
+				best = i
+			}
+		}
+		if best < 0 {
+			return Placement{}, fs, alts, false
+		}
+		limit := fs[best] + fmax(0, tie.Within) + tieEpsilon
+		if tie.WithinMakespan {
+			limit = fmax(limit, horizon(ms)+tieEpsilon) // only the makespan tie reads it
+		}
+		bestE := ms[best].addedEnergy(fmax(frees[best], ready), exec[best])
+		for i := range ms {
+			if cores[i] < 0 || fs[i] > limit || i == best {
+				continue
+			}
+			e := ms[i].addedEnergy(fmax(frees[i], ready), exec[i])
+			if e < bestE-1e-9 || (e <= bestE+1e-9 && fs[i] < fs[best]-tieEpsilon) {
+				best, bestE = i, e
+			}
+		}
+		c = cand{machine: best, core: cores[best], start: fmax(frees[best], ready), finish: fs[best], exec: exec[best]}
+	}
+	for i := range ms {
+		if len(alts) >= maxAlts {
+			break
+		}
+		if cores[i] < 0 || math.IsInf(frees[i], 1) || i == c.machine || lv[i] != lv[c.machine] {
+			continue
+		}
+		if f := fmax(frees[i], ready) + exec[i]; math.Abs(f-c.finish) <= sameFinishS {
+			alts = append(alts, i)
 		}
 	}
-	return r
+	ms[c.machine].CoreFree[c.core] = c.finish
+	ec.cores[c.machine], ec.frees[c.machine] = ms[c.machine].earliest()
+	return Placement{Machine: c.machine, Start: c.start, Finish: c.finish}, fs, alts, true
+}
+
+// fmax is math.Max, with the common case (two different numbers) inlined;
+// equal arguments and NaN go to math.Max, so the result is math.Max's in
+// every case.
+func fmax(x, y float64) float64 {
+	if x > y {
+		return x
+	}
+	if y > x {
+		return y
+	}
+	return mathMax(x, y)
+}
+
+// fmin is math.Min as fmax is math.Max.
+func fmin(x, y float64) float64 {
+	if x < y {
+		return x
+	}
+	if y < x {
+		return y
+	}
+	return mathMin(x, y)
+}
+
+// mathMax is math.Max out of line, for equal arguments (kept apart so fmax
+// inlines).
+//
+//go:noinline
+func mathMax(x, y float64) float64 {
+	if x == y && x != 0 {
+		return x // the same number
+	}
+	return math.Max(x, y)
+}
+
+// mathMin is math.Min out of line, as mathMax.
+//
+//go:noinline
+func mathMin(x, y float64) float64 {
+	if x == y && x != 0 {
+		return x
+	}
+	return math.Min(x, y)
 }

@@ -1,0 +1,84 @@
+package tmar
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// pairNet is a Network that is not a RackNetwork: a bandwidth per ordered
+// pair of machines.
+type pairNet struct {
+	bw  map[[2]int]float64
+	lat float64
+}
+
+func (n pairNet) Bandwidth(a, b int) float64 { return n.bw[[2]int{a, b}] }
+func (n pairNet) Latency(int, int) float64   { return n.lat }
+
+// Random PRB instances full of ties (equal partitions, equal cores, equal
+// machines), pieces on gone machines (-1), machines without cores, links
+// without capacity, Run set and unset, on rack and pair networks: the
+// plans and core vectors of BindPartitions and BindPartitionsShared are
+// those of the code before (prb_ref_test.go).
+func TestBindPartitionsSameAsRef(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
+	for iter := range 1500 {
+		nm := 1 + rng.IntN(16)
+		ms := make([]Machine, nm)
+		racks := make([]string, nm)
+		nr := 1 + rng.IntN(3)
+		sPerGiB := make([]float64, nm)
+		for i := range ms {
+			cores := rng.IntN(5)
+			if rng.IntN(8) > 0 {
+				cores = max(cores, 1)
+			}
+			ms[i] = Machine{Name: fmt.Sprint("m", i), CoreFree: make([]float64, cores)}
+			for c := range ms[i].CoreFree {
+				ms[i].CoreFree[c] = pick(1, 1, 2.5, 3, 3+1e-10, 40)
+			}
+			racks[i] = fmt.Sprint("r", rng.IntN(nr))
+			sPerGiB[i] = pick(20, 20, 30, 60)
+		}
+		var net Network = newRackNet(racks, pick(125e6, 125e6, 0), pick(125e6, 62.5e6, 0), pick(0, 0.0002))
+		if rng.IntN(3) == 0 {
+			pn := pairNet{bw: map[[2]int]float64{}, lat: 0.0002}
+			for a := -1; a < nm; a++ {
+				for b := -1; b < nm; b++ {
+					pn.bw[[2]int{a, b}] = pick(125e6, 62.5e6, 1e9)
+				}
+			}
+			net = pn
+		}
+		parts := make([]Partition, 1+rng.IntN(10))
+		for k := range parts {
+			parts[k] = Partition{ID: k, At: map[int]int64{}}
+			for range 1 + rng.IntN(5) {
+				b := int64(pick(0, 1e6, 5e8, 1e9, 1e9, 3e9))
+				parts[k].At[rng.IntN(nm+1)-1] += b
+				parts[k].Bytes += b
+			}
+			parts[k].Run = rng.IntN(3)
+		}
+		rSplit := int64(pick(1<<30, 3e8))
+		now := pick(0, 1)
+		exec := func(i int, bytes int64) float64 { return 1 + sPerGiB[i]*float64(bytes)/gib }
+		links := SharedLinks{NICBps: pick(125e6, 125e6, 0), Protect: rng.IntN(2) == 0}
+
+		a, b := cloneMachines(ms), cloneMachines(ms)
+		want := bindPartitionsRef(a, parts, net, rSplit, now, exec)
+		got := BindPartitions(b, parts, net, rSplit, now, exec)
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(a, b) {
+			t.Fatalf("instance %d: BindPartitions differs\n got %v\nwant %v\n got cores %v\nwant cores %v", iter, got, want, b, a)
+		}
+		a, b = cloneMachines(ms), cloneMachines(ms)
+		want = bindPartitionsSharedRef(a, parts, net, links, rSplit, now, exec)
+		got = BindPartitionsShared(b, parts, net, links, rSplit, now, exec)
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(a, b) {
+			t.Fatalf("instance %d: BindPartitionsShared differs\n got %v\nwant %v\n got cores %v\nwant cores %v", iter, got, want, b, a)
+		}
+	}
+}
