@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
@@ -168,8 +169,8 @@ func (p *Plugin) appDemand(a *cluster.App) (maps, reduces int) {
 }
 
 // pools returns the queues with unfinished apps, sorted by name, each with
-// its apps in submission order.
-func (p *Plugin) pools(v cluster.View) []*pool {
+// its apps; in submission order when ordered (sums alone need no order).
+func (p *Plugin) pools(v cluster.View, ordered bool) []*pool {
 	byName := map[string]*pool{}
 	var out []*pool
 	for _, a := range p.apps.unfinished(v) {
@@ -193,6 +194,9 @@ func (p *Plugin) pools(v cluster.View) []*pool {
 		pl.pendRs += r.Pending
 	}
 	slices.SortFunc(out, func(a, b *pool) int { return cmp.Compare(a.name, b.name) })
+	if !ordered {
+		return out
+	}
 	for _, pl := range out {
 		slices.SortStableFunc(pl.apps, func(a, b *cluster.App) int {
 			if c := cmp.Compare(a.SubmitTS, b.SubmitTS); c != 0 {
@@ -208,7 +212,7 @@ func (p *Plugin) pools(v cluster.View) []*pool {
 // allocations (sorted by queue name) and the cluster's slots.
 func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
 	slots := p.ClusterSlots(v)
-	ps := p.pools(v)
+	ps := p.pools(v, false)
 	demand := make([]PoolDemand, len(ps))
 	var nM, nR int
 	for i, pl := range ps {
@@ -216,12 +220,12 @@ func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
 		nM += pl.maps
 		nR += pl.reduces
 	}
-	what := fmt.Sprintf("demand %d maps %d reduces on %d/%d map/reduce slots", nM, nR, slots.Map, slots.Reduce)
+	what := newReason(64).s("demand ").d(nM).s(" maps ").d(nR).s(" reduces on ").d(slots.Map).s("/").d(slots.Reduce).s(" map/reduce slots")
 	if p.name == NamePD {
-		return AllocatePD(demand, slots, p.borrow()), slots, what
+		return AllocatePD(demand, slots, p.borrow()), slots, what.String()
 	}
 	alloc, c := AllocatePI(demand, slots, p.borrow())
-	return alloc, slots, fmt.Sprintf("case %d, %s", c, what)
+	return alloc, slots, newReason(72).s("case ").d(int(c)).s(", ").s(string(what)).String()
 }
 
 // ShapeOn implements policy.DemandShaper: DHSA recomputes as soon as demand
@@ -256,7 +260,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 	}
 	if p.cfg.Scope == ScopeQueue {
 		for _, a := range alloc {
-			reason := fmt.Sprintf("%s: %s; queue %s granted %d maps %d reduces", p.name, what, a.Name, a.Maps, a.Reduces)
+			reason := newReason(128).s(p.name).s(": ").s(what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).s(" reduces").String()
 			if a.PoolCase != "" {
 				reason += ", pool case " + a.PoolCase
 			}
@@ -265,7 +269,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		}
 		return out, nil
 	}
-	ps := p.pools(v)
+	ps := p.pools(v, true)
 	for i, pl := range ps {
 		a := alloc[i]
 		dm, dr := make([]int, len(pl.apps)), make([]int, len(pl.apps))
@@ -279,8 +283,8 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		for k, app := range pl.apps {
 			out = append(out, policy.Hint{Kind: policy.KindRatio, App: app.ID,
 				MaxMaps: gm[k] + hm, MaxReduces: gr[k] + hr,
-				Reason: fmt.Sprintf("%s: %s; queue %s granted %d maps %d reduces, app %d maps %d reduces",
-					p.name, what, a.Name, a.Maps, a.Reduces, gm[k], gr[k])})
+				Reason: newReason(160).s(p.name).s(": ").s(what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).
+					s(" reduces, app ").d(gm[k]).s(" maps ").d(gr[k]).s(" reduces").String()})
 		}
 	}
 	return out, nil
@@ -327,8 +331,9 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what
 		own, c := caps(n.VCores)
 		p.nodeCaps[n.VCores] = c
 		out = append(out, policy.Hint{Kind: policy.KindRatio, Node: n.ID, MaxMaps: c.Map, MaxReduces: c.Reduce,
-			Reason: fmt.Sprintf("%s: %s; node %s has %d/%d map/reduce slots, runs at most %d maps %d reduces (cluster: %d maps %d reduces allowed, %d reduces granted)",
-				p.name, what, n.ID, own.Map, own.Reduce, c.Map, c.Reduce, allowed.Map, allowed.Reduce, granted.Reduce)})
+			Reason: newReason(224).s(p.name).s(": ").s(what).s("; node ").s(n.ID).s(" has ").d(own.Map).s("/").d(own.Reduce).
+				s(" map/reduce slots, runs at most ").d(c.Map).s(" maps ").d(c.Reduce).s(" reduces (cluster: ").d(allowed.Map).
+				s(" maps ").d(allowed.Reduce).s(" reduces allowed, ").d(granted.Reduce).s(" reduces granted)").String()})
 	}
 	return out
 }
@@ -355,7 +360,7 @@ func (a Assigning) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([
 		}
 	}
 	var queues []PoolQueue
-	for _, pl := range p.pools(v) {
+	for _, pl := range p.pools(v, true) {
 		if pl.pendMaps+pl.pendRs == 0 {
 			continue
 		}
@@ -388,3 +393,14 @@ func (a Assigning) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([
 	}
 	return out, nil
 }
+
+// reason builds a hint's reason without fmt: Shape runs at every change of
+// demand, and most of its hints repeat ones in force, whose reasons the
+// engine drops.
+type reason []byte
+
+func newReason(size int) reason { return make(reason, 0, size) }
+
+func (r reason) s(x string) reason { return append(r, x...) }
+func (r reason) d(x int) reason    { return strconv.AppendInt(r, int64(x), 10) }
+func (r reason) String() string    { return string(r) }
