@@ -39,6 +39,7 @@ type simOptions struct {
 	window     string
 	limitJobs  int
 	cpuProfile string
+	memProfile string
 	tasksOut   string
 	args       []string // the command line, for results.json's meta
 }
@@ -105,6 +106,7 @@ replayed into the live sidecar.`,
 	f.BoolVar(&o.quiet, "quiet", false, "no progress line and no table on stdout (progress: tasks done, rate and ETA on stderr; on a non-terminal a line every 5 s)")
 	f.StringVar(&o.tasksOut, "tasks-out", "", "write the first stack's task attempts to this CSV file as they end (streamed)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file (go tool pprof)")
+	f.StringVar(&o.memProfile, "memprofile", "", "write a heap profile of the simulation to this file (go tool pprof), taken at the run's peak live heap (sampled every 0.5 s)")
 	cmd.MarkFlagsMutuallyExclusive("scenario", "trace")
 	cmd.MarkFlagsOneRequired("scenario", "trace")
 	return cmd
@@ -219,8 +221,16 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 	if err != nil {
 		return err
 	}
+	stopMem, err := startMemProfile(o.memProfile)
+	if err != nil {
+		stopProfile()
+		return err
+	}
 	res, simErr := sim.Simulate(ctx, sc, stacks, opts)
 	stopProfile()
+	if err := stopMem(); err != nil {
+		return err
+	}
 	prog.finish()
 	partial := false
 	if simErr != nil {
@@ -548,7 +558,7 @@ func resultArgs(args []string) []string {
 	for i := 0; i < len(args); i++ {
 		name, _, hasValue := strings.Cut(args[i], "=")
 		switch name {
-		case "--out", "--parallel", "--emit-events", "--cpuprofile", "--tasks-out":
+		case "--out", "--parallel", "--emit-events", "--cpuprofile", "--memprofile", "--tasks-out":
 			if !hasValue {
 				i++ // the value is the next argument
 			}
