@@ -59,7 +59,7 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	idx, ver := s.attemptSlot()
 	a := &attempt{
 		idx: idx, ver: ver,
-		id:        "attempt_" + t.id[len("task_"):] + "_" + strconv.Itoa(len(t.attempts)),
+		id:        "attempt_" + t.id[len("task_"):] + "_" + strconv.Itoa(int(t.launches)),
 		container: s.containerID(j),
 		task:      t, node: n, spec: spec, loc: loc, startMS: s.now, slow: 1, endMS: -1,
 		partition: -1,
@@ -67,6 +67,7 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	s.attempts[idx] = a
 	s.detailLaunched(a)
 	t.attempts = append(t.attempts, a)
+	t.launches++
 	t.running++
 	if t.state == taskPending {
 		t.state = taskRunning
@@ -487,6 +488,11 @@ func (s *sim) stop(a *attempt) {
 	s.scheduleHB(n)
 	if !s.opts.keepHistory {
 		s.freeSlots = append(s.freeSlots, a.idx) // its queued events are stale now (ver)
+		// The task keeps only the attempts not over: a job of 100,000 maps
+		// held every finished one until its last reducer ended.
+		if i := slices.Index(t.attempts, a); i >= 0 {
+			t.attempts = slices.Delete(t.attempts, i, i+1)
+		}
 	}
 }
 
@@ -543,7 +549,9 @@ func (s *sim) attemptEnd(a *attempt) {
 	pm := a.phaseMS
 	ev.PhaseMS = &pm
 	s.emit(ev)
-	for _, o := range t.attempts {
+	// Killing a sibling takes it off t.attempts (see stop): kill from a copy.
+	var sib [4]*attempt
+	for _, o := range append(sib[:0], t.attempts...) {
 		if o != a && !o.over {
 			s.kill(o, true)
 		}
@@ -557,6 +565,9 @@ func (s *sim) attemptEnd(a *attempt) {
 			ev.App, ev.Task, ev.Attempt, ev.Node = j.id, t.id, a.id, a.node.id
 			ev.Partitions = j.outputParts(t.outBytes)
 			s.emit(ev)
+		}
+		if !s.opts.keepHistory {
+			j.maps[t.idx] = doneMap // the record and its attempts can go
 		}
 		if !j.slowstart && float64(j.doneMaps) >= s.sc.YARN.Slowstart*float64(len(j.maps)) {
 			s.reachSlowstart(j)

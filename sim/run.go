@@ -595,8 +595,8 @@ func (s *sim) submit(i int) {
 		ev.Features = &events.Features{CPU: f.CPU, Memory: f.Memory, Disk: f.Disk, Network: f.Network}
 	}
 	s.emit(ev)
-	for _, t := range j.maps {
-		s.setPending(t)
+	for i := range j.maps {
+		s.pendingMap(j, int32(i), nil)
 	}
 	if len(j.maps) == 0 {
 		s.reachSlowstart(j)
@@ -609,36 +609,53 @@ func (s *sim) submit(i int) {
 func (s *sim) setPending(t *task) {
 	j := t.job
 	t.state = taskPending
-	t.pendingAt = s.now
 	if t.kind == events.Map {
-		j.pendMaps++
-		for _, r := range t.replicas {
-			j.nodeList(r).push(t.idx)
-			j.rackList(s.nodes[r].rack).push(t.idx)
-			s.wakeNode(s.nodes[r])
-		}
-		for _, r := range t.pref {
-			j.nodeList(r).push(t.idx)
-		}
-		j.anyMap.push(t.idx)
-	} else {
-		j.pendReds++
-		j.reduceQ.push(t.idx)
-		if b, ok := j.bind[int(t.part)]; ok && b.expires > s.now {
-			s.wakeNode(s.nodes[b.node]) // only its node may take it
-		}
+		s.pendingMap(j, t.idx, t)
+		return
+	}
+	j.pendReds++
+	j.reduceQ.push(t.idx)
+	if b, ok := j.bind[int(t.part)]; ok && b.expires > s.now {
+		s.wakeNode(s.nodes[b.node]) // only its node may take it
 	}
 	for _, r := range t.pref {
 		s.wakeNode(s.nodes[r])
 	}
 	ev := s.event(events.TaskPending)
 	ev.App, ev.Task, ev.Kind = j.id, t.id, t.kind
-	if t.kind == events.Map {
-		ev.Splits = t.splits
-	} else {
-		p := int(t.part)
-		ev.Partition = &p
+	p := int(t.part)
+	ev.Partition = &p
+	s.emit(ev)
+}
+
+// pendingMap makes map i of j schedulable and reports it; t is its record,
+// nil when it has none (not launched yet: its id and split are built for
+// the event).
+func (s *sim) pendingMap(j *job, i int32, t *task) {
+	j.pendMaps++
+	reps := j.replicasOf(i)
+	for _, r := range reps {
+		j.nodeList(r).push(i)
+		j.rackList(s.nodes[r].rack).push(i)
+		s.wakeNode(s.nodes[r])
 	}
+	var pref []int32
+	id := ""
+	if t != nil {
+		pref, id = t.pref, t.id
+	} else {
+		id = padID(j.taskPrefix, "m_", int(i), 6)
+	}
+	for _, r := range pref {
+		j.nodeList(r).push(i)
+	}
+	j.anyMap.push(i)
+	for _, r := range pref {
+		s.wakeNode(s.nodes[r])
+	}
+	ev := s.event(events.TaskPending)
+	ev.App, ev.Task, ev.Kind = j.id, id, events.Map
+	ev.Splits = s.mapSplits(j, i, reps)
 	s.emit(ev)
 }
 
