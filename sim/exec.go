@@ -214,6 +214,11 @@ func (s *sim) startReduce(a *attempt) {
 // poll takes the job's new map outputs into the reducer's fetch list.
 func (s *sim) poll(a *attempt) {
 	j := a.task.job
+	if j.rackFetch {
+		s.pollRacks(a)
+		s.fetchMore(a)
+		return
+	}
 	for ; a.cursor < len(j.outputs); a.cursor++ {
 		o := j.outputs[a.cursor]
 		if o.bytes != a.shareOut {
@@ -226,9 +231,6 @@ func (s *sim) poll(a *attempt) {
 			continue
 		}
 		key := o.node
-		if j.rackFetch {
-			key = s.racks[s.nodes[o.node].rack].nodes[0] // the rack stands for its nodes
-		}
 		if i, ok := a.pend.lookup(key, a.fetchQ); ok && int(i) >= a.fetchHead { // still listed
 			a.fetchQ[i].bytes += b
 		} else {
@@ -237,6 +239,40 @@ func (s *sim) poll(a *attempt) {
 		}
 	}
 	s.fetchMore(a)
+}
+
+// pollRacks is poll for a job whose reducers fetch per source rack
+// (job.rackFetch): the rack's first node stands for its nodes, and the
+// fetch index is a table by rack (never cleared, like fetchIndex.dense).
+func (s *sim) pollRacks(a *attempt) {
+	j := a.task.job
+	x := a.pend
+	if len(x.racks) < len(s.racks) {
+		x.racks = make([]int32, len(s.racks))
+	}
+	me := a.node.idx
+	shareOut, shareB := a.shareOut, a.shareB
+	fetched := a.fetched
+	q, head := a.fetchQ, a.fetchHead
+	for _, o := range j.outputs[a.cursor:] {
+		if o.bytes != shareOut {
+			// A job's outputs have at most two sizes: compute each once.
+			shareOut, shareB = o.bytes, a.task.share(j.partBytes(o.bytes, a.partition))
+		}
+		if o.node == me {
+			fetched += shareB // local output: read from disk in the merge
+			continue
+		}
+		src := s.rackRep[o.rack]
+		if i := x.racks[o.rack]; int(i) >= head && int(i) < len(q) && q[i].src == src { // still listed
+			q[i].bytes += shareB
+		} else {
+			x.racks[o.rack] = int32(len(q))
+			q = append(q, pendFetch{src: src, bytes: shareB})
+		}
+	}
+	a.cursor = len(j.outputs)
+	a.shareOut, a.shareB, a.fetched, a.fetchQ = shareOut, shareB, fetched, q
 }
 
 // fetchMore starts fetches up to ParallelCopies and detects the end of the
@@ -559,7 +595,7 @@ func (s *sim) attemptEnd(a *attempt) {
 	if t.kind == events.Map {
 		j.sumMapMS += ms
 		j.doneMaps++
-		j.outputs = append(j.outputs, mapOut{node: a.node.idx, bytes: t.outBytes})
+		j.outputs = append(j.outputs, mapOut{node: a.node.idx, rack: a.node.rack, bytes: t.outBytes})
 		if len(j.reduces) > 0 {
 			ev := s.event(events.MapOutput)
 			ev.App, ev.Task, ev.Attempt, ev.Node = j.id, t.id, a.id, a.node.id
@@ -651,6 +687,7 @@ func (s *sim) finishJob(j *job) {
 	// Drop what only a running job needs; a day of jobs adds up. The
 	// results keep the job's counts and sums (see results), not its tasks.
 	j.byNode, j.byRack, j.outputs, j.floorSum, j.waiting, j.outParts = nil, nil, nil, nil, nil, nil
+	j.replicas, j.recMaps = nil, nil // views of replicas stay with the records kept (keepHistory)
 	j.anyMap, j.reduceQ = plist{}, plist{}
 	j.nMaps, j.nReds = len(j.maps), len(j.reduces)
 	if !s.opts.keepHistory {
@@ -733,6 +770,7 @@ type fetchIndex struct {
 	n     int
 	shift uint8 // 32 - log2(len(slots)): the hash's top bits pick the slot
 	dense []int32
+	racks []int32 // by source rack, for a job whose reducers fetch per rack (pollRacks)
 }
 
 // lookup returns the latest entry of list q for src, if q has one.

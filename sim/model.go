@@ -251,8 +251,8 @@ type pendFetch struct {
 }
 
 type mapOut struct {
-	node  int32
-	bytes int64
+	node, rack int32
+	bytes      int64
 }
 
 type job struct {

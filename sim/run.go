@@ -197,6 +197,9 @@ type sim struct {
 	// nodeNet is each node's rack and NIC links, by node index: what a
 	// shuffle fetch reads, compact (the node records are large).
 	nodeNet []nodeNet
+	// rackRep is each rack's first node, which stands for the rack's nodes
+	// in the fetches of a job whose reducers fetch per rack.
+	rackRep []int32
 
 	jobs []*job
 	// jobByIdx is jobs by scenario index (the application id's sequence
@@ -342,6 +345,13 @@ func (s *sim) buildCluster() {
 			s.nodeBy[n.id] = n
 			s.totalVCores += n.vcores
 		}
+	}
+	for _, r := range s.racks {
+		rep := int32(-1)
+		if len(r.nodes) > 0 {
+			rep = r.nodes[0]
+		}
+		s.rackRep = append(s.rackRep, rep)
 	}
 	for _, d := range s.sc.Stragglers.NodeDegrade {
 		n := s.nodes[d.Node]
