@@ -241,40 +241,6 @@ func (s *sim) poll(a *attempt) {
 	s.fetchMore(a)
 }
 
-// pollRacks is poll for a job whose reducers fetch per source rack
-// (job.rackFetch): the rack's first node stands for its nodes, and the
-// fetch index is a table by rack (never cleared, like fetchIndex.dense).
-func (s *sim) pollRacks(a *attempt) {
-	j := a.task.job
-	x := a.pend
-	if len(x.racks) < len(s.racks) {
-		x.racks = make([]int32, len(s.racks))
-	}
-	me := a.node.idx
-	shareOut, shareB := a.shareOut, a.shareB
-	fetched := a.fetched
-	q, head := a.fetchQ, a.fetchHead
-	for _, o := range j.outputs[a.cursor:] {
-		if o.bytes != shareOut {
-			// A job's outputs have at most two sizes: compute each once.
-			shareOut, shareB = o.bytes, a.task.share(j.partBytes(o.bytes, a.partition))
-		}
-		if o.node == me {
-			fetched += shareB // local output: read from disk in the merge
-			continue
-		}
-		src := s.rackRep[o.rack]
-		if i := x.racks[o.rack]; int(i) >= head && int(i) < len(q) && q[i].src == src { // still listed
-			q[i].bytes += shareB
-		} else {
-			x.racks[o.rack] = int32(len(q))
-			q = append(q, pendFetch{src: src, bytes: shareB})
-		}
-	}
-	a.cursor = len(j.outputs)
-	a.shareOut, a.shareB, a.fetched, a.fetchQ = shareOut, shareB, fetched, q
-}
-
 // fetchMore starts fetches up to ParallelCopies and detects the end of the
 // copy phase.
 func (s *sim) fetchMore(a *attempt) {
@@ -596,6 +562,9 @@ func (s *sim) attemptEnd(a *attempt) {
 		j.sumMapMS += ms
 		j.doneMaps++
 		j.outputs = append(j.outputs, mapOut{node: a.node.idx, rack: a.node.rack, bytes: t.outBytes})
+		if j.rackFetch {
+			s.outputAdded(j, int(t.idx) == len(j.maps)-1)
+		}
 		if len(j.reduces) > 0 {
 			ev := s.event(events.MapOutput)
 			ev.App, ev.Task, ev.Attempt, ev.Node = j.id, t.id, a.id, a.node.id
@@ -687,6 +656,7 @@ func (s *sim) finishJob(j *job) {
 	// Drop what only a running job needs; a day of jobs adds up. The
 	// results keep the job's counts and sums (see results), not its tasks.
 	j.byNode, j.byRack, j.outputs, j.floorSum, j.waiting, j.outParts = nil, nil, nil, nil, nil, nil
+	j.chunks = rackChunks{}
 	j.replicas, j.recMaps = nil, nil // views of replicas stay with the records kept (keepHistory)
 	j.anyMap, j.reduceQ = plist{}, plist{}
 	j.nMaps, j.nReds = len(j.maps), len(j.reduces)

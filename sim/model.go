@@ -294,6 +294,7 @@ type job struct {
 	waitStart   int64
 	blocked     bool // skipped for a cap or the ramp-up limit since last check
 	outputs     []mapOut
+	chunks      rackChunks // summaries of outputs, for reducers that fetch per rack (rackFetch)
 	outParts    []outParts // map.output partition lists by output size (outputParts)
 	frac        []float64
 	floorSum    map[int64]int64
@@ -355,6 +356,7 @@ type attempt struct {
 	fetched   int64
 	shareOut  int64 // the last map output size polled (-1: none) and the reducer's bytes of it
 	shareB    int64
+	localCur  int // pollRacks: outputs of its node already counted (index in rackChunks.byNode)
 	polling   bool
 	inWait    bool
 	copyEndMS int64

@@ -79,6 +79,9 @@ type Options struct {
 	// tests that inspect them after the run. Off, a finished job keeps only
 	// what the results need, so memory follows what is running.
 	keepHistory bool
+	// rackChunk, when > 0, is the number of map outputs a chunk summary
+	// of a rack-fetch job holds (rackChunkLen), for tests.
+	rackChunk int
 }
 
 // Simulate runs every stack on the scenario and returns results.json.
@@ -226,6 +229,7 @@ type sim struct {
 	doneJobs    int
 	lastFinish  int64
 	pendPool    []pendList
+	chunkLen    int   // outputs per rackChunks summary
 	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
 	holdHorizon int64 // latest expiry of a hint withholding capacity a policy may give back (zero ratio cap, shrunk node)
 	lastLaunch  int64 // time of the latest container launch
@@ -282,6 +286,10 @@ func newSim(ctx context.Context, sc *Scenario, stack string, opts Options) (*sim
 		tickAt:  -1,
 	}
 	s.m.hints = map[policy.HintKind]int{}
+	s.chunkLen = rackChunkLen
+	if opts.rackChunk > 0 {
+		s.chunkLen = opts.rackChunk
+	}
 	s.hbEventMS = max(1, int64(sc.HeartbeatEventS*1000))
 	s.lastHBEvent = math.MinInt64 / 2
 	eo := engine.Options{TickMS: s.tickMS, IDPrefix: "sim-", Log: opts.Log, ManualTick: true}
