@@ -202,7 +202,7 @@ func (s *sim) spawnReducers(j *job, p, n int) {
 		return
 	}
 	t := j.reduces[p] // a job's first nparts reducers are its partitions in order
-	if t.splitN != 1 || len(t.attempts) > 0 || t.state != taskPending {
+	if t.splitN != 1 || t.launches > 0 || t.state != taskPending {
 		return
 	}
 	n = min(n, MaxSpawnReducers)
@@ -230,7 +230,7 @@ func (s *sim) taskOf(f []string) *task {
 	}
 	switch {
 	case f[3] == "m" && k < len(j.maps):
-		return j.maps[k]
+		return s.mapTask(j, int32(k))
 	case f[3] == "r" && k < len(j.reduces):
 		return j.reduces[k]
 	}
@@ -254,11 +254,16 @@ func (s *sim) attemptByID(id string) *attempt {
 		return nil
 	}
 	t := s.taskOf(f[:])
-	k, err := strconv.Atoi(f[5])
-	if t == nil || err != nil || k < 0 || k >= len(t.attempts) || t.attempts[k].id != id {
+	if t == nil {
 		return nil
 	}
-	return t.attempts[k]
+	// Attempts that are over leave t.attempts (see stop): look the id up.
+	for _, a := range t.attempts {
+		if a.id == id {
+			return a
+		}
+	}
+	return nil
 }
 
 // hintSpeculate launches a backup attempt of the task on the target node

@@ -90,6 +90,7 @@ type metrics struct {
 	overCapacity             int
 	bindReducers             int
 	passedOver               int // maps launched while a job ahead in fair order waited for locality
+	chunksPolled             int // rack-fetch output chunks reducers took from summaries (tests)
 	hints                    map[policy.HintKind]int
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/sim/trace"
@@ -98,25 +97,27 @@ const (
 )
 
 type task struct {
-	job      *job
-	idx      int32
-	kind     events.TaskKind
-	id       string
-	state    uint8
+	job   *job
+	idx   int32
+	kind  events.TaskKind
+	id    string
+	state uint8
+	// attempts are the task's attempts not yet over (all of them with
+	// Options.keepHistory); launches counts every attempt launched (the
+	// next attempt's number).
 	attempts []*attempt
+	launches int32
 	running  int
 	bytes    int64   // map: split bytes
 	outBytes int64   // map: output bytes
 	workMS   float64 // map: compute ms at speed 1 (without overhead)
-	replicas []int32
-	splits   []events.Split
+	replicas []int32 // map: its block's replica nodes (a view of job.replicas)
 	pref     []int32 // place hints
 	// strictUntil (sim ms): until then the task runs only on pref nodes (a
 	// strict place hint); 0 when not strict.
 	strictUntil int64
 	wins        int   // successful attempts (must end at 1)
 	fixedMS     int64 // recorded duration (Rumen), 0 when derived
-	pendingAt   int64
 	// Reduce: the partition it processes and, when a reduce-binding split
 	// the partition among reducers (YARN.SpawnReducers), its share k of n
 	// (n = 1: the whole partition).
@@ -132,17 +133,21 @@ type plist struct {
 
 func (p *plist) push(i int32) { p.items = append(p.items, i) }
 
-// firstFor returns the first pending task that may run on node n at now:
-// tasks held to other nodes by a strict place hint are passed over (and
-// kept in the list).
-func (p *plist) firstFor(tasks []*task, n int32, now int64) *task {
-	t := p.first(tasks)
-	if t == nil || !t.heldFrom(n, now) {
-		return t
+// firstFor returns the first pending map of j that may run on node n at
+// now, its record made (mapTask): maps held to other nodes by a strict
+// place hint are passed over (and kept in the list).
+func (p *plist) firstFor(s *sim, j *job, n int32, now int64) *task {
+	i, ok := p.first(j)
+	if !ok {
+		return nil
 	}
-	for i := p.head + 1; i < len(p.items); i++ {
-		if c := tasks[p.items[i]]; c.state == taskPending && !c.heldFrom(n, now) {
-			return c
+	if t := j.maps[i]; t == nil || !t.heldFrom(n, now) {
+		return s.mapTask(j, i)
+	}
+	for k := p.head + 1; k < len(p.items); k++ {
+		i := p.items[k]
+		if c := j.maps[i]; c == nil || c.state == taskPending && !c.heldFrom(n, now) {
+			return s.mapTask(j, i)
 		}
 	}
 	return nil
@@ -153,19 +158,67 @@ func (t *task) heldFrom(n int32, now int64) bool {
 	return t.strictUntil > now && !slices.Contains(t.pref, n)
 }
 
-// first returns the first pending task, dropping stale entries before it.
-func (p *plist) first(tasks []*task) *task {
+// first returns the first pending map of j, dropping stale entries before it.
+func (p *plist) first(j *job) (int32, bool) {
 	for p.head < len(p.items) {
-		t := tasks[p.items[p.head]]
-		if t.state == taskPending {
-			return t
+		i := p.items[p.head]
+		if t := j.maps[i]; t == nil || t.state == taskPending {
+			return i, true
 		}
 		p.head++
 	}
 	if p.head > 0 {
 		p.items, p.head = p.items[:0], 0
 	}
-	return nil
+	return 0, false
+}
+
+// doneMap stands in job.maps for a finished map whose record was dropped
+// (never written: it only answers state).
+var doneMap = &task{state: taskDone, kind: events.Map}
+
+// mapTask returns the record of map i of j, making it for a map that has
+// none yet (a pending map never launched).
+func (s *sim) mapTask(j *job, i int32) *task {
+	if t := j.maps[i]; t != nil {
+		return t
+	}
+	b, o := j.inPer, j.outPer
+	if int(i) == len(j.maps)-1 {
+		b, o = j.inLast, j.outLast
+	}
+	t := &task{job: j, idx: i, kind: events.Map, id: padID(j.taskPrefix, "m_", int(i), 6), state: taskPending,
+		bytes: b, outBytes: o, replicas: j.replicasOf(i)}
+	t.workMS = j.spec.MapSPerBlock * 1000 * float64(b) / float64(j.blockBytes)
+	if int(i) < len(j.recMaps) {
+		t.fixedMS = j.recMaps[i].DurationMS
+	}
+	j.maps[i] = t
+	return t
+}
+
+// replicasOf is map i's replica nodes (a view of j.replicas).
+func (j *job) replicasOf(i int32) []int32 {
+	r := j.replicas[i*j.repl : (i+1)*j.repl : (i+1)*j.repl]
+	for k, n := range r {
+		if n < 0 {
+			return r[:k:k]
+		}
+	}
+	return r
+}
+
+// mapSplits is the input split of map i of j, for its task.pending event.
+func (s *sim) mapSplits(j *job, i int32, replicas []int32) []events.Split {
+	b := j.inPer
+	if int(i) == len(j.maps)-1 {
+		b = j.inLast
+	}
+	hosts := make([]string, len(replicas))
+	for k, r := range replicas {
+		hosts[k] = s.nodes[r].id
+	}
+	return []events.Split{{Path: padID("/sim/"+j.spec.Name, "/part-", int(i), 5), Offset: 0, Length: b, Hosts: hosts}}
 }
 
 // noCap is a ratio cap that caps nothing (policy.NoCap).
@@ -198,20 +251,33 @@ type pendFetch struct {
 }
 
 type mapOut struct {
-	node  int32
-	bytes int64
+	node, rack int32
+	bytes      int64
 }
 
 type job struct {
-	idx         int32
-	id          string
-	spec        *trace.Job
-	queue       *queueState
-	priority    int
-	submitMS    int64
-	finishMS    int64
-	maps        []*task // nil once finished (see finishJob)
-	reduces     []*task
+	idx      int32
+	id       string
+	spec     *trace.Job
+	queue    *queueState
+	priority int
+	submitMS int64
+	finishMS int64
+	// maps are the map records by index: nil for a map not launched yet
+	// (pending, see mapTask), doneMap for a finished one whose record was
+	// dropped; the slice is nil once the job finished (see finishJob).
+	maps       []*task
+	reduces    []*task
+	taskPrefix string // task_<clusterTS>_<app %04d>_
+	blockBytes int64
+	recMaps    []trace.Task // recorded (Rumen) maps, by index
+	// A map's split and output bytes: inPer and outPer, the last map
+	// inLast and outLast (the remainders).
+	inPer, inLast, outPer, outLast int64
+	// replicas are the maps' block replica nodes, repl entries per map
+	// (-1 where placeBlock could not place one).
+	replicas    []int32
+	repl        int32
 	nMaps       int // len(maps) and len(reduces) when the job finished
 	nReds       int
 	byNode      map[int32]*plist
@@ -228,6 +294,7 @@ type job struct {
 	waitStart   int64
 	blocked     bool // skipped for a cap or the ramp-up limit since last check
 	outputs     []mapOut
+	chunks      rackChunks // summaries of outputs, for reducers that fetch per rack (rackFetch)
 	outParts    []outParts // map.output partition lists by output size (outputParts)
 	frac        []float64
 	floorSum    map[int64]int64
@@ -289,6 +356,7 @@ type attempt struct {
 	fetched   int64
 	shareOut  int64 // the last map output size polled (-1: none) and the reducer's bytes of it
 	shareB    int64
+	localCur  int // pollRacks: outputs of its node already counted (index in rackChunks.byNode)
 	polling   bool
 	inWait    bool
 	copyEndMS int64
@@ -398,36 +466,26 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 	block := int64(s.sc.Cluster.HDFS.BlockMB) << 20
 	nm, nr, input, shuffle, recMaps, recReds := s.jobShape(spec)
 	prefix := fmt.Sprintf("task_%d_%04d_", clusterTS, idx+1)
+	j.taskPrefix = prefix
+	j.blockBytes = block
+	j.recMaps = recMaps
+	// A map's record is made when it is first launched (or named by a
+	// hint), not here: a job of 100,000 maps waits mostly pending, and a
+	// pending map is its replicas and a nil entry (see mapTask).
 	j.maps = make([]*task, nm)
-	tasks := make([]task, nm+nr)
-	per := input / int64(nm)
-	outPer := shuffle / int64(nm)
-	for i := range nm {
-		t := &tasks[i]
-		b := per
-		o := outPer
-		if i == nm-1 {
-			b = input - per*int64(nm-1)
-			o = shuffle - outPer*int64(nm-1)
-		}
-		*t = task{job: j, idx: int32(i), kind: events.Map, id: padID(prefix, "m_", i, 6), bytes: b, outBytes: o}
-		t.workMS = spec.MapSPerBlock * 1000 * float64(b) / float64(block)
-		if i < len(recMaps) {
-			t.fixedMS = recMaps[i].DurationMS
-		}
-		t.replicas = s.placeBlock()
-		hosts := make([]string, len(t.replicas))
-		for k, r := range t.replicas {
-			hosts[k] = s.nodes[r].id
-		}
-		t.splits = []events.Split{{Path: padID("/sim/"+spec.Name, "/part-", i, 5), Offset: 0, Length: b, Hosts: hosts}}
-		j.maps[i] = t
-		j.produced += o
+	j.inPer, j.outPer = input/int64(nm), shuffle/int64(nm)
+	j.inLast, j.outLast = input-j.inPer*int64(nm-1), shuffle-j.outPer*int64(nm-1)
+	j.repl = int32(min(s.sc.Cluster.HDFS.Replication, len(s.nodes)))
+	j.replicas = make([]int32, 0, nm*int(j.repl))
+	for range nm {
+		j.replicas = s.placeBlock(j.replicas, int(j.repl))
 	}
+	j.produced = shuffle // the maps' outputs sum to it exactly
+	tasks := make([]task, nr)
 	j.reduces = make([]*task, nr)
 	j.nparts = nr
 	for i := range nr {
-		t := &tasks[nm+i]
+		t := &tasks[i]
 		*t = task{job: j, idx: int32(i), kind: events.Reduce, id: padID(prefix, "r_", i, 6), part: int32(i), splitN: 1}
 		if i < len(recReds) {
 			t.fixedMS = recReds[i].DurationMS
@@ -443,15 +501,15 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 		// Expected input of each partition, summed over the distinct map
 		// output sizes (at most two: full splits and the last one).
 		j.partTotal = make([]int64, nr)
-		counts := map[int64]int64{}
-		var sizes []int64
-		for _, t := range j.maps {
-			if counts[t.outBytes] == 0 {
-				sizes = append(sizes, t.outBytes)
-			}
-			counts[t.outBytes]++
+		counts := map[int64]int64{j.outPer: int64(nm - 1)}
+		counts[j.outLast]++
+		sizes := []int64{j.outPer}
+		if nm == 1 {
+			sizes = []int64{j.outLast}
+		} else if j.outLast != j.outPer {
+			sizes = append(sizes, j.outLast)
 		}
-		sort.Slice(sizes, func(a, b int) bool { return sizes[a] < sizes[b] })
+		slices.Sort(sizes)
 		for p := range nr {
 			for _, o := range sizes {
 				j.partTotal[p] += counts[o] * j.partBytes(o, p)
@@ -469,42 +527,38 @@ func padID(prefix, sep string, i, w int) string {
 	return string(appendPad(b, int64(i), w))
 }
 
-// placeBlock returns the replica nodes of a new block: HDFS's default
-// placement, first replica on a random node, the second and third on two
-// distinct nodes of one other random rack (same rack when there is one).
-func (s *sim) placeBlock() []int32 {
+// placeBlock appends to dst the repl replica nodes of a new block (-1 for
+// those it could not place, so every block takes repl entries): HDFS's
+// default placement, first replica on a random node, the second and third
+// on two distinct nodes of one other random rack (same rack when there is
+// one).
+func (s *sim) placeBlock(dst []int32, repl int) []int32 {
 	n := len(s.nodes)
-	repl := min(s.sc.Cluster.HDFS.Replication, n)
-	out := make([]int32, 0, repl)
+	base := len(dst)
 	first := int32(s.rng.IntN(n))
-	out = append(out, first)
-	if repl == 1 {
-		return out
-	}
-	r := s.nodes[first].rack
-	other := r
-	if len(s.racks) > 1 {
-		other = int32(s.rng.IntN(len(s.racks) - 1))
-		if other >= r {
-			other++
-		}
-	}
-	cand := s.racks[other].nodes
-	for tries := 0; len(out) < repl && tries < 64; tries++ {
-		c := cand[s.rng.IntN(len(cand))]
-		dup := false
-		for _, o := range out {
-			if o == c {
-				dup = true
-				break
+	out := append(dst, first)
+	if repl > 1 {
+		r := s.nodes[first].rack
+		other := r
+		if len(s.racks) > 1 {
+			other = int32(s.rng.IntN(len(s.racks) - 1))
+			if other >= r {
+				other++
 			}
 		}
-		if !dup {
-			out = append(out, c)
+		cand := s.racks[other].nodes
+		for tries := 0; len(out)-base < repl && tries < 64; tries++ {
+			c := cand[s.rng.IntN(len(cand))]
+			if !slices.Contains(out[base:], c) {
+				out = append(out, c)
+			}
+			if len(out)-base == 2 && repl > 2 && len(cand) < 2 {
+				cand = s.racks[r].nodes // a one-node rack cannot hold two replicas
+			}
 		}
-		if len(out) == 2 && repl > 2 && len(cand) < 2 {
-			cand = s.racks[r].nodes // a one-node rack cannot hold two replicas
-		}
+	}
+	for len(out)-base < repl {
+		out = append(out, -1)
 	}
 	return out
 }

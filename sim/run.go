@@ -79,6 +79,9 @@ type Options struct {
 	// tests that inspect them after the run. Off, a finished job keeps only
 	// what the results need, so memory follows what is running.
 	keepHistory bool
+	// rackChunk, when > 0, is the number of map outputs a chunk summary
+	// of a rack-fetch job holds (rackChunkLen), for tests.
+	rackChunk int
 }
 
 // Simulate runs every stack on the scenario and returns results.json.
@@ -197,6 +200,9 @@ type sim struct {
 	// nodeNet is each node's rack and NIC links, by node index: what a
 	// shuffle fetch reads, compact (the node records are large).
 	nodeNet []nodeNet
+	// rackRep is each rack's first node, which stands for the rack's nodes
+	// in the fetches of a job whose reducers fetch per rack.
+	rackRep []int32
 
 	jobs []*job
 	// jobByIdx is jobs by scenario index (the application id's sequence
@@ -223,6 +229,7 @@ type sim struct {
 	doneJobs    int
 	lastFinish  int64
 	pendPool    []pendList
+	chunkLen    int   // outputs per rackChunks summary
 	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
 	holdHorizon int64 // latest expiry of a hint withholding capacity a policy may give back (zero ratio cap, shrunk node)
 	lastLaunch  int64 // time of the latest container launch
@@ -279,6 +286,10 @@ func newSim(ctx context.Context, sc *Scenario, stack string, opts Options) (*sim
 		tickAt:  -1,
 	}
 	s.m.hints = map[policy.HintKind]int{}
+	s.chunkLen = rackChunkLen
+	if opts.rackChunk > 0 {
+		s.chunkLen = opts.rackChunk
+	}
 	s.hbEventMS = max(1, int64(sc.HeartbeatEventS*1000))
 	s.lastHBEvent = math.MinInt64 / 2
 	eo := engine.Options{TickMS: s.tickMS, IDPrefix: "sim-", Log: opts.Log, ManualTick: true}
@@ -342,6 +353,13 @@ func (s *sim) buildCluster() {
 			s.nodeBy[n.id] = n
 			s.totalVCores += n.vcores
 		}
+	}
+	for _, r := range s.racks {
+		rep := int32(-1)
+		if len(r.nodes) > 0 {
+			rep = r.nodes[0]
+		}
+		s.rackRep = append(s.rackRep, rep)
 	}
 	for _, d := range s.sc.Stragglers.NodeDegrade {
 		n := s.nodes[d.Node]
@@ -595,8 +613,8 @@ func (s *sim) submit(i int) {
 		ev.Features = &events.Features{CPU: f.CPU, Memory: f.Memory, Disk: f.Disk, Network: f.Network}
 	}
 	s.emit(ev)
-	for _, t := range j.maps {
-		s.setPending(t)
+	for i := range j.maps {
+		s.pendingMap(j, int32(i), nil)
 	}
 	if len(j.maps) == 0 {
 		s.reachSlowstart(j)
@@ -609,36 +627,53 @@ func (s *sim) submit(i int) {
 func (s *sim) setPending(t *task) {
 	j := t.job
 	t.state = taskPending
-	t.pendingAt = s.now
 	if t.kind == events.Map {
-		j.pendMaps++
-		for _, r := range t.replicas {
-			j.nodeList(r).push(t.idx)
-			j.rackList(s.nodes[r].rack).push(t.idx)
-			s.wakeNode(s.nodes[r])
-		}
-		for _, r := range t.pref {
-			j.nodeList(r).push(t.idx)
-		}
-		j.anyMap.push(t.idx)
-	} else {
-		j.pendReds++
-		j.reduceQ.push(t.idx)
-		if b, ok := j.bind[int(t.part)]; ok && b.expires > s.now {
-			s.wakeNode(s.nodes[b.node]) // only its node may take it
-		}
+		s.pendingMap(j, t.idx, t)
+		return
+	}
+	j.pendReds++
+	j.reduceQ.push(t.idx)
+	if b, ok := j.bind[int(t.part)]; ok && b.expires > s.now {
+		s.wakeNode(s.nodes[b.node]) // only its node may take it
 	}
 	for _, r := range t.pref {
 		s.wakeNode(s.nodes[r])
 	}
 	ev := s.event(events.TaskPending)
 	ev.App, ev.Task, ev.Kind = j.id, t.id, t.kind
-	if t.kind == events.Map {
-		ev.Splits = t.splits
-	} else {
-		p := int(t.part)
-		ev.Partition = &p
+	p := int(t.part)
+	ev.Partition = &p
+	s.emit(ev)
+}
+
+// pendingMap makes map i of j schedulable and reports it; t is its record,
+// nil when it has none (not launched yet: its id and split are built for
+// the event).
+func (s *sim) pendingMap(j *job, i int32, t *task) {
+	j.pendMaps++
+	reps := j.replicasOf(i)
+	for _, r := range reps {
+		j.nodeList(r).push(i)
+		j.rackList(s.nodes[r].rack).push(i)
+		s.wakeNode(s.nodes[r])
 	}
+	var pref []int32
+	id := ""
+	if t != nil {
+		pref, id = t.pref, t.id
+	} else {
+		id = padID(j.taskPrefix, "m_", int(i), 6)
+	}
+	for _, r := range pref {
+		j.nodeList(r).push(i)
+	}
+	j.anyMap.push(i)
+	for _, r := range pref {
+		s.wakeNode(s.nodes[r])
+	}
+	ev := s.event(events.TaskPending)
+	ev.App, ev.Task, ev.Kind = j.id, id, events.Map
+	ev.Splits = s.mapSplits(j, i, reps)
 	s.emit(ev)
 }
 

@@ -205,7 +205,7 @@ func (s *sim) offer(n *node, j *job, q *queueState) (launched, wait bool) {
 		return false, false
 	}
 	if p := j.byNode[n.idx]; p != nil {
-		if t := p.firstFor(j.maps, n.idx, s.now); t != nil {
+		if t := p.firstFor(s, j, n.idx, s.now); t != nil {
 			j.waitStart = -1
 			s.launchMap(j, t, n)
 			return true, false
@@ -214,14 +214,14 @@ func (s *sim) offer(n *node, j *job, q *queueState) (launched, wait bool) {
 	rackOK, anyOK := s.delayLevel(j)
 	if rackOK {
 		if p := j.byRack[n.rack]; p != nil {
-			if t := p.firstFor(j.maps, n.idx, s.now); t != nil {
+			if t := p.firstFor(s, j, n.idx, s.now); t != nil {
 				s.launchMap(j, t, n)
 				return true, false
 			}
 		}
 	}
 	if anyOK {
-		if t := j.anyMap.firstFor(j.maps, n.idx, s.now); t != nil {
+		if t := j.anyMap.firstFor(s, j, n.idx, s.now); t != nil {
 			s.launchMap(j, t, n)
 			return true, false
 		}
@@ -422,8 +422,8 @@ func preferredMap(j *job, n *node) *task {
 		return nil
 	}
 	for i := p.head; i < len(p.items); i++ {
-		t := j.maps[p.items[i]]
-		if t.state == taskPending && slices.Contains(t.pref, n.idx) {
+		t := j.maps[p.items[i]] // nil (no record): no place hint
+		if t != nil && t.state == taskPending && slices.Contains(t.pref, n.idx) {
 			return t
 		}
 	}

@@ -39,6 +39,8 @@ type simOptions struct {
 	window     string
 	limitJobs  int
 	cpuProfile string
+	memProfile string
+	memLimit   int
 	tasksOut   string
 	args       []string // the command line, for results.json's meta
 }
@@ -105,6 +107,8 @@ replayed into the live sidecar.`,
 	f.BoolVar(&o.quiet, "quiet", false, "no progress line and no table on stdout (progress: tasks done, rate and ETA on stderr; on a non-terminal a line every 5 s)")
 	f.StringVar(&o.tasksOut, "tasks-out", "", "write the first stack's task attempts to this CSV file as they end (streamed)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file (go tool pprof)")
+	f.IntVar(&o.memLimit, "memory-limit", defaultMemLimitMiB, "soft memory limit of the simulation in MiB, raised to 1.5 times the live heap when that is more (0: none; GOMEMLIMIT in the environment takes precedence); results do not depend on it")
+	f.StringVar(&o.memProfile, "memprofile", "", "write a heap profile of the simulation to this file (go tool pprof), taken at the run's peak live heap (sampled every 0.5 s)")
 	cmd.MarkFlagsMutuallyExclusive("scenario", "trace")
 	cmd.MarkFlagsOneRequired("scenario", "trace")
 	return cmd
@@ -112,6 +116,7 @@ replayed into the live sidecar.`,
 
 func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 	ctx := cmd.Context()
+	defer startMemLimit(o.memLimit)()
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
@@ -219,8 +224,16 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 	if err != nil {
 		return err
 	}
+	stopMem, err := startMemProfile(o.memProfile)
+	if err != nil {
+		stopProfile()
+		return err
+	}
 	res, simErr := sim.Simulate(ctx, sc, stacks, opts)
 	stopProfile()
+	if err := stopMem(); err != nil {
+		return err
+	}
 	prog.finish()
 	partial := false
 	if simErr != nil {
@@ -548,7 +561,7 @@ func resultArgs(args []string) []string {
 	for i := 0; i < len(args); i++ {
 		name, _, hasValue := strings.Cut(args[i], "=")
 		switch name {
-		case "--out", "--parallel", "--emit-events", "--cpuprofile", "--tasks-out":
+		case "--out", "--parallel", "--emit-events", "--cpuprofile", "--memprofile", "--memory-limit", "--tasks-out":
 			if !hasValue {
 				i++ // the value is the next argument
 			}
