@@ -62,8 +62,8 @@ type Config struct {
 	// with input on the node have none there (so a non-local launch of theirs
 	// is what the node can get), each of their pending maps whose split's
 	// node is predicted to free a container within HoldFraction of the
-	// job's mean map duration is placed strictly on that node until then.
-	// 0: off.
+	// job's mean map duration is placed strictly on its data's nodes until
+	// then. 0: off.
 	HoldFraction float64 `yaml:"hold_fraction"`
 }
 
@@ -643,7 +643,7 @@ func (p *Plugin) withinBound(head, k fairJob, slots int, weights float64) bool {
 // walked in the order the scheduler takes them; a map whose data's node
 // frees a container within HoldFraction of the job's mean map duration is
 // held there (a strict place hint naming its data's nodes, the soon-free one
-// first, ending at the predicted free plus a heartbeat), and the walk stops
+// first, ending at the predicted free plus holdMarginMS), and the walk stops
 // once n's free containers are matched by maps that cannot be held. A map is
 // held at most once, and a node is promised no more held maps than
 // containers predicted to free on it.
@@ -676,8 +676,13 @@ func (p *Plugin) holdForData(v cluster.View, order []fairJob, n *cluster.Node, f
 				continue
 			}
 			key := taskKey(j.app, t)
-			if _, done := p.held[key]; done {
-				continue // held once: a missed prediction is not waited for twice
+			if until, done := p.held[key]; done {
+				// Held once: a missed prediction is not waited for twice.
+				// Once its hold is over the scheduler may take it here.
+				if until <= now {
+					leaving++
+				}
+				continue
 			}
 			nodes, at := p.soonFree(v, t, now, window, frees, order[:ji])
 			if nodes == nil {
