@@ -82,6 +82,7 @@ type Plugin struct {
 	pending   map[string][]decision
 	nodes     map[string]*nodeState
 	placed    map[string]int64 // task -> when it was placed
+	prunedAt  int64            // when placed was last pruned
 	index     map[string]*taskIndex
 	utilities map[string]Utility
 	defUtil   Utility
@@ -581,8 +582,15 @@ func (ix *taskIndex) first(m map[string][]*cluster.Task, key string, free func(*
 	return nil
 }
 
+// prunePlaced forgets placements older than PlaceHold. pickTask compares
+// the time itself, so pruning is only for memory: it runs once per PlaceHold
+// (a pass over the map at every heartbeat was a third of a simulated day).
 func (p *Plugin) prunePlaced(now int64) {
 	hold := p.cfg.PlaceHold.Milliseconds()
+	if now-p.prunedAt < hold && now >= p.prunedAt {
+		return
+	}
+	p.prunedAt = now
 	for id, at := range p.placed {
 		if now-at >= hold {
 			delete(p.placed, id) // deleting in any order leaves the same map
