@@ -285,6 +285,23 @@ func (p *Plugin) mapSlots(n *cluster.Node) int {
 	return p.slots(n.VCores, n.MemoryMB)
 }
 
+// clusterMapSlots sums the map slots of the running nodes. Runs of nodes of
+// one shape (the usual cluster) reuse the last node's count: it is asked at
+// every heartbeat, and the divisions over thousands of nodes were most of it.
+func (p *Plugin) clusterMapSlots(v cluster.View) int {
+	total, lastV, lastM, last := 0, -1, -1, 0
+	for _, m := range v.Nodes() {
+		if m.State != cluster.NodeRunning {
+			continue
+		}
+		if m.VCores != lastV || m.MemoryMB != lastM {
+			lastV, lastM, last = m.VCores, m.MemoryMB, p.mapSlots(m)
+		}
+		total += last
+	}
+	return total
+}
+
 // slots is how many map containers vcores and memory hold: vcores over
 // vcores_per_slot, and memory over the map container's size when known
 // (a node of 4 vcores and 4 GB runs two 1.5 GB maps, not four).
@@ -333,12 +350,7 @@ type NodeState struct {
 
 // State computes the node's load-balancing state in view v.
 func (p *Plugin) State(v cluster.View, n *cluster.Node) NodeState {
-	var capacity, demand int
-	for _, m := range v.Nodes() {
-		if m.State == cluster.NodeRunning {
-			capacity += p.mapSlots(m)
-		}
-	}
+	capacity, demand := p.clusterMapSlots(v), 0
 	for _, a := range v.Apps() {
 		if a.Finished() {
 			continue
@@ -562,12 +574,7 @@ func (p *Plugin) assignYARN(v cluster.View, n *cluster.Node) ([]policy.Hint, *po
 		return nil, policy.NewStatus(policy.Skip, "head job has a local map: the scheduler serves it")
 	}
 	p.st.HeadNotLocal++
-	var slots int
-	for _, m := range v.Nodes() {
-		if m.State == cluster.NodeRunning {
-			slots += p.mapSlots(m)
-		}
-	}
+	slots := p.clusterMapSlots(v)
 	var weights float64
 	seen := map[string]bool{}
 	for _, j := range order {
