@@ -580,57 +580,66 @@ func TestPluginPlacesMapsOnBlockHosts(t *testing.T) {
 		"--topic", evTopic, "--node-topic", nodeTopic, "--interval", "1s", "--log-format", "json", "--http", freePort(t), "--hdfs-conf", c.ConfDir)
 	rc := rmClient(t, c)
 	waitIdle(ctx, t, rc)
-	base := "/user/rmsidecar/" + uniq("locality-")
-	sub, err := c.SubmitWordCount(ctx, "--generate-files", "6", "--generate-lines", "20000", "--no-wait",
-		"-D", "dfs.replication=1", "-D", "mapreduce.job.running.map.limit=1", "-D", "mapreduce.map.speculative=false",
-		base+"/in", base+"/out")
-	if err != nil || sub.AppID == "" {
-		t.Fatalf("submit: %v\n%s", err, tail(sub.Output, 30))
-	}
-	w := watchJob(ctx, c, rc, sub.AppID, sub.JobID)
-	st, err := c.WaitApp(ctx, sub.AppID, 500*time.Millisecond)
-	w.finish()
-	if err != nil || st.FinalStatus != "SUCCEEDED" {
-		t.Fatalf("wordcount %s: %+v, %v", sub.AppID, st, err)
-	}
-	splits := checkSplitHosts(ctx, t, c, c.SidecarHTTP, sub.AppID, base+"/in", alias)
+	// Where a job's blocks land is the NameNode's choice, and a job whose data sits mostly
+	// on the NodeManager that is busier can get every map hinted rack-local to the other
+	// one first (a task is placed once per place_hold): then a second job runs.
+	const jobs = 2
+	for attempt := 1; attempt <= jobs; attempt++ {
+		base := "/user/rmsidecar/" + uniq("locality-")
+		sub, err := c.SubmitWordCount(ctx, "--generate-files", "6", "--generate-lines", "20000", "--no-wait",
+			"-D", "dfs.replication=1", "-D", "mapreduce.job.running.map.limit=1", "-D", "mapreduce.map.speculative=false",
+			base+"/in", base+"/out")
+		if err != nil || sub.AppID == "" {
+			t.Fatalf("submit: %v\n%s", err, tail(sub.Output, 30))
+		}
+		w := watchJob(ctx, c, rc, sub.AppID, sub.JobID)
+		st, err := c.WaitApp(ctx, sub.AppID, 500*time.Millisecond)
+		w.finish()
+		if err != nil || st.FinalStatus != "SUCCEEDED" {
+			t.Fatalf("wordcount %s: %+v, %v", sub.AppID, st, err)
+		}
+		splits := checkSplitHosts(ctx, t, c, c.SidecarHTTP, sub.AppID, base+"/in", alias)
 
-	// Where the NameNode put each map's block, as a NodeManager.
-	want := map[string]string{}
-	for task, path := range splits {
-		if u, err := url.Parse(path); err == nil && u.Path != "" {
-			path = u.Path // hdfs://namenode:port/... as the split names it
+		// Where the NameNode put each map's block, as a NodeManager.
+		want := map[string]string{}
+		for task, path := range splits {
+			if u, err := url.Parse(path); err == nil && u.Path != "" {
+				path = u.Path // hdfs://namenode:port/... as the split names it
+			}
+			locs, err := c.BlockLocations(ctx, path)
+			if err != nil || len(locs) == 0 || len(locs[0].Hosts) != 1 {
+				t.Fatalf("%s: block locations %+v, %v; want one replica", path, locs, err)
+			}
+			want[task] = alias[locs[0].Hosts[0]]
 		}
-		locs, err := c.BlockLocations(ctx, path)
-		if err != nil || len(locs) == 0 || len(locs[0].Hosts) != 1 {
-			t.Fatalf("%s: block locations %+v, %v; want one replica", path, locs, err)
+		ranOn := map[string]string{}
+		for task, as := range w.byTask() {
+			if len(as) > 0 {
+				ranOn[task] = as[0].Node
+			}
 		}
-		want[task] = alias[locs[0].Hosts[0]]
-	}
-	ranOn := map[string]string{}
-	for task, as := range w.byTask() {
-		if len(as) > 0 {
-			ranOn[task] = as[0].Node
+		local, followed := 0, 0
+		for _, h := range sidecarHints(t, c.SidecarHTTP) {
+			if h.Kind != "place" || h.App != sub.AppID || len(h.Nodes) == 0 || h.Nodes[0].Locality != "node" {
+				continue
+			}
+			local++
+			node := h.Nodes[0].Node
+			if node != want[h.Task] {
+				t.Errorf("place %s on %s (%s): the NameNode has its block on %s", h.Task, node, h.Reason, want[h.Task])
+			}
+			if ranOn[h.Task] == node {
+				followed++
+			}
+			t.Logf("place %s on %s, its block's NodeManager %s, ran on %s (%s)", h.Task, node, want[h.Task], ranOn[h.Task], h.Reason)
 		}
-	}
-	local, followed := 0, 0
-	for _, h := range sidecarHints(t, c.SidecarHTTP) {
-		if h.Kind != "place" || h.App != sub.AppID || len(h.Nodes) == 0 || h.Nodes[0].Locality != "node" {
-			continue
+		t.Logf("job %d: %d node-local place hints from the learning scheduler for %d maps, %d run where hinted", attempt, local, len(splits), followed)
+		if local > 0 {
+			break
 		}
-		local++
-		node := h.Nodes[0].Node
-		if node != want[h.Task] {
-			t.Errorf("place %s on %s (%s): the NameNode has its block on %s", h.Task, node, h.Reason, want[h.Task])
+		if attempt == jobs {
+			t.Errorf("no node-local place hint in %d jobs: the NameNode's block hosts chose nothing", jobs)
 		}
-		if ranOn[h.Task] == node {
-			followed++
-		}
-		t.Logf("place %s on %s, its block's NodeManager %s, ran on %s (%s)", h.Task, node, want[h.Task], ranOn[h.Task], h.Reason)
-	}
-	t.Logf("%d node-local place hints from the learning scheduler for %d maps, %d run where hinted", local, len(splits), followed)
-	if local == 0 {
-		t.Error("no node-local place hint for the job: the NameNode's block hosts chose nothing")
 	}
 	if err := bridge.stop(30 * time.Second); err != nil {
 		t.Errorf("bridge: %v", err)
