@@ -682,7 +682,7 @@ func (p *Plugin) holdForData(v cluster.View, order []fairJob, n *cluster.Node, f
 			if t.Kind != events.Map || t.State != cluster.TaskPending {
 				continue
 			}
-			key := taskKey(j.app, t)
+			key := taskstat.Key(t)
 			if until, done := p.held[key]; done {
 				// Held once: a missed prediction is not waited for twice.
 				// Once its hold is over the scheduler may take it here.
@@ -829,5 +829,3 @@ func meanMapMS(a *cluster.App) int64 {
 	}
 	return sum / n
 }
-
-func taskKey(a *cluster.App, t *cluster.Task) string { return a.ID + "/" + t.ID }
