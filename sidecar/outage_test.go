@@ -347,14 +347,18 @@ func TestOutboxDeliveredAfterRestart(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		sc, err := New(ctx, Options{Config: cfg, Registry: reg, Profiles: store, Log: zerolog.Nop(), RM: rm,
+		// The sidecar's log goes to the test's: a stall says where it was.
+		log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)
+		sc, err := New(ctx, Options{Config: cfg, Registry: reg, Profiles: store, Log: log, RM: rm,
 			DeterministicTicks: true, HealthInterval: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
 		go func() { done <- sc.Run(ctx) }()
-		waitFor(t, 20*time.Second, what, func() bool { return until(sc) })
+		// 60 s: under make test's load (every package with -race on 2 cores) a
+		// consumer-group join can take far longer than the 3 s it takes alone.
+		waitFor(t, 60*time.Second, what, func() bool { return until(sc) })
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatal(err)
