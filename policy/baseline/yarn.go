@@ -171,11 +171,38 @@ func (p *YARN) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 		if a := v.App(ev.App); a != nil {
 			p.touch(a.Task(ev.Task))
 		}
-	case events.ContainerAllocated, events.TaskProgress, events.TaskFinished, events.MapOutput:
+	case events.TaskProgress:
+		if at := v.Attempt(ev.Attempt); at != nil && !p.progressed(at) {
+			p.touch(at.Task)
+		}
+	case events.ContainerAllocated, events.TaskFinished, events.MapOutput:
 		if at := v.Attempt(ev.Attempt); at != nil {
 			p.touch(at.Task)
 		}
 	}
+}
+
+// progressed updates the record of at's task after a progress report, if
+// at is the running attempt its record holds, and reports whether it did.
+// A progress report changes no attempt's running state (only the
+// allocation and the finish do), so the record's running count and attempt
+// stay as they are and only the running attempt's progress time and
+// estimated end change: what read would compute, without walking the
+// task's attempts (a cache miss per report). Anything else (a report of an
+// attempt that is not the record's, a task or job without records yet, a
+// finished app) goes to touch.
+func (p *YARN) progressed(at *cluster.Attempt) bool {
+	t := at.Task
+	if t == nil || t.App == nil || t.App != p.lastApp || p.lastJob == nil || t.App.Finished() {
+		return false
+	}
+	j := p.lastJob
+	i := t.Seq()
+	if i >= len(j.tasks) || j.runs[i] != at || t.App.Tasks[i] != t {
+		return false
+	}
+	j.tasks[i].progressed(at)
+	return true
 }
 
 // touch re-reads t's record (creating its job's records if needed).
@@ -245,10 +272,15 @@ func (r *yarnTask) read(t *cluster.Task) *cluster.Attempt {
 	if r.running != 1 {
 		return nil
 	}
+	r.progressed(run)
+	return run
+}
+
+// progressed copies the progress of run, the task's only running attempt.
+func (r *yarnTask) progressed(run *cluster.Attempt) {
 	r.progTS = run.ProgressTS
 	// Until the status goes stale the estimate does not depend on now.
 	r.end = run.StartTS + estimatedRuntime(run.StartTS, r.progTS, run.Progress, r.progTS, 0)
-	return run
 }
 
 // The reasons DefaultSpeculator.speculationValue gives for not speculating.
