@@ -322,23 +322,6 @@ func applySteady(ctx context.Context, w *workload, eng *engine.Engine, n int) (s
 	return spent, cpu, thread
 }
 
-// rusageThread is Linux's RUSAGE_THREAD (not in package syscall).
-const rusageThread = 1
-
-// threadCPUTime is the calling OS thread's user+system CPU time on Linux
-// (0 elsewhere): with the goroutine locked to its thread, the CPU one
-// measurement spent, whatever else the machine runs.
-func threadCPUTime() time.Duration {
-	if runtime.GOOS != "linux" {
-		return 0
-	}
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // steadyLog encodes w's next n steady-state events as JSONL.
 func steadyLog(w *workload, n int) ([]byte, int) {
 	var b bytes.Buffer

@@ -94,6 +94,11 @@ type YARN struct {
 	out      []policy.Hint
 	reason   []byte
 	capacity capacity.Scratch
+	// A scan's jobs past their gate, and its candidates for a copy.
+	open  []openJob
+	cands []candidate
+	// warmed keeps warm's loads from being optimized away.
+	warmed int
 }
 
 // yarnJob is one app's task records, parallel to App.Tasks, and its
@@ -166,11 +171,38 @@ func (p *YARN) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 		if a := v.App(ev.App); a != nil {
 			p.touch(a.Task(ev.Task))
 		}
-	case events.ContainerAllocated, events.TaskProgress, events.TaskFinished, events.MapOutput:
+	case events.TaskProgress:
+		if at := v.Attempt(ev.Attempt); at != nil && !p.progressed(at) {
+			p.touch(at.Task)
+		}
+	case events.ContainerAllocated, events.TaskFinished, events.MapOutput:
 		if at := v.Attempt(ev.Attempt); at != nil {
 			p.touch(at.Task)
 		}
 	}
+}
+
+// progressed updates the record of at's task after a progress report, if
+// at is the running attempt its record holds, and reports whether it did.
+// A progress report changes no attempt's running state (only the
+// allocation and the finish do), so the record's running count and attempt
+// stay as they are and only the running attempt's progress time and
+// estimated end change: what read would compute, without walking the
+// task's attempts (a cache miss per report). Anything else (a report of an
+// attempt that is not the record's, a task or job without records yet, a
+// finished app) goes to touch.
+func (p *YARN) progressed(at *cluster.Attempt) bool {
+	t := at.Task
+	if t == nil || t.App == nil || t.App != p.lastApp || p.lastJob == nil || t.App.Finished() {
+		return false
+	}
+	j := p.lastJob
+	i := t.Seq()
+	if i >= len(j.tasks) || j.runs[i] != at || t.App.Tasks[i] != t {
+		return false
+	}
+	j.tasks[i].progressed(at)
+	return true
 }
 
 // touch re-reads t's record (creating its job's records if needed).
@@ -240,10 +272,15 @@ func (r *yarnTask) read(t *cluster.Task) *cluster.Attempt {
 	if r.running != 1 {
 		return nil
 	}
+	r.progressed(run)
+	return run
+}
+
+// progressed copies the progress of run, the task's only running attempt.
+func (r *yarnTask) progressed(run *cluster.Attempt) {
 	r.progTS = run.ProgressTS
 	// Until the status goes stale the estimate does not depend on now.
 	r.end = run.StartTS + estimatedRuntime(run.StartTS, r.progTS, run.Progress, r.progTS, 0)
-	return run
 }
 
 // The reasons DefaultSpeculator.speculationValue gives for not speculating.
@@ -262,15 +299,35 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 	if now < p.nextScan {
 		return nil, nil
 	}
-	// The capacity snapshot is taken once, when the first copy needs a node:
-	// the state does not change during a scan.
-	var free *capacity.Capacity
+	// The scan runs in passes over all jobs, each pass a loop of loads
+	// independent from one job to the next, so that the processor overlaps
+	// the cache misses of many jobs (a job's counters, its records, then the
+	// chosen task's attempt and ids, each seldom in cache at 2,000 jobs);
+	// one job after another, every miss waited for the one before it. The
+	// proposals are made in the order of the one-job-at-a-time scan (apps in
+	// order, maps before reduces), so the capacity reservations and the
+	// hints are the same.
 	p.out = p.out[:0]
+	p.open = p.open[:0]
 	for _, a := range v.Apps() {
 		if a.Finished() {
 			continue
 		}
-		p.scanApp(v, a, now, &free)
+		p.gateApp(a, now)
+	}
+	p.cands = p.cands[:0]
+	for i := range p.open {
+		p.scanApp(int32(i), now)
+	}
+	if len(p.cands) > 0 {
+		p.warm()
+		// The capacity snapshot is taken once, when the first copy needs a
+		// node: the state does not change during a scan.
+		free := p.capacity.Snapshot(v)
+		for _, c := range p.cands {
+			o := &p.open[c.open]
+			p.propose(o.a, o.j, &o.ks[c.kind], now, free)
+		}
 	}
 	if len(p.out) > 0 {
 		p.nextScan = now + p.cfg.RetryAfterSpeculateMS
@@ -297,17 +354,37 @@ type kindScan struct {
 	already, runningTasks int
 }
 
-// scanApp scans both kinds of one job in one pass over its records.
-func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, free **capacity.Capacity) {
-	ks := [2]kindScan{{kind: events.Map}, {kind: events.Reduce}}
+// openJob is a job with at least one kind past its gate in this scan.
+type openJob struct {
+	a  *cluster.App
+	j  *yarnJob
+	ks [2]kindScan
+}
+
+// candidate is a job's kind whose best task gets a copy if a node has room.
+type candidate struct {
+	open int32 // index in YARN.open
+	kind int32
+}
+
+// gateApp queues a job for the record pass if a kind of it is past its gate.
+func (p *YARN) gateApp(a *cluster.App, now int64) {
 	j := p.job(a)
+	p.open = append(p.open, openJob{a: a, j: j, ks: [2]kindScan{{kind: events.Map}, {kind: events.Reduce}}})
+	o := &p.open[len(p.open)-1]
 	scan := false
-	for k := range ks {
-		scan = p.gate(a, j, k, &ks[k], now) || scan
+	for k := range o.ks {
+		scan = p.gate(a, j, k, &o.ks[k], now) || scan
 	}
 	if !scan {
-		return
+		p.open = p.open[:len(p.open)-1]
 	}
+}
+
+// scanApp scans both kinds of one job in one pass over its records and
+// queues the kinds whose best task may get a copy.
+func (p *YARN) scanApp(open int32, now int64) {
+	j, ks := p.open[open].j, &p.open[open].ks
 	// value's common case inline (a scan reads every record of every job):
 	// a running task with a fresh status that is no copy's, not stale.
 	retry, stagnation := p.cfg.RetryAfterSpeculateMS, p.cfg.StagnationMS
@@ -335,7 +412,10 @@ func (p *YARN) scanApp(v cluster.View, a *cluster.App, now int64, free **capacit
 		}
 	}
 	for k := range ks {
-		p.propose(v, a, j, &ks[k], now, free)
+		if p.capped(&ks[k]) {
+			continue
+		}
+		p.cands = append(p.cands, candidate{open: open, kind: int32(k)})
 	}
 }
 
@@ -422,24 +502,38 @@ func (p *YARN) value(ks *kindScan, r *yarnTask, run *cluster.Attempt, i int32, n
 	}
 }
 
-// propose turns a kind's best task into a speculate hint (appended to
-// p.out) while the job's copies stay under the cap and a node has room for
-// one more.
-func (p *YARN) propose(v cluster.View, a *cluster.App, j *yarnJob, ks *kindScan, now int64, free **capacity.Capacity) {
-	if !ks.on {
-		return
-	}
+// capped reports whether a kind has no task to copy, or its job's copies
+// are at the cap.
+func (p *YARN) capped(ks *kindScan) bool {
+	return !ks.on || ks.best < 0 || int(p.allowed(ks)) <= ks.already
+}
+
+// allowed is the cap on a job's running copies of a kind.
+func (p *YARN) allowed(ks *kindScan) float64 {
 	allowed := max(float64(p.cfg.MinimumAllowedSpeculativeTasks), p.cfg.ProportionTotalTasksSpeculatable*float64(ks.total))
-	allowed = max(allowed, p.cfg.ProportionRunningTasksSpeculatable*float64(ks.runningTasks))
-	if ks.best < 0 || int(allowed) <= ks.already {
-		return
+	return max(allowed, p.cfg.ProportionRunningTasksSpeculatable*float64(ks.runningTasks))
+}
+
+// warm reads what the proposals will read of each candidate (its running
+// attempt, the attempt's task and the ids the hint names) in one loop of
+// independent loads, so their cache misses overlap.
+func (p *YARN) warm() {
+	var sum int
+	for _, c := range p.cands {
+		o := &p.open[c.open]
+		at := o.j.runs[o.ks[c.kind].best]
+		sum += at.VCores + at.MemoryMB + len(at.Node) + len(at.Task.ID) + len(o.a.ID)
 	}
+	p.warmed += sum
+}
+
+// propose turns a candidate kind's best task into a speculate hint
+// (appended to p.out) if a node has room for one more container.
+func (p *YARN) propose(a *cluster.App, j *yarnJob, ks *kindScan, now int64, free *capacity.Capacity) {
+	allowed := p.allowed(ks)
 	r := &j.tasks[ks.best]
 	best := j.runs[ks.best]
-	if *free == nil {
-		*free = p.capacity.Snapshot(v)
-	}
-	node := (*free).Pick(capacity.NeedOf(best), nil, best.Node)
+	node := free.Pick(capacity.NeedOf(best), nil, best.Node)
 	if node == nil {
 		return
 	}

@@ -181,3 +181,70 @@ func TestYARNMatchesFullScan(t *testing.T) {
 	}
 	var _ policy.Speculator = (*YARN)(nil)
 }
+
+// TestYARNRecordsMatchRead holds the records, as kept up to date event by
+// event (progressed's shortcut for a progress report of the running attempt
+// included), to a fresh read of every task of every job after each event,
+// on random streams where an app's progress reports often come in runs (as
+// an AM reports its tasks together), so the shortcut is taken.
+func TestYARNRecordsMatchRead(t *testing.T) {
+	ctx := context.Background()
+	shortcuts := 0
+	for seed := range uint64(20) {
+		g := &yarnStream{r: rand.New(rand.NewPCG(seed, 11)), now: 1_000_000, tasks: map[string][]string{}}
+		st := cluster.New()
+		p := &YARN{cfg: DefaultYARNConfig(), durations: taskstat.NewDurations(), jobs: map[*cluster.App]*yarnJob{}}
+		var last events.Event
+		for step := range 4000 {
+			ev := g.next()
+			if last.Type == events.TaskProgress && g.r.IntN(3) > 0 {
+				// Another report of the same app: the same attempt or the
+				// app's newest one.
+				ev = last
+				g.seq++
+				ev.ID, ev.TS = fmt.Sprintf("e%08d", g.seq), g.now
+				ev.Progress = min(1, last.Progress+0.05*float64(g.r.IntN(3)))
+				for _, a := range g.attempts {
+					if a[0] == last.App && g.r.IntN(2) == 0 {
+						ev.Task, ev.Attempt = a[1], a[2]
+					}
+				}
+			}
+			last = ev
+			if g.r.IntN(20) == 0 {
+				g.now += 500 * int64(g.r.IntN(8))
+			}
+			if !st.Apply(&ev) {
+				continue
+			}
+			if at := st.Attempt(ev.Attempt); ev.Type == events.TaskProgress && at != nil && p.lastApp == at.Task.App &&
+				p.lastJob != nil && at.Task.Seq() < len(p.lastJob.runs) && p.lastJob.runs[at.Task.Seq()] == at {
+				shortcuts++
+			}
+			p.Observe(ctx, &ev, st)
+			for a, j := range p.jobs {
+				for i := range j.tasks {
+					var want yarnTask
+					want.proposed, want.proposal = j.tasks[i].proposed, j.tasks[i].proposal
+					run := want.read(a.Tasks[i])
+					got := j.tasks[i]
+					if got.running != 1 {
+						// progTS and end are read only while one attempt runs.
+						got.progTS, got.end, want.progTS, want.end = 0, 0, 0, 0
+					}
+					if got != want || j.runs[i] != run {
+						t.Fatalf("seed %d step %d: app %s task %s: record %+v (attempt %p), fresh read %+v (%p)",
+							seed, step, a.ID, a.Tasks[i].ID, j.tasks[i], j.runs[i], want, run)
+					}
+				}
+			}
+			if step%50 == 0 {
+				p.Speculate(ctx, st) // proposals mark records
+			}
+		}
+	}
+	t.Logf("%d progress reports took the shortcut", shortcuts)
+	if shortcuts < 500 {
+		t.Fatalf("only %d progress reports took the shortcut", shortcuts)
+	}
+}
