@@ -18,13 +18,6 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy"
 )
 
-type reservation struct {
-	task   *cluster.Task
-	node   string
-	alts   []string // equal nodes a strict hold also names (see sameFinishS)
-	finish float64
-}
-
 // sameFinishS: a strict map hold also names the nodes where the map would
 // finish within this many seconds of the chosen one at the same locality
 // (ours). The plan does not care which of them runs it, and the first to
@@ -116,7 +109,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			continue // being re-planned: as if not placed
 		}
 		if r.task.State != cluster.TaskPending || r.task.App.Finished() {
-			delete(p.reserved, id) // started (its attempt is counted above), or its app is over
+			p.unreserve(id, r) // started (its attempt is counted above), or its app is over
 			continue
 		}
 		if r.finish <= now {
@@ -176,6 +169,7 @@ func (p *Plugin) indexNodes() {
 	if same {
 		return
 	}
+	p.idxGen++
 	p.index = make(map[string]int, len(p.nodeAt))
 	p.hostIdx = make(map[string]int, 2*len(p.nodeAt))
 	p.rackIx = p.rackIx[:0]
@@ -448,54 +442,36 @@ func locality(n *cluster.Node, hosts map[string]bool, v cluster.View) events.Loc
 // is left. The new plan replaces the old reservations; holds then renews or
 // moves the strict place hints.
 func (p *Plugin) replan(ctx context.Context, v cluster.View) {
-	var tasks []*cluster.Task
-	for _, r := range p.reserved {
+	// The maps in order of submission (bySubmission, kept between ticks).
+	var rs []*reservation
+	for _, r := range p.bySubmit.sorted() {
 		if r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
-			tasks = append(tasks, r.task)
+			rs = append(rs, r)
 		}
 	}
-	if len(tasks) == 0 {
+	if len(rs) == 0 {
 		return
 	}
-	slices.SortFunc(tasks, func(ta, tb *cluster.Task) int { // a total order: ids are unique
-		if ta.App != tb.App {
-			if c := cmp.Compare(ta.App.SubmitTS, tb.App.SubmitTS); c != 0 {
-				return c
-			}
-			return strings.Compare(ta.App.ID, tb.App.ID)
-		}
-		return strings.Compare(ta.ID, tb.ID)
-	})
 	// The model is rebuilt without them (model skips them while
 	// replanning); their reservations are replaced below, and those of the
 	// maps the plan leaves out dropped.
 	p.modelAt = -1
 	ms := p.modelReplanning(ctx, v)
-	placed := make([]bool, len(tasks))
+	placed := make([]bool, len(rs))
 	now := float64(v.Now()) / 1000
-	racks := map[string]int{}
-	rack := make([]int, len(ms))
-	nodes := make([]*cluster.Node, len(ms))
-	byHost := make(map[string]int, 2*len(ms))
-	for i := range ms {
-		nodes[i] = v.Node(ms[i].Name)
-		r, ok := racks[nodes[i].Rack]
-		if !ok {
-			r = len(racks)
-			racks[nodes[i].Rack] = r
-		}
-		rack[i] = r
-		byHost[ms[i].Name], byHost[hostOf(ms[i].Name)] = i, i
-	}
-	for lo := 0; lo < len(tasks); {
+	// The model's index (indexNodes): machine i is node p.nodeAt[i], its
+	// rack number p.rackIx[i], and hostIdx finds it by node id and host.
+	rack, nodes, byHost := p.rackIx, p.nodeAt, p.hostIdx
+	for lo := 0; lo < len(rs); {
 		hi := lo
-		for hi < len(tasks) && tasks[hi].App == tasks[lo].App {
+		for hi < len(rs) && rs[hi].task.App == rs[lo].task.App {
 			hi++
 		}
-		batch := tasks[lo:hi]
+		batch := rs[lo:hi]
 		mts := make([]MapTask, len(batch))
 		locals := make([]int, 0, 3*len(batch)) // every map's Local, one after another
-		for k, t := range batch {
+		for k, r := range batch {
+			t := r.task
 			at := len(locals)
 			for _, sp := range t.Splits {
 				for _, h := range sp.Hosts {
@@ -514,28 +490,24 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		// stands for the batch.
 		execOn := make([]float64, len(ms))
 		for i := range ms {
-			execOn[i] = p.mapExec(ctx, batch[0], nodes[i])
+			execOn[i] = p.mapExec(ctx, batch[0].task, nodes[i])
 		}
 		exec := func(i int) float64 { return execOn[i] }
 		p.early.ok = false // PlanMaps updates the cores
 		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
-			t := batch[pl.Task]
-			p.reserve(t.ID, reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish})
+			// The new plan replaces the reservation in place (model kept
+			// it while replanning).
+			r := batch[pl.Task]
+			r.node, r.alts, r.finish = ms[pl.Machine].Name, nil, pl.Finish
 			placed[lo+pl.Task] = true
 		}
 		lo = hi
 	}
-	for k, t := range tasks {
+	for k, r := range rs {
 		if !placed[k] {
-			delete(p.reserved, t.ID)
+			p.unreserve(r.task.ID, r)
 		}
 	}
-}
-
-// reserve records a placement of ours not started yet.
-func (p *Plugin) reserve(id string, r reservation) {
-	p.reserved[id] = r
-	p.reservedPeak = max(p.reservedPeak, len(p.reserved))
 }
 
 // shrinkReserved copies the reservations into a map of their size once they
@@ -548,7 +520,7 @@ func (p *Plugin) shrinkReserved() {
 	if p.reservedPeak < 1024 || len(p.reserved)*8 > p.reservedPeak {
 		return
 	}
-	m := make(map[string]reservation, len(p.reserved))
+	m := make(map[string]*reservation, len(p.reserved))
 	maps.Copy(m, p.reserved)
 	p.reserved, p.reservedPeak = m, len(m)
 }
@@ -561,26 +533,21 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 		return nil
 	}
 	now := float64(v.Now()) / 1000
-	type held struct { // small to sort: the reservation is rs[k]
-		id string
-		k  int
-	}
-	hs := make([]held, 0, len(p.reserved))
-	rs := make([]reservation, 0, len(p.reserved))
-	for id, r := range p.reserved {
-		if r.finish > now && r.task.State == cluster.TaskPending {
-			hs = append(hs, held{id, len(rs)})
-			rs = append(rs, r)
-		}
-	}
-	slices.SortFunc(hs, func(a, b held) int { return strings.Compare(a.id, b.id) }) // ids are unique
-	out := make([]policy.Hint, 0, len(hs))
+	rs := p.byID.sorted() // by task id, kept between ticks
+	out := make([]policy.Hint, 0, len(rs))
 	var reason []byte
-	for _, h := range hs {
-		r := rs[h.k]
-		nodes := []policy.NodeScore{{Node: r.node, Score: 1, Locality: p.localityOn(r.task, r.node, v)}}
+	for _, r := range rs {
+		if r.finish <= now || r.task.State != cluster.TaskPending {
+			continue
+		}
+		if r.locNode != r.node || r.locGen != p.idxGen {
+			r.locNode, r.locGen, r.loc = r.node, p.idxGen, p.localityOn(r.task, r.node, v)
+		}
+		loc := p.holdLocality(r, v)
+		nodes := make([]policy.NodeScore, 1, 1+len(r.alts))
+		nodes[0] = policy.NodeScore{Node: r.node, Score: 1, Locality: loc}
 		for _, a := range r.alts {
-			nodes = append(nodes, policy.NodeScore{Node: a, Score: 1, Locality: nodes[0].Locality})
+			nodes = append(nodes, policy.NodeScore{Node: a, Score: 1, Locality: loc})
 		}
 		// fmt's %.1f is strconv's 'f' with precision 1.
 		reason = append(reason[:0], "TMaR plan: finishes at +"...)
@@ -591,4 +558,26 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 			Reason: string(reason)})
 	}
 	return out
+}
+
+// holdLocality is localityOn(r.task, r.node, v), kept in r while what it
+// read is the same: the node index (its generation), the node and the
+// task's splits (the same slice). A node outside the index is looked up in
+// the view each time.
+func (p *Plugin) holdLocality(r *reservation, v cluster.View) events.Locality {
+	t := r.task
+	var splits *events.Split
+	if len(t.Splits) > 0 {
+		splits = &t.Splits[0]
+	}
+	if r.locOK && r.locGen == p.idxGen && r.locNode == r.node && r.locSplits == splits && r.locN == len(t.Splits) {
+		return r.loc
+	}
+	loc := p.localityOn(t, r.node, v)
+	if i, ok := p.index[r.node]; ok && i < len(p.rackIx) {
+		r.locOK, r.locGen, r.locNode, r.locSplits, r.locN, r.loc = true, p.idxGen, r.node, splits, len(t.Splits), loc
+	} else {
+		r.locOK = false
+	}
+	return loc
 }

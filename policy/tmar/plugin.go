@@ -71,7 +71,12 @@ type mapStage struct {
 	idxNodes         []*cluster.Node
 	idxIDs, idxRacks []string
 	coreBuf          []float64 // every machine's CoreFree
-	reserved         map[string]reservation
+	reserved         map[string]*reservation
+	// byID and bySubmit: the reservations in the orders holds and replan
+	// read them (reserved.go).
+	byID, bySubmit resOrder
+	// idxGen counts the rebuilds of index, hostIdx and rackIx.
+	idxGen uint64
 	// reservedPeak is the most reservations since the map was last made
 	// (see shrinkReserved).
 	reservedPeak int
@@ -131,8 +136,9 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 		learner: learner{learned: map[string]*matrices{}, rates: map[string]*jobRate{}, loaded: map[string]bool{},
 			dirty: map[string]bool{}, seedMean: map[string]float64{}, outSums: map[string]outputSums{},
 			outTotals: map[string]*outTotal{}},
-		mapStage: mapStage{reserved: map[string]reservation{}, modelAt: -1},
-		prb:      prb{plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, redCounts: map[string]*reducerCount{}}}
+		mapStage: mapStage{reserved: map[string]*reservation{}, modelAt: -1,
+			byID: resOrder{cmp: byTaskID}, bySubmit: resOrder{cmp: bySubmission}},
+		prb: prb{plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, redCounts: map[string]*reducerCount{}}}
 	for jt, row := range cfg.MapMatrix {
 		var sum float64
 		n := 0

@@ -1,0 +1,114 @@
+package tmar
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
+)
+
+// Random adds, drops and in-place replacements between reads, apps with
+// equal submission times, ids that sort differently by app and by task:
+// resOrder.sorted is the live reservations sorted from scratch, for both
+// orders.
+func TestResOrderSameAsSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	for iter := range 300 {
+		apps := make([]*cluster.App, 1+rng.IntN(4))
+		for k := range apps {
+			apps[k] = &cluster.App{ID: fmt.Sprint("app", (7*k+iter)%10), SubmitTS: int64(rng.IntN(3))} // ids unique
+		}
+		for _, cmpf := range []func(a, b *reservation) int{byTaskID, bySubmission} {
+			o := resOrder{cmp: cmpf}
+			live := map[string]*reservation{}
+			for step := range 60 {
+				switch rng.IntN(4) {
+				case 0, 1:
+					id := fmt.Sprintf("task_%d_%03d", rng.IntN(5), rng.IntN(200))
+					if r, ok := live[id]; ok {
+						r.finish = float64(step) // replaced in place: keeps its place
+						continue
+					}
+					// A task id is unique to its app.
+					r := &reservation{task: &cluster.Task{ID: id, App: apps[int(id[5]-'0')%len(apps)]}}
+					live[id] = r
+					o.add(r)
+				case 2:
+					for id, r := range live {
+						if rng.IntN(3) == 0 {
+							delete(live, id)
+							r.dead = true
+						}
+					}
+				default:
+					want := make([]*reservation, 0, len(live))
+					for _, r := range live {
+						want = append(want, r)
+					}
+					slices.SortFunc(want, cmpf)
+					if got := o.sorted(); !slices.Equal(got, want) {
+						t.Fatalf("instance %d step %d: sorted differs:\n got %v\nwant %v", iter, step, ids(got), ids(want))
+					}
+				}
+			}
+		}
+	}
+}
+
+func ids(rs []*reservation) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.task.ID
+	}
+	return out
+}
+
+// Maps pending with splits on random hosts, nodes registering in other
+// racks (a new node index) and leaving, maps pending again with other
+// splits, ticks between: the locality holdLocality keeps for a hold is
+// localityOn's at every tick.
+func TestHoldLocalitySameAsLocalityOn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	for iter := range 40 {
+		e, p := build(t, Name, nil)
+		ctx := context.Background()
+		var list evs
+		cluster3(&list)
+		for i := range list.list {
+			e.Apply(ctx, &list.list[i])
+		}
+		ts := int64(3000)
+		hosts := []string{"n1", "n2", "n3", "n4", "n5", "elsewhere"}
+		for step := range 80 {
+			ts += int64(rng.IntN(4)) * 500
+			var ev events.Event
+			switch rng.IntN(8) {
+			case 0:
+				n := fmt.Sprintf("n%d:8041", 4+rng.IntN(2))
+				ev = events.Event{Type: events.NodeRegistered, Node: n, Rack: fmt.Sprint("/r", 1+rng.IntN(2)),
+					VCores: 2, MemoryMB: 4096, CPUMHz: 2400}
+			case 1:
+				ev = events.Event{Type: events.NodeLost, Node: fmt.Sprintf("n%d:8041", 1+rng.IntN(5))}
+			default:
+				var sp []events.Split
+				for range rng.IntN(3) {
+					sp = append(sp, events.Split{Path: "/in", Length: 64e6, Hosts: []string{hosts[rng.IntN(len(hosts))]}})
+				}
+				ev = events.Event{Type: events.TaskPending, App: "a1", Task: mapTask(rng.IntN(12)), Kind: events.Map, Splits: sp}
+			}
+			ev.TS = ts
+			list.add(ev)
+			e.Apply(ctx, &list.list[len(list.list)-1])
+			e.Tick(ctx, ts)
+			for _, r := range p.byID.sorted() {
+				if got, want := p.holdLocality(r, e.State()), p.localityOn(r.task, r.node, e.State()); got != want {
+					t.Fatalf("instance %d step %d: %s on %s: holdLocality %q, localityOn %q", iter, step, r.task.ID, r.node, got, want)
+				}
+			}
+		}
+	}
+}
