@@ -104,6 +104,8 @@ type mapStage struct {
 type prb struct {
 	plans    map[string]map[int]Binding // app -> partition -> PRB outcome (node = Machine of the model then)
 	planNode map[string]map[int]string  // app -> partition -> bound node id
+	// partScratch is partitions' table, reused between plans.
+	partScratch partScratch
 	// redCounts caches each planned app's reducers per partition
 	// (reducersOf), dropped with the plan.
 	redCounts map[string]*reducerCount
