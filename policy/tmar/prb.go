@@ -120,10 +120,18 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 	for i := range ms {
 		coreMin[i] = earliestOf(ms[i].CoreFree)
 	}
+	// at is the partition's pieces by machine (p.At, read for every
+	// machine), filled and cleared per partition.
+	at := make([]int64, len(ms))
 	for pn, p := range sorted {
 		var rs rackSums
 		if isRack {
 			rs = sumRacks(p, rnet)
+		}
+		for m, b := range p.At {
+			if m >= 0 && m < len(at) {
+				at[m] = b
+			}
 		}
 		nr := int(math.Ceil(float64(p.Bytes) / float64(rSplit)))
 		nr = max(nr, 1)
@@ -150,19 +158,19 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 			switch {
 			case !isRack:
 				tt = transferTime(i, p, net)
-			case p.At[i] == 0:
+			case at[i] == 0:
 				// rackTransferTime with nothing on i: a function of i's rack.
 				r := rnet.RackOf(i)
 				if r < 0 || r >= len(rackTT) {
-					tt = rackTransferTime(i, p, rs, rnet)
+					tt = rackTransferTimeAt(i, 0, rs, rnet)
 					break
 				}
 				if rackTTAt[r] != pn+1 {
-					rackTT[r], rackTTAt[r] = rackTransferTime(i, p, rs, rnet), pn+1
+					rackTT[r], rackTTAt[r] = rackTransferTimeAt(i, 0, rs, rnet), pn+1
 				}
 				tt = rackTT[r]
 			default:
-				tt = rackTransferTime(i, p, rs, rnet)
+				tt = rackTransferTimeAt(i, at[i], rs, rnet)
 			}
 			if tt > 0 {
 				arrive = linkFree[i] + tt // eq. 5 through i's link
@@ -188,6 +196,11 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 			if finish < best.Finish-tieEpsilon {
 				best = Binding{Partition: p.ID, Machine: i, Reducers: nr, Bytes: p.Bytes, Launch: launch, Start: start, Finish: finish}
 				bestArrive, bestExec = arrive, exec
+			}
+		}
+		for m := range p.At {
+			if m >= 0 && m < len(at) {
+				at[m] = 0
 			}
 		}
 		if best.Machine < 0 {
@@ -742,12 +755,18 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 
 // rackTransferTime is transferTime on a RackNetwork from per-rack sums.
 func rackTransferTime(to int, p Partition, rs rackSums, net RackNetwork) float64 {
+	return rackTransferTimeAt(to, p.At[to], rs, net)
+}
+
+// rackTransferTimeAt is rackTransferTime given the partition's bytes on
+// to (atTo).
+func rackTransferTimeAt(to int, atTo int64, rs rackSums, net RackNetwork) float64 {
 	r := net.RackOf(to)
-	same := rs.byRack[r] - p.At[to]
+	same := rs.byRack[r] - atTo
 	if r < 0 {
 		same = 0
 	}
-	cross := rs.total - p.At[to] - same
+	cross := rs.total - atTo - same
 	if same <= 0 && cross <= 0 {
 		return 0
 	}

@@ -133,15 +133,16 @@ type MapTask struct {
 func mapQueues(machines int, rack []int, tasks []MapTask) (nodeQ [][]int, rackQ map[int][]int) {
 	nodeQ = make([][]int, machines)
 	rackQ = map[int][]int{}
+	var seenBuf [4]int // a map's racks so far: it has a few replicas
 	for ti, t := range tasks {
-		seen := map[int]bool{}
+		seen := seenBuf[:0]
 		for _, m := range t.Local {
 			if m < 0 || m >= machines {
 				continue
 			}
 			nodeQ[m] = append(nodeQ[m], ti)
-			if r := rack[m]; !seen[r] {
-				seen[r] = true
+			if r := rack[m]; !slices.Contains(seen, r) {
+				seen = append(seen, r)
 				rackQ[r] = append(rackQ[r], ti)
 			}
 		}
