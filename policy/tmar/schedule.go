@@ -554,14 +554,14 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready
 	return Placement{Machine: c.machine, Start: c.start, Finish: c.finish}, fs, alts, true
 }
 
-// fmax is math.Max, with the common case (two different numbers) inlined;
-// equal arguments and NaN go to math.Max, so the result is math.Max's in
-// every case.
+// fmax is math.Max, with the common cases (two different numbers, or the
+// same number but zero) inlined; zeros and NaN go to math.Max, so the
+// result is math.Max's in every case.
 func fmax(x, y float64) float64 {
 	if x > y {
 		return x
 	}
-	if y > x {
+	if y >= x && y != 0 { // equal numbers (idle cores at now) stay inline too
 		return y
 	}
 	return mathMax(x, y)
@@ -572,7 +572,7 @@ func fmin(x, y float64) float64 {
 	if x < y {
 		return x
 	}
-	if y < x {
+	if y <= x && y != 0 {
 		return y
 	}
 	return mathMin(x, y)
