@@ -104,12 +104,14 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	// Placements of ours still pending keep their cores, taken in order of
 	// finish (then task id) so the model never depends on map order.
 	hs := make([]held, 0, len(p.reserved))
-	for id, r := range p.reserved {
+	// In order of submission (kept for replan): an app's reservations,
+	// tasks and app one after another, where the map's order was random.
+	for _, r := range p.bySubmit.sorted() {
 		if p.replanning && r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
 			continue // being re-planned: as if not placed
 		}
 		if r.task.State != cluster.TaskPending || r.task.App.Finished() {
-			p.unreserve(id, r) // started (its attempt is counted above), or its app is over
+			p.unreserve(r.task.ID, r) // started (its attempt is counted above), or its app is over
 			continue
 		}
 		if r.finish <= now {
