@@ -641,11 +641,6 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			if lb := fmax(sp.machMin[i], now) + exec; sp.lat >= 0 && lb > best.score+tieEpsilon {
 				continue
 			}
-			cores := sp.coreFree[i] // read only; a scratch copy when reducers queue
-			if run > 1 {
-				coreBuf = append(coreBuf[:0], cores...)
-				cores = coreBuf
-			}
 			var in fetch
 			if r := rn.RackOf(i); isRackNet && srcAt[i] != pn+1 && r >= 0 {
 				if rackFetchAt[r] != pn+1 {
@@ -655,6 +650,23 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 				in = rackFetch[r]
 			} else {
 				in.total, in.worst, in.ok = remoteIn(i, srcs, xs, net)
+			}
+			// With remote bytes the first reducer's fetch (shuffleDuration)
+			// takes at least L plus the slower of its slowest piece alone
+			// and all of them through its link alone (what it contends
+			// with only adds), so its finish, and the offer, are no
+			// earlier than this bound (each sum and max below is one the
+			// offer's arithmetic makes with larger or equal operands).
+			if sp.lat >= 0 && in.ok && in.total > 0 {
+				lo := sp.lat + fmax(in.worst, in.total/sp.cap)
+				if lb := fmax(sp.machMin[i], now) + lo + exec; lb > best.score+tieEpsilon {
+					continue
+				}
+			}
+			cores := sp.coreFree[i] // read only; a scratch copy when reducers queue
+			if run > 1 {
+				coreBuf = append(coreBuf[:0], cores...)
+				cores = coreBuf
 			}
 			c := plan{exec: exec, start: math.Inf(1), core: spare.core[:0], launch: spare.launch[:0], shuffle: spare.shuffle[:0]}
 			for range run {
