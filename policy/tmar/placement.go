@@ -536,28 +536,43 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 	}
 	now := float64(v.Now()) / 1000
 	rs := p.byID.sorted() // by task id, kept between ticks
-	out := make([]policy.Hint, 0, len(rs))
-	var reason []byte
+	n, nodesN := 0, 0
+	for _, r := range rs {
+		if r.finish > now && r.task.State == cluster.TaskPending {
+			n++
+			nodesN += 1 + len(r.alts)
+		}
+	}
+	out := make([]policy.Hint, 0, n)
+	// The hints' nodes share one array and their reasons one string, made
+	// for this call (one allocation each instead of one per hint); each
+	// hint's slice is capped at its own nodes.
+	nodeBuf := make([]policy.NodeScore, 0, nodesN)
+	var reasons []byte
+	ends := make([]int, 0, n)
 	for _, r := range rs {
 		if r.finish <= now || r.task.State != cluster.TaskPending {
 			continue
 		}
-		if r.locNode != r.node || r.locGen != p.idxGen {
-			r.locNode, r.locGen, r.loc = r.node, p.idxGen, p.localityOn(r.task, r.node, v)
-		}
 		loc := p.holdLocality(r, v)
-		nodes := make([]policy.NodeScore, 1, 1+len(r.alts))
-		nodes[0] = policy.NodeScore{Node: r.node, Score: 1, Locality: loc}
+		at := len(nodeBuf)
+		nodeBuf = append(nodeBuf, policy.NodeScore{Node: r.node, Score: 1, Locality: loc})
 		for _, a := range r.alts {
-			nodes = append(nodes, policy.NodeScore{Node: a, Score: 1, Locality: loc})
+			nodeBuf = append(nodeBuf, policy.NodeScore{Node: a, Score: 1, Locality: loc})
 		}
 		// fmt's %.1f is strconv's 'f' with precision 1.
-		reason = append(reason[:0], "TMaR plan: finishes at +"...)
-		reason = strconv.AppendFloat(reason, r.finish-now, 'f', 1, 64)
-		reason = append(reason, "s there (Algorithms 1, 3)"...)
+		reasons = append(reasons, "TMaR plan: finishes at +"...)
+		reasons = strconv.AppendFloat(reasons, r.finish-now, 'f', 1, 64)
+		reasons = append(reasons, "s there (Algorithms 1, 3)"...)
+		ends = append(ends, len(reasons))
 		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
-			Nodes:  nodes,
-			Reason: string(reason)})
+			Nodes: nodeBuf[at:len(nodeBuf):len(nodeBuf)]})
+	}
+	all := string(reasons)
+	from := 0
+	for k := range out {
+		out[k].Reason = all[from:ends[k]]
+		from = ends[k]
 	}
 	return out
 }

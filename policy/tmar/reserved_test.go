@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
 )
 
 // Random adds, drops and in-place replacements between reads, apps with
@@ -70,8 +74,8 @@ func ids(rs []*reservation) []string {
 // Maps pending with splits on random hosts, nodes registering in other
 // racks (a new node index) and leaving, maps pending again with other
 // splits, ticks between: the locality holdLocality keeps for a hold is
-// localityOn's at every tick.
-func TestHoldLocalitySameAsLocalityOn(t *testing.T) {
+// localityOn's at every tick, and holds gives holdsRef's hints.
+func TestHoldsSameAsRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
 	for iter := range 40 {
 		e, p := build(t, Name, nil)
@@ -109,6 +113,33 @@ func TestHoldLocalitySameAsLocalityOn(t *testing.T) {
 					t.Fatalf("instance %d step %d: %s on %s: holdLocality %q, localityOn %q", iter, step, r.task.ID, r.node, got, want)
 				}
 			}
+			if got, want := p.holds(e.State()), holdsRef(p, e.State()); !reflect.DeepEqual(got, want) {
+				t.Fatalf("instance %d step %d: holds\n got %+v\nwant %+v", iter, step, got, want)
+			}
 		}
 	}
+}
+
+// holdsRef is holds before its orders, locality cache and shared buffers:
+// the reservations sorted by task id, one hint each.
+func holdsRef(p *Plugin, v cluster.View) []policy.Hint {
+	now := float64(v.Now()) / 1000
+	var rs []*reservation
+	for _, r := range p.reserved {
+		if r.finish > now && r.task.State == cluster.TaskPending {
+			rs = append(rs, r)
+		}
+	}
+	slices.SortFunc(rs, func(a, b *reservation) int { return strings.Compare(a.task.ID, b.task.ID) })
+	out := make([]policy.Hint, 0, len(rs))
+	for _, r := range rs {
+		nodes := []policy.NodeScore{{Node: r.node, Score: 1, Locality: p.localityOn(r.task, r.node, v)}}
+		for _, a := range r.alts {
+			nodes = append(nodes, policy.NodeScore{Node: a, Score: 1, Locality: nodes[0].Locality})
+		}
+		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
+			Nodes:  nodes,
+			Reason: "TMaR plan: finishes at +" + strconv.FormatFloat(r.finish-now, 'f', 1, 64) + "s there (Algorithms 1, 3)"})
+	}
+	return out
 }
