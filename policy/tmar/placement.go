@@ -318,7 +318,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
 		maxAlts = max(0, p.cfg.TopNodes-1)
 	}
-	best, fs, alts, ok := placeMap(ms, &p.early, execOn, lv, now, p.tie(), maxAlts, p.finBuf, p.altBuf)
+	best, fs, alts, ok := placeMap(ms, &p.early, execOn, lv, p.localBuf, now, p.tie(), maxAlts, p.finBuf, p.altBuf)
 	p.finBuf, p.altBuf = fs, alts
 	if !ok {
 		return nil, policy.NewStatus(policy.Skip, "no free core")
@@ -363,7 +363,8 @@ const (
 var lvLocality = [...]events.Locality{lvNone: "", lvNode: events.NodeLocal, lvRack: events.RackLocal, lvOff: events.OffRack}
 
 // levelCodes is levels as codes, in a buffer reused between calls: for
-// each machine of the current model, the locality of t's input there.
+// each machine of the current model, the locality of t's input there. It
+// leaves in p.localBuf the node-local machines in machine order.
 func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 	n := len(p.machines)
 	out := slices.Grow(p.lvBuf[:0], n)[:n]
@@ -376,11 +377,13 @@ func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 	}
 	p.rackStamp++
 	hosts := 0
+	local := p.localBuf[:0]
 	for _, sp := range t.Splits {
 		for _, h := range sp.Hosts {
 			hosts++
 			if i, ok := p.hostIdx[h]; ok && out[i] != lvNode {
 				out[i] = lvNode
+				local = append(local, i)
 				r := p.rackIx[i]
 				if r >= len(p.rackMark) {
 					p.rackMark = append(p.rackMark, make([]uint64, r+1-len(p.rackMark))...)
@@ -389,6 +392,11 @@ func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 			}
 		}
 	}
+	slices.Sort(local)
+	if local == nil {
+		local = []int{} // not nil: the list is known (empty)
+	}
+	p.localBuf = local
 	if hosts == 0 {
 		return out // no known input, no read cost
 	}

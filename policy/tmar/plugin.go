@@ -97,6 +97,7 @@ type mapStage struct {
 	rackMark  []uint64 // rack number -> rackStamp when it holds a replica (levelCodes)
 	rackStamp uint64
 	finBuf    []float64
+	localBuf  []int // levelCodes: the node-local machines of the map, in order
 	altBuf    []int
 }
 

@@ -480,7 +480,12 @@ func (c *earliestCache) fill(ms []Machine) {
 // machines' CoreFree vectors are updated as scheduleOne updates them.
 // Without the power tie-break the choice is made in the same pass that
 // computes the finishes, with the comparison PowerTie.choose makes.
-func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready float64, tie PowerTie,
+//
+// nodeLocal, when not nil, lists in machine order every machine whose level
+// is lvNode: when the chosen machine is node-local its equal nodes are
+// looked for among them alone (the same machines in the same order as the
+// pass over every machine takes).
+func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeLocal []int, ready float64, tie PowerTie,
 	maxAlts int, fs []float64, alts []int) (Placement, []float64, []int, bool) {
 	cores, frees := ec.cores, ec.frees
 	alts = alts[:0]
@@ -538,15 +543,27 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready
 		}
 		c = cand{machine: best, core: cores[best], start: fmax(frees[best], ready), finish: fs[best], exec: exec[best]}
 	}
-	for i := range ms {
-		if len(alts) >= maxAlts {
-			break
-		}
+	alt := func(i int) {
 		if cores[i] < 0 || math.IsInf(frees[i], 1) || i == c.machine || lv[i] != lv[c.machine] {
-			continue
+			return
 		}
 		if f := fmax(frees[i], ready) + exec[i]; math.Abs(f-c.finish) <= sameFinishS {
 			alts = append(alts, i)
+		}
+	}
+	if nodeLocal != nil && lv[c.machine] == lvNode {
+		for _, i := range nodeLocal {
+			if len(alts) >= maxAlts {
+				break
+			}
+			alt(i)
+		}
+	} else {
+		for i := range ms {
+			if len(alts) >= maxAlts {
+				break
+			}
+			alt(i)
 		}
 	}
 	ms[c.machine].CoreFree[c.core] = c.finish
