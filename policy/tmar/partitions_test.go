@@ -16,7 +16,7 @@ import (
 // outputs with repeated, empty, large and negative partition ids, maps
 // without an output yet), one plugin throughout so partitions' table is
 // reused: partitions returns what partitionsRef, the code before the
-// table, returns.
+// table, returns, and partitionBytes partitionBytesRef's sums.
 func TestPartitionsSameAsRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 11))
 	e, p := build(t, Name, nil)
@@ -64,6 +64,11 @@ func TestPartitionsSameAsRef(t *testing.T) {
 		want, wantOK := p.partitionsRef(a)
 		if gotOK != wantOK || !reflect.DeepEqual(got, want) {
 			t.Fatalf("app %d: partitions = %v, %v\nwant %v, %v", iter, got, gotOK, want, wantOK)
+		}
+		for _, id := range append(ids, -7, 5, maxDenseID+1) {
+			if got, want := p.partitionBytes(a, id), partitionBytesRef(a, id); got != want {
+				t.Fatalf("app %d partition %d: partitionBytes %d, want %d", iter, id, got, want)
+			}
 		}
 	}
 }
@@ -113,4 +118,25 @@ func (p *Plugin) partitionsRef(a *cluster.App) ([]Partition, bool) {
 		out = append(out, *byID[id])
 	}
 	return out, len(out) > 0
+}
+
+// partitionBytesRef is partitionBytes before its sums were a slice: the
+// partition summed over the outputs of the app's successful maps.
+func partitionBytesRef(a *cluster.App, part int) int64 {
+	if part < 0 {
+		return 0
+	}
+	sums := map[int]int64{}
+	for _, t := range a.Tasks {
+		at := succeeded(t)
+		if t.Kind != events.Map || at == nil {
+			continue
+		}
+		for _, x := range at.Output {
+			if t.State == cluster.TaskSucceeded {
+				sums[x.ID] += x.Bytes
+			}
+		}
+	}
+	return sums[part]
 }
