@@ -39,10 +39,48 @@ type RackNetwork interface {
 	CrossRack() float64
 }
 
-// rackSums is a partition's bytes per rack, for a RackNetwork.
+// rackSums is a partition's bytes per rack, for a RackNetwork: by rack
+// number in dense when it is within it, else in byRack.
 type rackSums struct {
 	total  int64
 	byRack map[int]int64
+	dense  []int64
+}
+
+// rack is rack r's bytes.
+func (rs *rackSums) rack(r int) int64 {
+	if r >= 0 && r < len(rs.dense) {
+		return rs.dense[r]
+	}
+	return rs.byRack[r]
+}
+
+// sumRacksDense is sumRacks with the racks numbered below len(dense) summed
+// in dense (zeroed; clearRacks zeroes it again), others in a map.
+func sumRacksDense(p Partition, net RackNetwork, dense []int64) rackSums {
+	rs := rackSums{dense: dense}
+	for from, b := range p.At {
+		rs.total += b
+		switch r := net.RackOf(from); {
+		case r >= 0 && r < len(dense):
+			dense[r] += b
+		case r >= 0:
+			if rs.byRack == nil {
+				rs.byRack = map[int]int64{}
+			}
+			rs.byRack[r] += b
+		}
+	}
+	return rs
+}
+
+// clearRacks zeroes what sumRacksDense summed into dense.
+func clearRacks(p Partition, net RackNetwork, dense []int64) {
+	for from := range p.At {
+		if r := net.RackOf(from); r >= 0 && r < len(dense) {
+			dense[r] = 0
+		}
+	}
 }
 
 func sumRacks(p Partition, net RackNetwork) rackSums {
@@ -123,10 +161,11 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 	// at is the partition's pieces by machine (p.At, read for every
 	// machine), filled and cleared per partition.
 	at := make([]int64, len(ms))
+	rackBytes := make([]int64, len(ms)) // sumRacksDense's, by rack
 	for pn, p := range sorted {
 		var rs rackSums
 		if isRack {
-			rs = sumRacks(p, rnet)
+			rs = sumRacksDense(p, rnet, rackBytes)
 		}
 		for m, b := range p.At {
 			if m >= 0 && m < len(at) {
@@ -202,6 +241,9 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 			if m >= 0 && m < len(at) {
 				at[m] = 0
 			}
+		}
+		if isRack {
+			clearRacks(p, rnet, rackBytes)
 		}
 		if best.Machine < 0 {
 			continue
@@ -774,7 +816,7 @@ func rackTransferTime(to int, p Partition, rs rackSums, net RackNetwork) float64
 // to (atTo).
 func rackTransferTimeAt(to int, atTo int64, rs rackSums, net RackNetwork) float64 {
 	r := net.RackOf(to)
-	same := rs.byRack[r] - atTo
+	same := rs.rack(r) - atTo
 	if r < 0 {
 		same = 0
 	}
