@@ -163,6 +163,11 @@ func (p *Plugin) placeReducer(ctx context.Context, v cluster.View, t *cluster.Ta
 // binding of a partition whose reducer has not started is renewed each
 // tick (the engine drops the repeats while one is in force), so it holds
 // however long the reducer waits for its node.
+//
+// The returned slice is valid until the next call, which reuses its array:
+// the engine copies every hint out of it (engine.emit) before the next
+// tick, and a tick's hold renewals were a third of the bytes the day
+// allocated (TestEngineCopiesBindHints).
 func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
 	if p.cfg.Replan {
 		p.replan(ctx, v)
@@ -213,6 +218,9 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 				Reason: fmt.Sprintf("PRB: reducers finish at +%.1fs there (eq. 3-5)", b.Finish-now)})
 		}
 	}
+	// The next call reuses out's array (see hintBuf); what this call put
+	// beyond the next one's hints is dropped then (holds).
+	p.hintBuf = out
 	return out, nil
 }
 

@@ -551,13 +551,15 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 			nodesN += 1 + len(r.alts)
 		}
 	}
-	out := make([]policy.Hint, 0, n)
+	// The hints go in the array of the last Bind's (see Bind), zeroed
+	// first so no hint of that call keeps its strings past this one.
+	clear(p.hintBuf)
+	out := slices.Grow(p.hintBuf[:0], n)
 	// The hints' nodes share one array and their reasons one string, made
 	// for this call (one allocation each instead of one per hint); each
 	// hint's slice is capped at its own nodes.
 	nodeBuf := make([]policy.NodeScore, 0, nodesN)
-	var reasons []byte
-	ends := make([]int, 0, n)
+	reasons, ends := p.reasonBuf[:0], p.endsBuf[:0] // scratch: the string is a copy
 	for _, r := range rs {
 		if r.finish <= now || r.task.State != cluster.TaskPending {
 			continue
@@ -577,6 +579,7 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 			Nodes: nodeBuf[at:len(nodeBuf):len(nodeBuf)]})
 	}
 	all := string(reasons)
+	p.reasonBuf, p.endsBuf = reasons, ends
 	from := 0
 	for k := range out {
 		out[k].Reason = all[from:ends[k]]

@@ -98,6 +98,12 @@ type mapStage struct {
 	rackStamp uint64
 	finBuf    []float64
 	localBuf  []int // levelCodes: the node-local machines of the map, in order
+	// hintBuf is the slice the last Bind returned, whose array the next
+	// one reuses.
+	hintBuf []policy.Hint
+	// holds' scratch for the reasons and where each ends.
+	reasonBuf []byte
+	endsBuf   []int
 	altBuf    []int
 }
 
