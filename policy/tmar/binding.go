@@ -6,6 +6,7 @@ package tmar
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -73,13 +74,14 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	if !ok {
 		return false
 	}
-	racks := make([]string, len(ms))
-	nodes := make([]*cluster.Node, len(ms))
-	for i := range ms {
-		nodes[i] = v.Node(ms[i].Name)
-		racks[i] = nodes[i].Rack
+	// The model's nodes and racks (indexNodes); the network of those racks
+	// is made again only with a new node index.
+	nodes := p.nodeAt
+	if p.netGen != p.idxGen || len(p.net.racks) != len(ms) {
+		p.net = newRackNet(slices.Clone(p.idxRacks), p.cfg.BandwidthBps, p.cfg.CrossRackBandwidthBps, p.cfg.LatencyMS/1000)
+		p.netGen = p.idxGen
 	}
-	net := newRackNet(racks, p.cfg.BandwidthBps, p.cfg.CrossRackBandwidthBps, p.cfg.LatencyMS/1000)
+	net := p.net
 	jt := jobType(a)
 	// Reduce_Matrix per machine, looked up once for the whole plan.
 	sPerGiB := make([]float64, len(ms))
@@ -89,14 +91,34 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	exec := func(i int, bytes int64) float64 { return p.cfg.TaskOverheadS + sPerGiB[i]*float64(bytes)/gib }
 	plan, where := map[int]Binding{}, map[int]string{}
 	var bs []Binding
-	sources := map[int]bool{}
+	// The machines holding a piece (-1: gone), counted with a stamp per
+	// machine instead of a set.
+	p.srcStamp++
+	if len(p.srcMark) < len(ms)+1 {
+		p.srcMark = make([]uint64, len(ms)+1)
+	}
+	sources, far := 0, map[int]bool(nil)
 	for _, pt := range parts {
 		for m := range pt.At {
-			sources[m] = true
+			switch {
+			case m >= -1 && m < len(ms):
+				if p.srcMark[m+1] != p.srcStamp {
+					p.srcMark[m+1] = p.srcStamp
+					sources++
+				}
+			default: // not a machine of the model (partitions gives none)
+				if far == nil {
+					far = map[int]bool{}
+				}
+				if !far[m] {
+					far[m] = true
+					sources++
+				}
+			}
 		}
 	}
 	p.early.ok = false // binding updates the cores
-	if p.sharedModel(a, len(parts), len(sources), len(ms)) {
+	if p.sharedModel(a, len(parts), sources, len(ms)) {
 		bs = BindPartitionsShared(ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
 	} else {
 		bs = BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)

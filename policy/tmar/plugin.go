@@ -113,6 +113,12 @@ type prb struct {
 	planNode map[string]map[int]string  // app -> partition -> bound node id
 	// partScratch is partitions' table, reused between plans.
 	partScratch partScratch
+	// net is the rack network of the node index of generation netGen.
+	net    rackNet
+	netGen uint64
+	// srcMark, srcStamp: plan's count of the machines holding a piece.
+	srcMark  []uint64
+	srcStamp uint64
 	// redCounts caches each planned app's reducers per partition
 	// (reducersOf), dropped with the plan.
 	redCounts map[string]*reducerCount
