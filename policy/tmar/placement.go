@@ -479,22 +479,8 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		}
 		batch := rs[lo:hi]
 		mts := make([]MapTask, len(batch))
-		locals := make([]int, 0, 3*len(batch)) // every map's Local, one after another
 		for k, r := range batch {
-			t := r.task
-			at := len(locals)
-			for _, sp := range t.Splits {
-				for _, h := range sp.Hosts {
-					if i, ok := byHost[h]; ok && !slices.Contains(locals[at:], i) {
-						locals = append(locals, i)
-					}
-				}
-			}
-			if len(locals) > at {
-				mts[k].Local = locals[at:len(locals):len(locals)]
-			}
-			sort.Ints(mts[k].Local)
-			mts[k].Read = [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}
+			mts[k] = p.mapTaskOf(r, byHost)
 		}
 		// Maps of one job are alike (the paper's premise): its first
 		// stands for the batch.
@@ -608,4 +594,31 @@ func (p *Plugin) holdLocality(r *reservation, v cluster.View) events.Locality {
 		r.locOK = false
 	}
 	return loc
+}
+
+// mapTaskOf is the re-plan's MapTask of r's map: the model's machines
+// holding its splits (sorted) and its read costs. It is kept in r while
+// the node index (its generation) and the task's splits (the same slice)
+// are: the re-plan read every pending map's splits at every tick.
+func (p *Plugin) mapTaskOf(r *reservation, byHost map[string]int) MapTask {
+	t := r.task
+	var splits *events.Split
+	if len(t.Splits) > 0 {
+		splits = &t.Splits[0]
+	}
+	if r.mt.ok && r.mt.gen == p.idxGen && r.mt.splits == splits && r.mt.n == len(t.Splits) {
+		return r.mt.task
+	}
+	var local []int
+	for _, sp := range t.Splits {
+		for _, h := range sp.Hosts {
+			if i, ok := byHost[h]; ok && !slices.Contains(local, i) {
+				local = append(local, i)
+			}
+		}
+	}
+	sort.Ints(local)
+	mt := MapTask{Local: local, Read: [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}}
+	r.mt = mapTaskMemo{ok: true, gen: p.idxGen, splits: splits, n: len(t.Splits), task: mt}
+	return mt
 }

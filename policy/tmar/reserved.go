@@ -29,6 +29,18 @@ type reservation struct {
 	locSplits *events.Split
 	locN      int
 	loc       events.Locality
+	// mt is the re-plan's MapTask of the task (mapTaskOf).
+	mt mapTaskMemo
+}
+
+// mapTaskMemo is a map's MapTask under the node index of generation gen,
+// with the task's splits at splits (n of them).
+type mapTaskMemo struct {
+	ok     bool
+	gen    uint64
+	splits *events.Split
+	n      int
+	task   MapTask
 }
 
 // resOrder keeps the live reservations sorted by cmp between ticks: the

@@ -74,7 +74,8 @@ func ids(rs []*reservation) []string {
 // Maps pending with splits on random hosts, nodes registering in other
 // racks (a new node index) and leaving, maps pending again with other
 // splits, ticks between: the locality holdLocality keeps for a hold is
-// localityOn's at every tick, and holds gives holdsRef's hints.
+// localityOn's at every tick, the re-plan's MapTask of a map is the one
+// made afresh, and holds gives holdsRef's hints.
 func TestHoldsSameAsRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
 	for iter := range 40 {
@@ -111,6 +112,11 @@ func TestHoldsSameAsRef(t *testing.T) {
 			for _, r := range p.byID.sorted() {
 				if got, want := p.holdLocality(r, e.State()), p.localityOn(r.task, r.node, e.State()); got != want {
 					t.Fatalf("instance %d step %d: %s on %s: holdLocality %q, localityOn %q", iter, step, r.task.ID, r.node, got, want)
+				}
+			}
+			for _, r := range p.bySubmit.sorted() {
+				if got, want := p.mapTaskOf(r, p.hostIdx), mapTaskRef(p, r.task); !reflect.DeepEqual(got, want) {
+					t.Fatalf("instance %d step %d: %s: mapTaskOf %+v, want %+v", iter, step, r.task.ID, got, want)
 				}
 			}
 			if got, want := p.holds(e.State()), holdsRef(p, e.State()); (len(got) > 0 || len(want) > 0) && !reflect.DeepEqual(got, want) {
@@ -177,4 +183,20 @@ func TestEngineCopiesBindHints(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no hints: nothing checked")
 	}
+}
+
+// mapTaskRef is the re-plan's MapTask as it made it for every map at every
+// tick, before mapTaskOf kept it.
+func mapTaskRef(p *Plugin, t *cluster.Task) MapTask {
+	var mt MapTask
+	for _, sp := range t.Splits {
+		for _, h := range sp.Hosts {
+			if i, ok := p.hostIdx[h]; ok && !slices.Contains(mt.Local, i) {
+				mt.Local = append(mt.Local, i)
+			}
+		}
+	}
+	slices.Sort(mt.Local)
+	mt.Read = [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}
+	return mt
 }
