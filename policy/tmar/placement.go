@@ -490,7 +490,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		}
 		exec := func(i int) float64 { return execOn[i] }
 		p.early.ok = false // PlanMaps updates the cores
-		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
+		for _, pl := range planMaps(&p.planSc, ms, rack, mts, now, exec, p.tie()) {
 			// The new plan replaces the reservation in place (model kept
 			// it while replanning).
 			r := batch[pl.Task]

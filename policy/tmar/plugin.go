@@ -98,6 +98,8 @@ type mapStage struct {
 	rackStamp uint64
 	finBuf    []float64
 	localBuf  []int // levelCodes: the node-local machines of the map, in order
+	// planSc is PlanMaps' working state, reused by the re-plans.
+	planSc planScratch
 	// hintBuf is the slice the last Bind returned, whose array the next
 	// one reuses.
 	hintBuf []policy.Hint
