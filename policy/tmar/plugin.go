@@ -115,6 +115,8 @@ type prb struct {
 	planNode map[string]map[int]string  // app -> partition -> bound node id
 	// partScratch is partitions' table, reused between plans.
 	partScratch partScratch
+	// sharedSc is BindPartitionsShared's per-machine state, reused by the plans.
+	sharedSc sharedScratch
 	// net is the rack network of the node index of generation netGen.
 	net    rackNet
 	netGen uint64

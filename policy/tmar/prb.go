@@ -4,6 +4,7 @@ package tmar
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -605,6 +606,31 @@ func (sp *sharedPlan) prune(since float64) float64 {
 // vectors are updated in place (as Algorithm 3 line 7 leaves them).
 func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links SharedLinks, rSplit int64, now float64,
 	reduceExec func(machine int, bytes int64) float64) []Binding {
+	return bindPartitionsShared(&sharedScratch{}, ms, parts, net, links, rSplit, now, reduceExec)
+}
+
+// sharedScratch is BindPartitionsShared's per-machine state, reused between
+// the plans of a plugin instead of made for each (eight vectors of the
+// cluster's size a plan, most plans binding one or a few partitions).
+type sharedScratch struct {
+	out, in            [][]int
+	queue              [][][]int
+	coreFree           [][]float64
+	machMin            []float64
+	rackFetch          []sharedFetch
+	rackFetchAt, srcAt []int
+}
+
+// sharedFetch is what a reducer on a machine fetches (remoteIn).
+type sharedFetch struct {
+	total, worst float64
+	ok           bool
+}
+
+// bindPartitionsShared is BindPartitionsShared with its per-machine state
+// in sc (whatever a plan before left there is reset).
+func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network, links SharedLinks, rSplit int64, now float64,
+	reduceExec func(machine int, bytes int64) float64) []Binding {
 	sorted := bySizeDesc(parts)
 	rSplit = max(rSplit, 1)
 	capB := links.NICBps
@@ -613,9 +639,15 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 	}
 	// One L for every transfer: the latency of a pair is not known here
 	// per piece (rackNet has one).
+	n := len(ms)
+	sc.out, sc.in = slices.Grow(sc.out[:0], n)[:n], slices.Grow(sc.in[:0], n)[:n]
+	for i := range n {
+		sc.out[i], sc.in[i] = sc.out[i][:0], sc.in[i][:0]
+	}
+	sc.queue = grown(sc.queue, n) // made per machine that gets a reducer
+	sc.coreFree, sc.machMin = grown(sc.coreFree, n), grown(sc.machMin, n)
 	sp := &sharedPlan{cap: capB, lat: net.Latency(-1, -1),
-		out: make([][]int, len(ms)), in: make([][]int, len(ms)),
-		queue: make([][][]int, len(ms)), coreFree: make([][]float64, len(ms)), machMin: make([]float64, len(ms))}
+		out: sc.out, in: sc.in, queue: sc.queue, coreFree: sc.coreFree, machMin: sc.machMin}
 	// The plan updates the machines' vectors in place: a copy of each (600
 	// allocations a plan on the FB-2009 cluster, most of them for machines
 	// that get no reducer) was what replaced them at the end.
@@ -626,13 +658,11 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 	// On a rackNet a machine holding no piece of the partition fetches what
 	// every such machine of its rack fetches (remoteIn reads nothing else).
 	rn, isRackNet := net.(rackNet)
-	type fetch struct {
-		total, worst float64
-		ok           bool
-	}
-	rackFetch := make([]fetch, len(ms))
-	rackFetchAt := make([]int, len(ms)) // partition number + 1 the entry is for
-	srcAt := make([]int, len(ms))       // partition number + 1 when the machine holds a piece
+	type fetch = sharedFetch
+	sc.rackFetch = grown(sc.rackFetch, n)
+	sc.rackFetchAt = grown(sc.rackFetchAt, n) // partition number + 1 the entry is for
+	sc.srcAt = grown(sc.srcAt, n)             // partition number + 1 when the machine holds a piece
+	rackFetch, rackFetchAt, srcAt := sc.rackFetch, sc.rackFetchAt, sc.srcAt
 	var xs []float64
 	out := make([]Binding, 0, len(sorted))
 	pruned := now
