@@ -455,19 +455,8 @@ type finishNode struct {
 	i1     int     // leftmost machine with m1
 }
 
-func newFinishTree(n int) *finishTree {
-	size := 1
-	for size < n {
-		size *= 2
-	}
-	t := &finishTree{size: size, nodes: make([]finishNode, 2*size)}
-	for i := range t.nodes {
-		t.nodes[i] = finishNode{m1: math.Inf(1), m2: math.Inf(1), i1: math.MaxInt}
-	}
-	return t
-}
-
-// reset makes t newFinishTree(n)'s, reusing its nodes.
+// reset makes t a tree over n machines without offers (every finish +Inf),
+// reusing its nodes.
 func (t *finishTree) reset(n int) {
 	size := 1
 	for size < n {
