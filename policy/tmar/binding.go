@@ -6,6 +6,7 @@ package tmar
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -73,13 +74,14 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	if !ok {
 		return false
 	}
-	racks := make([]string, len(ms))
-	nodes := make([]*cluster.Node, len(ms))
-	for i := range ms {
-		nodes[i] = v.Node(ms[i].Name)
-		racks[i] = nodes[i].Rack
+	// The model's nodes and racks (indexNodes); the network of those racks
+	// is made again only with a new node index.
+	nodes := p.nodeAt
+	if p.netGen != p.idxGen || len(p.net.racks) != len(ms) {
+		p.net = newRackNet(slices.Clone(p.idxRacks), p.cfg.BandwidthBps, p.cfg.CrossRackBandwidthBps, p.cfg.LatencyMS/1000)
+		p.netGen = p.idxGen
 	}
-	net := newRackNet(racks, p.cfg.BandwidthBps, p.cfg.CrossRackBandwidthBps, p.cfg.LatencyMS/1000)
+	net := p.net
 	jt := jobType(a)
 	// Reduce_Matrix per machine, looked up once for the whole plan.
 	sPerGiB := make([]float64, len(ms))
@@ -89,15 +91,35 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	exec := func(i int, bytes int64) float64 { return p.cfg.TaskOverheadS + sPerGiB[i]*float64(bytes)/gib }
 	plan, where := map[int]Binding{}, map[int]string{}
 	var bs []Binding
-	sources := map[int]bool{}
+	// The machines holding a piece (-1: gone), counted with a stamp per
+	// machine instead of a set.
+	p.srcStamp++
+	if len(p.srcMark) < len(ms)+1 {
+		p.srcMark = make([]uint64, len(ms)+1)
+	}
+	sources, far := 0, map[int]bool(nil)
 	for _, pt := range parts {
 		for m := range pt.At {
-			sources[m] = true
+			switch {
+			case m >= -1 && m < len(ms):
+				if p.srcMark[m+1] != p.srcStamp {
+					p.srcMark[m+1] = p.srcStamp
+					sources++
+				}
+			default: // not a machine of the model (partitions gives none)
+				if far == nil {
+					far = map[int]bool{}
+				}
+				if !far[m] {
+					far[m] = true
+					sources++
+				}
+			}
 		}
 	}
 	p.early.ok = false // binding updates the cores
-	if p.sharedModel(a, len(parts), len(sources), len(ms)) {
-		bs = BindPartitionsShared(ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
+	if p.sharedModel(a, len(parts), sources, len(ms)) {
+		bs = bindPartitionsShared(&p.sharedSc, ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
 	} else {
 		bs = BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
 	}
@@ -163,6 +185,11 @@ func (p *Plugin) placeReducer(ctx context.Context, v cluster.View, t *cluster.Ta
 // binding of a partition whose reducer has not started is renewed each
 // tick (the engine drops the repeats while one is in force), so it holds
 // however long the reducer waits for its node.
+//
+// The returned slice is valid until the next call, which reuses its array:
+// the engine copies every hint out of it (engine.emit) before the next
+// tick, and a tick's hold renewals were a third of the bytes the day
+// allocated (TestEngineCopiesBindHints).
 func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
 	if p.cfg.Replan {
 		p.replan(ctx, v)
@@ -213,53 +240,121 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 				Reason: fmt.Sprintf("PRB: reducers finish at +%.1fs there (eq. 3-5)", b.Finish-now)})
 		}
 	}
+	// The next call reuses out's array (see hintBuf); what this call put
+	// beyond the next one's hints is dropped then (holds).
+	p.hintBuf = out
 	return out, nil
 }
 
-// partitions gathers the app's partition sizes and where their pieces lie.
+// partitions gathers the app's partition sizes and where their pieces lie
+// (machine -1: a node no longer running). The pieces are summed in a dense
+// table (partition x machine, reused between plans) and each partition's
+// map is made once from it: summing into the maps, one insertion per map
+// output and partition, was most of a large job's plan. The result is
+// partitionsRef's (TestPartitionsSameAsRef), a piece of 0 bytes included.
 func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
-	byID := map[int]*Partition{}
-	// A partition has a piece on at most every machine (and the gone ones)
-	// and on at most every map: its map is made that size at once.
-	size := len(p.index) + 1
-	if m := a.Count[events.Map]; m != nil {
-		size = min(size, m.Succeeded+1)
+	for _, t := range a.Tasks {
+		if t.Kind != events.Map {
+			continue
+		}
+		if at := succeeded(t); at == nil || at.Output == nil {
+			return nil, false // an output is still missing
+		}
+	}
+	sc := &p.partScratch
+	w := len(p.nodeAt) + 1    // column i+1 is machine i, column 0 machine -1
+	num := func(id int) int { // the partition's row, made on first sight
+		if id >= 0 && id < maxDenseID {
+			if id >= len(sc.pos) {
+				sc.pos = append(sc.pos, make([]int32, id+1-len(sc.pos))...)
+			}
+			if sc.pos[id] == 0 {
+				sc.ids = append(sc.ids, id)
+				sc.pos[id] = int32(len(sc.ids))
+			}
+			return int(sc.pos[id]) - 1
+		}
+		if sc.far == nil {
+			sc.far = map[int]int{}
+		}
+		k, ok := sc.far[id]
+		if !ok {
+			sc.ids = append(sc.ids, id)
+			k = len(sc.ids) - 1
+			sc.far[id] = k
+		}
+		return k
 	}
 	for _, t := range a.Tasks {
 		if t.Kind != events.Map {
 			continue
 		}
 		at := succeeded(t)
-		if at == nil || at.Output == nil {
-			return nil, false // an output is still missing
-		}
-		i, ok := p.index[at.Node]
-		if !ok {
-			i = -1 // output on a node no longer running: counts as remote everywhere
+		col := 0
+		if i, ok := p.index[at.Node]; ok {
+			col = i + 1
 		}
 		for _, o := range at.Output {
-			part := byID[o.ID]
-			if part == nil {
-				part = &Partition{ID: o.ID, At: make(map[int]int64, size)}
-				byID[o.ID] = part
+			k := num(o.ID)
+			if need := (k + 1) * w; need > len(sc.sums) {
+				sc.sums = append(sc.sums, make([]int64, need-len(sc.sums))...)
+				sc.has = append(sc.has, make([]bool, need-len(sc.has))...)
 			}
-			part.Bytes += o.Bytes
-			part.At[i] += o.Bytes
-			if !p.cfg.SpawnReducers {
-				part.Run = 1
-			}
+			sc.sums[k*w+col] += o.Bytes
+			sc.has[k*w+col] = true
 		}
 	}
-	ids := make([]int, 0, len(byID))
-	for id := range byID {
-		ids = append(ids, id)
+	order := make([]int, len(sc.ids)) // rows by partition id
+	for k := range order {
+		order[k] = k
 	}
-	sort.Ints(ids)
-	out := make([]Partition, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, *byID[id])
+	sort.Slice(order, func(x, y int) bool { return sc.ids[order[x]] < sc.ids[order[y]] })
+	out := make([]Partition, 0, len(order))
+	for _, k := range order {
+		sums, has := sc.sums[k*w:(k+1)*w], sc.has[k*w:(k+1)*w]
+		n := 0
+		for _, h := range has {
+			if h {
+				n++
+			}
+		}
+		part := Partition{ID: sc.ids[k], At: make(map[int]int64, n)}
+		for c, h := range has {
+			if h {
+				part.At[c-1] = sums[c]
+				part.Bytes += sums[c]
+			}
+		}
+		if !p.cfg.SpawnReducers {
+			part.Run = 1
+		}
+		out = append(out, part)
 	}
+	// Leave the scratch zeroed for the next plan.
+	clear(sc.sums[:len(sc.ids)*w])
+	clear(sc.has[:len(sc.ids)*w])
+	for _, id := range sc.ids {
+		if id >= 0 && id < maxDenseID {
+			sc.pos[id] = 0
+		}
+	}
+	clear(sc.far)
+	sc.ids = sc.ids[:0]
 	return out, len(out) > 0
+}
+
+// maxDenseID bounds the partition ids partitions numbers through a slice;
+// others (never seen from MapReduce, whose ids are 0..reduces-1) go
+// through a map.
+const maxDenseID = 1 << 16
+
+// partScratch is partitions' dense table, reused between plans.
+type partScratch struct {
+	pos  []int32     // partition id -> 1 + its row (ids below maxDenseID)
+	far  map[int]int // other ids -> row
+	ids  []int       // row -> partition id
+	sums []int64     // row x (machines + 1) bytes
+	has  []bool      // the same cells: a piece was reported there
 }
 
 // Extra reports what the reduce-stage plan predicted (the simulator copies

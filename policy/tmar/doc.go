@@ -25,7 +25,14 @@
 // mapStage, prb) and config.go; matrices.go (learning Map_Matrix and
 // Reduce_Matrix and the estimates read from them); the map stage in
 // placement.go (machine model, Place, re-plan, holds) over schedule.go
-// (Algorithm 1: MapSchedule, PlanMaps); PRB in binding.go (plan, Bind,
-// reducer placement) over prb.go (Algorithms 3 and 4, eq. 3-5); power.go
-// (Algorithm 2, eq. 2: TMaR*'s tie-break).
+// (Algorithm 1: MapSchedule, PlanMaps) and reserved.go (the placements not
+// started yet, in the orders the re-plan and the holds read them, kept
+// between ticks); PRB in binding.go (plan, Bind, reducer placement) over
+// prb.go (Algorithms 3 and 4, eq. 3-5); power.go (Algorithm 2, eq. 2:
+// TMaR*'s tie-break).
+//
+// Every tick re-plans each pending map and renews its hold, so the state
+// the ticks share is kept between them (orders, per-map MapTask and
+// locality, working vectors) and checked against the code it replaced by
+// random tests (*SameAsRef, *SameAsScan).
 package tmar

@@ -165,8 +165,39 @@ func (p *Plugin) ewma(old, x float64) float64 {
 // outputSums are an app's map outputs summed over its successful maps: per
 // partition (nil until asked for), and all of them.
 type outputSums struct {
-	part  map[int]int64 // over the maps whose task succeeded
-	total int64         // every output of every succeeded map attempt
+	// part is per partition id below maxDenseID (far: the others), over
+	// the maps whose task succeeded: a slice, where a map took an
+	// insertion per output of every map.
+	part  []int64
+	far   map[int]int64
+	made  bool
+	total int64 // every output of every succeeded map attempt
+}
+
+// add counts b bytes of partition id.
+func (o *outputSums) add(id int, b int64) {
+	if id >= 0 && id < maxDenseID {
+		if id >= len(o.part) {
+			o.part = append(o.part, make([]int64, id+1-len(o.part))...)
+		}
+		o.part[id] += b
+		return
+	}
+	if o.far == nil {
+		o.far = map[int]int64{}
+	}
+	o.far[id] += b
+}
+
+// get is partition id's sum.
+func (o *outputSums) get(id int) int64 {
+	if id >= 0 && id < maxDenseID {
+		if id < len(o.part) {
+			return o.part[id]
+		}
+		return 0
+	}
+	return o.far[id]
 }
 
 // outputTotal is every output of the app's succeeded map attempts. It is
@@ -268,10 +299,10 @@ func (p *Plugin) partitionBytes(a *cluster.App, part int) int64 {
 		return 0
 	}
 	o, ok := p.outSums[a.ID]
-	if ok && o.part != nil {
-		return o.part[part]
+	if ok && o.made {
+		return o.get(part)
 	}
-	o = outputSums{part: map[int]int64{}}
+	o = outputSums{made: true}
 	for _, t := range a.Tasks {
 		at := succeeded(t)
 		if t.Kind != events.Map || at == nil {
@@ -280,14 +311,14 @@ func (p *Plugin) partitionBytes(a *cluster.App, part int) int64 {
 		for _, x := range at.Output {
 			o.total += x.Bytes
 			if t.State == cluster.TaskSucceeded {
-				o.part[x.ID] += x.Bytes
+				o.add(x.ID, x.Bytes)
 			}
 		}
 	}
 	if !a.Finished() {
 		p.outSums[a.ID] = o
 	}
-	return o.part[part]
+	return o.get(part)
 }
 
 func countReducers(a *cluster.App, part int) int {

@@ -100,7 +100,16 @@ func TestPlaceMapCachedSameAsScan(t *testing.T) {
 				}
 				var got Placement
 				var ok bool
-				got, cs, alts, ok = placeMap(b, &ec, exec, lv, now, tie, maxAlts, cs, alts)
+				var local []int // the node-local machines, or nil: not listed
+				if rng.IntN(2) == 0 {
+					local = []int{}
+					for i, l := range lv {
+						if l == lvNode {
+							local = append(local, i)
+						}
+					}
+				}
+				got, cs, alts, ok = placeMap(b, &ec, exec, lv, local, now, tie, maxAlts, cs, alts)
 				if ok != wantOK || (ok && (got != want || !reflect.DeepEqual(append([]int{}, alts...), append([]int{}, wantAlts...)))) {
 					t.Fatalf("instance %d, tie %+v, step %d: got %v %v %v, want %v %v %v", iter, tie, step, got, alts, ok, want, wantAlts, wantOK)
 				}
@@ -168,10 +177,18 @@ func TestLevelCodesSameAsLevels(t *testing.T) {
 		}
 		want := p.levels(task)
 		got := p.levelCodes(task)
+		local := []int{}
 		for i := range want {
 			if lvLocality[got[i]] != want[i] {
 				t.Fatalf("instance %d machine %d: got %q want %q", iter, i, lvLocality[got[i]], want[i])
 			}
+			if want[i] == events.NodeLocal {
+				local = append(local, i)
+			}
+		}
+		// The node-local machines in machine order (placeMap's nodeLocal).
+		if !reflect.DeepEqual(p.localBuf, local) {
+			t.Fatalf("instance %d: node-local machines %v, want %v", iter, p.localBuf, local)
 		}
 	}
 }

@@ -18,13 +18,6 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy"
 )
 
-type reservation struct {
-	task   *cluster.Task
-	node   string
-	alts   []string // equal nodes a strict hold also names (see sameFinishS)
-	finish float64
-}
-
 // sameFinishS: a strict map hold also names the nodes where the map would
 // finish within this many seconds of the chosen one at the same locality
 // (ours). The plan does not care which of them runs it, and the first to
@@ -111,12 +104,14 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	// Placements of ours still pending keep their cores, taken in order of
 	// finish (then task id) so the model never depends on map order.
 	hs := make([]held, 0, len(p.reserved))
-	for id, r := range p.reserved {
+	// In order of submission (kept for replan): an app's reservations,
+	// tasks and app one after another, where the map's order was random.
+	for _, r := range p.bySubmit.sorted() {
 		if p.replanning && r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
 			continue // being re-planned: as if not placed
 		}
 		if r.task.State != cluster.TaskPending || r.task.App.Finished() {
-			delete(p.reserved, id) // started (its attempt is counted above), or its app is over
+			p.unreserve(r.task.ID, r) // started (its attempt is counted above), or its app is over
 			continue
 		}
 		if r.finish <= now {
@@ -176,6 +171,7 @@ func (p *Plugin) indexNodes() {
 	if same {
 		return
 	}
+	p.idxGen++
 	p.index = make(map[string]int, len(p.nodeAt))
 	p.hostIdx = make(map[string]int, 2*len(p.nodeAt))
 	p.rackIx = p.rackIx[:0]
@@ -322,7 +318,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
 		maxAlts = max(0, p.cfg.TopNodes-1)
 	}
-	best, fs, alts, ok := placeMap(ms, &p.early, execOn, lv, now, p.tie(), maxAlts, p.finBuf, p.altBuf)
+	best, fs, alts, ok := placeMap(ms, &p.early, execOn, lv, p.localBuf, now, p.tie(), maxAlts, p.finBuf, p.altBuf)
 	p.finBuf, p.altBuf = fs, alts
 	if !ok {
 		return nil, policy.NewStatus(policy.Skip, "no free core")
@@ -367,7 +363,8 @@ const (
 var lvLocality = [...]events.Locality{lvNone: "", lvNode: events.NodeLocal, lvRack: events.RackLocal, lvOff: events.OffRack}
 
 // levelCodes is levels as codes, in a buffer reused between calls: for
-// each machine of the current model, the locality of t's input there.
+// each machine of the current model, the locality of t's input there. It
+// leaves in p.localBuf the node-local machines in machine order.
 func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 	n := len(p.machines)
 	out := slices.Grow(p.lvBuf[:0], n)[:n]
@@ -380,11 +377,13 @@ func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 	}
 	p.rackStamp++
 	hosts := 0
+	local := p.localBuf[:0]
 	for _, sp := range t.Splits {
 		for _, h := range sp.Hosts {
 			hosts++
 			if i, ok := p.hostIdx[h]; ok && out[i] != lvNode {
 				out[i] = lvNode
+				local = append(local, i)
 				r := p.rackIx[i]
 				if r >= len(p.rackMark) {
 					p.rackMark = append(p.rackMark, make([]uint64, r+1-len(p.rackMark))...)
@@ -393,6 +392,11 @@ func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 			}
 		}
 	}
+	slices.Sort(local)
+	if local == nil {
+		local = []int{} // not nil: the list is known (empty)
+	}
+	p.localBuf = local
 	if hosts == 0 {
 		return out // no known input, no read cost
 	}
@@ -448,94 +452,58 @@ func locality(n *cluster.Node, hosts map[string]bool, v cluster.View) events.Loc
 // is left. The new plan replaces the old reservations; holds then renews or
 // moves the strict place hints.
 func (p *Plugin) replan(ctx context.Context, v cluster.View) {
-	var tasks []*cluster.Task
-	for _, r := range p.reserved {
+	// The maps in order of submission (bySubmission, kept between ticks).
+	var rs []*reservation
+	for _, r := range p.bySubmit.sorted() {
 		if r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
-			tasks = append(tasks, r.task)
+			rs = append(rs, r)
 		}
 	}
-	if len(tasks) == 0 {
+	if len(rs) == 0 {
 		return
 	}
-	slices.SortFunc(tasks, func(ta, tb *cluster.Task) int { // a total order: ids are unique
-		if ta.App != tb.App {
-			if c := cmp.Compare(ta.App.SubmitTS, tb.App.SubmitTS); c != 0 {
-				return c
-			}
-			return strings.Compare(ta.App.ID, tb.App.ID)
-		}
-		return strings.Compare(ta.ID, tb.ID)
-	})
 	// The model is rebuilt without them (model skips them while
 	// replanning); their reservations are replaced below, and those of the
 	// maps the plan leaves out dropped.
 	p.modelAt = -1
 	ms := p.modelReplanning(ctx, v)
-	placed := make([]bool, len(tasks))
+	placed := make([]bool, len(rs))
 	now := float64(v.Now()) / 1000
-	racks := map[string]int{}
-	rack := make([]int, len(ms))
-	nodes := make([]*cluster.Node, len(ms))
-	byHost := make(map[string]int, 2*len(ms))
-	for i := range ms {
-		nodes[i] = v.Node(ms[i].Name)
-		r, ok := racks[nodes[i].Rack]
-		if !ok {
-			r = len(racks)
-			racks[nodes[i].Rack] = r
-		}
-		rack[i] = r
-		byHost[ms[i].Name], byHost[hostOf(ms[i].Name)] = i, i
-	}
-	for lo := 0; lo < len(tasks); {
+	// The model's index (indexNodes): machine i is node p.nodeAt[i], its
+	// rack number p.rackIx[i], and hostIdx finds it by node id and host.
+	rack, nodes, byHost := p.rackIx, p.nodeAt, p.hostIdx
+	for lo := 0; lo < len(rs); {
 		hi := lo
-		for hi < len(tasks) && tasks[hi].App == tasks[lo].App {
+		for hi < len(rs) && rs[hi].task.App == rs[lo].task.App {
 			hi++
 		}
-		batch := tasks[lo:hi]
+		batch := rs[lo:hi]
 		mts := make([]MapTask, len(batch))
-		locals := make([]int, 0, 3*len(batch)) // every map's Local, one after another
-		for k, t := range batch {
-			at := len(locals)
-			for _, sp := range t.Splits {
-				for _, h := range sp.Hosts {
-					if i, ok := byHost[h]; ok && !slices.Contains(locals[at:], i) {
-						locals = append(locals, i)
-					}
-				}
-			}
-			if len(locals) > at {
-				mts[k].Local = locals[at:len(locals):len(locals)]
-			}
-			sort.Ints(mts[k].Local)
-			mts[k].Read = [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}
+		for k, r := range batch {
+			mts[k] = p.mapTaskOf(r, byHost)
 		}
 		// Maps of one job are alike (the paper's premise): its first
 		// stands for the batch.
 		execOn := make([]float64, len(ms))
 		for i := range ms {
-			execOn[i] = p.mapExec(ctx, batch[0], nodes[i])
+			execOn[i] = p.mapExec(ctx, batch[0].task, nodes[i])
 		}
 		exec := func(i int) float64 { return execOn[i] }
 		p.early.ok = false // PlanMaps updates the cores
-		for _, pl := range PlanMaps(ms, rack, mts, now, exec, p.tie()) {
-			t := batch[pl.Task]
-			p.reserve(t.ID, reservation{task: t, node: ms[pl.Machine].Name, finish: pl.Finish})
+		for _, pl := range planMaps(&p.planSc, ms, rack, mts, now, exec, p.tie()) {
+			// The new plan replaces the reservation in place (model kept
+			// it while replanning).
+			r := batch[pl.Task]
+			r.node, r.alts, r.finish = ms[pl.Machine].Name, nil, pl.Finish
 			placed[lo+pl.Task] = true
 		}
 		lo = hi
 	}
-	for k, t := range tasks {
+	for k, r := range rs {
 		if !placed[k] {
-			delete(p.reserved, t.ID)
+			p.unreserve(r.task.ID, r)
 		}
 	}
-}
-
-// reserve records a placement of ours not started yet.
-func (p *Plugin) reserve(id string, r reservation) {
-	p.reserved[id] = r
-	p.reservedPeak = max(p.reservedPeak, len(p.reserved))
 }
 
 // shrinkReserved copies the reservations into a map of their size once they
@@ -548,7 +516,7 @@ func (p *Plugin) shrinkReserved() {
 	if p.reservedPeak < 1024 || len(p.reserved)*8 > p.reservedPeak {
 		return
 	}
-	m := make(map[string]reservation, len(p.reserved))
+	m := make(map[string]*reservation, len(p.reserved))
 	maps.Copy(m, p.reserved)
 	p.reserved, p.reservedPeak = m, len(m)
 }
@@ -561,34 +529,96 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 		return nil
 	}
 	now := float64(v.Now()) / 1000
-	type held struct { // small to sort: the reservation is rs[k]
-		id string
-		k  int
-	}
-	hs := make([]held, 0, len(p.reserved))
-	rs := make([]reservation, 0, len(p.reserved))
-	for id, r := range p.reserved {
+	rs := p.byID.sorted() // by task id, kept between ticks
+	n, nodesN := 0, 0
+	for _, r := range rs {
 		if r.finish > now && r.task.State == cluster.TaskPending {
-			hs = append(hs, held{id, len(rs)})
-			rs = append(rs, r)
+			n++
+			nodesN += 1 + len(r.alts)
 		}
 	}
-	slices.SortFunc(hs, func(a, b held) int { return strings.Compare(a.id, b.id) }) // ids are unique
-	out := make([]policy.Hint, 0, len(hs))
-	var reason []byte
-	for _, h := range hs {
-		r := rs[h.k]
-		nodes := []policy.NodeScore{{Node: r.node, Score: 1, Locality: p.localityOn(r.task, r.node, v)}}
+	// The hints go in the array of the last Bind's (see Bind), zeroed
+	// first so no hint of that call keeps its strings past this one.
+	clear(p.hintBuf)
+	out := slices.Grow(p.hintBuf[:0], n)
+	// The hints' nodes share one array and their reasons one string, made
+	// for this call (one allocation each instead of one per hint); each
+	// hint's slice is capped at its own nodes.
+	nodeBuf := make([]policy.NodeScore, 0, nodesN)
+	reasons, ends := p.reasonBuf[:0], p.endsBuf[:0] // scratch: the string is a copy
+	for _, r := range rs {
+		if r.finish <= now || r.task.State != cluster.TaskPending {
+			continue
+		}
+		loc := p.holdLocality(r, v)
+		at := len(nodeBuf)
+		nodeBuf = append(nodeBuf, policy.NodeScore{Node: r.node, Score: 1, Locality: loc})
 		for _, a := range r.alts {
-			nodes = append(nodes, policy.NodeScore{Node: a, Score: 1, Locality: nodes[0].Locality})
+			nodeBuf = append(nodeBuf, policy.NodeScore{Node: a, Score: 1, Locality: loc})
 		}
 		// fmt's %.1f is strconv's 'f' with precision 1.
-		reason = append(reason[:0], "TMaR plan: finishes at +"...)
-		reason = strconv.AppendFloat(reason, r.finish-now, 'f', 1, 64)
-		reason = append(reason, "s there (Algorithms 1, 3)"...)
+		reasons = append(reasons, "TMaR plan: finishes at +"...)
+		reasons = strconv.AppendFloat(reasons, r.finish-now, 'f', 1, 64)
+		reasons = append(reasons, "s there (Algorithms 1, 3)"...)
+		ends = append(ends, len(reasons))
 		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
-			Nodes:  nodes,
-			Reason: string(reason)})
+			Nodes: nodeBuf[at:len(nodeBuf):len(nodeBuf)]})
+	}
+	all := string(reasons)
+	p.reasonBuf, p.endsBuf = reasons, ends
+	from := 0
+	for k := range out {
+		out[k].Reason = all[from:ends[k]]
+		from = ends[k]
 	}
 	return out
+}
+
+// holdLocality is localityOn(r.task, r.node, v), kept in r while what it
+// read is the same: the node index (its generation), the node and the
+// task's splits (the same slice). A node outside the index is looked up in
+// the view each time.
+func (p *Plugin) holdLocality(r *reservation, v cluster.View) events.Locality {
+	t := r.task
+	var splits *events.Split
+	if len(t.Splits) > 0 {
+		splits = &t.Splits[0]
+	}
+	if r.locOK && r.locGen == p.idxGen && r.locNode == r.node && r.locSplits == splits && r.locN == len(t.Splits) {
+		return r.loc
+	}
+	loc := p.localityOn(t, r.node, v)
+	if i, ok := p.index[r.node]; ok && i < len(p.rackIx) {
+		r.locOK, r.locGen, r.locNode, r.locSplits, r.locN, r.loc = true, p.idxGen, r.node, splits, len(t.Splits), loc
+	} else {
+		r.locOK = false
+	}
+	return loc
+}
+
+// mapTaskOf is the re-plan's MapTask of r's map: the model's machines
+// holding its splits (sorted) and its read costs. It is kept in r while
+// the node index (its generation) and the task's splits (the same slice)
+// are: the re-plan read every pending map's splits at every tick.
+func (p *Plugin) mapTaskOf(r *reservation, byHost map[string]int) MapTask {
+	t := r.task
+	var splits *events.Split
+	if len(t.Splits) > 0 {
+		splits = &t.Splits[0]
+	}
+	if r.mt.ok && r.mt.gen == p.idxGen && r.mt.splits == splits && r.mt.n == len(t.Splits) {
+		return r.mt.task
+	}
+	var local []int
+	for _, sp := range t.Splits {
+		for _, h := range sp.Hosts {
+			if i, ok := byHost[h]; ok && !slices.Contains(local, i) {
+				local = append(local, i)
+			}
+		}
+	}
+	sort.Ints(local)
+	mt := MapTask{Local: local, Read: [3]float64{0, p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)}}
+	r.mt = mapTaskMemo{ok: true, gen: p.idxGen, splits: splits, n: len(t.Splits), task: mt}
+	return mt
 }

@@ -66,11 +66,13 @@ func planMapsScan(ms []Machine, rack []int, tasks []MapTask, ready float64, exec
 // Random instances full of exact ties and near ties (1e-10 apart, inside
 // tieEpsilon), read costs that change along the queues, machines without
 // cores and busy ones: the incremental plan equals the scan's, for
-// Algorithm 1 and both power tie-breaks.
+// Algorithm 1 and both power tie-breaks, with a fresh working state and
+// with one reused from the instances before.
 func TestPlanMapsIncrementalSameAsScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
 	ties := []PowerTie{{}, {Power: true, Within: 1}, {Power: true, WithinMakespan: true}}
+	var sc planScratch // reused by every other instance, of any size
 	for iter := range 3000 {
 		nm := 1 + rng.IntN(30)
 		nracks := 1 + rng.IntN(4)
@@ -102,7 +104,12 @@ func TestPlanMapsIncrementalSameAsScan(t *testing.T) {
 			ready := pick(0, 1)
 			a, b := cloneMachines(ms), cloneMachines(ms)
 			want := planMapsScan(a, rack, tasks, ready, exec, tie)
-			got := PlanMaps(b, rack, tasks, ready, exec, tie)
+			var got []Placement
+			if iter%2 == 0 {
+				got = PlanMaps(b, rack, tasks, ready, exec, tie)
+			} else {
+				got = planMaps(&sc, b, rack, tasks, ready, exec, tie)
+			}
 			if !reflect.DeepEqual(a, b) {
 				t.Fatalf("instance %d, tie %+v: core vectors differ after planning", iter, tie)
 			}

@@ -71,7 +71,12 @@ type mapStage struct {
 	idxNodes         []*cluster.Node
 	idxIDs, idxRacks []string
 	coreBuf          []float64 // every machine's CoreFree
-	reserved         map[string]reservation
+	reserved         map[string]*reservation
+	// byID and bySubmit: the reservations in the orders holds and replan
+	// read them (reserved.go).
+	byID, bySubmit resOrder
+	// idxGen counts the rebuilds of index, hostIdx and rackIx.
+	idxGen uint64
 	// reservedPeak is the most reservations since the map was last made
 	// (see shrinkReserved).
 	reservedPeak int
@@ -92,6 +97,15 @@ type mapStage struct {
 	rackMark  []uint64 // rack number -> rackStamp when it holds a replica (levelCodes)
 	rackStamp uint64
 	finBuf    []float64
+	localBuf  []int // levelCodes: the node-local machines of the map, in order
+	// planSc is PlanMaps' working state, reused by the re-plans.
+	planSc planScratch
+	// hintBuf is the slice the last Bind returned, whose array the next
+	// one reuses.
+	hintBuf []policy.Hint
+	// holds' scratch for the reasons and where each ends.
+	reasonBuf []byte
+	endsBuf   []int
 	altBuf    []int
 }
 
@@ -99,6 +113,16 @@ type mapStage struct {
 type prb struct {
 	plans    map[string]map[int]Binding // app -> partition -> PRB outcome (node = Machine of the model then)
 	planNode map[string]map[int]string  // app -> partition -> bound node id
+	// partScratch is partitions' table, reused between plans.
+	partScratch partScratch
+	// sharedSc is BindPartitionsShared's per-machine state, reused by the plans.
+	sharedSc sharedScratch
+	// net is the rack network of the node index of generation netGen.
+	net    rackNet
+	netGen uint64
+	// srcMark, srcStamp: plan's count of the machines holding a piece.
+	srcMark  []uint64
+	srcStamp uint64
 	// redCounts caches each planned app's reducers per partition
 	// (reducersOf), dropped with the plan.
 	redCounts map[string]*reducerCount
@@ -131,8 +155,9 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 		learner: learner{learned: map[string]*matrices{}, rates: map[string]*jobRate{}, loaded: map[string]bool{},
 			dirty: map[string]bool{}, seedMean: map[string]float64{}, outSums: map[string]outputSums{},
 			outTotals: map[string]*outTotal{}},
-		mapStage: mapStage{reserved: map[string]reservation{}, modelAt: -1},
-		prb:      prb{plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, redCounts: map[string]*reducerCount{}}}
+		mapStage: mapStage{reserved: map[string]*reservation{}, modelAt: -1,
+			byID: resOrder{cmp: byTaskID}, bySubmit: resOrder{cmp: bySubmission}},
+		prb: prb{plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, redCounts: map[string]*reducerCount{}}}
 	for jt, row := range cfg.MapMatrix {
 		var sum float64
 		n := 0

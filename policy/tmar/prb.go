@@ -4,6 +4,7 @@ package tmar
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -39,10 +40,48 @@ type RackNetwork interface {
 	CrossRack() float64
 }
 
-// rackSums is a partition's bytes per rack, for a RackNetwork.
+// rackSums is a partition's bytes per rack, for a RackNetwork: by rack
+// number in dense when it is within it, else in byRack.
 type rackSums struct {
 	total  int64
 	byRack map[int]int64
+	dense  []int64
+}
+
+// rack is rack r's bytes.
+func (rs *rackSums) rack(r int) int64 {
+	if r >= 0 && r < len(rs.dense) {
+		return rs.dense[r]
+	}
+	return rs.byRack[r]
+}
+
+// sumRacksDense is sumRacks with the racks numbered below len(dense) summed
+// in dense (zeroed; clearRacks zeroes it again), others in a map.
+func sumRacksDense(p Partition, net RackNetwork, dense []int64) rackSums {
+	rs := rackSums{dense: dense}
+	for from, b := range p.At {
+		rs.total += b
+		switch r := net.RackOf(from); {
+		case r >= 0 && r < len(dense):
+			dense[r] += b
+		case r >= 0:
+			if rs.byRack == nil {
+				rs.byRack = map[int]int64{}
+			}
+			rs.byRack[r] += b
+		}
+	}
+	return rs
+}
+
+// clearRacks zeroes what sumRacksDense summed into dense.
+func clearRacks(p Partition, net RackNetwork, dense []int64) {
+	for from := range p.At {
+		if r := net.RackOf(from); r >= 0 && r < len(dense) {
+			dense[r] = 0
+		}
+	}
 }
 
 func sumRacks(p Partition, net RackNetwork) rackSums {
@@ -120,10 +159,19 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 	for i := range ms {
 		coreMin[i] = earliestOf(ms[i].CoreFree)
 	}
+	// at is the partition's pieces by machine (p.At, read for every
+	// machine), filled and cleared per partition.
+	at := make([]int64, len(ms))
+	rackBytes := make([]int64, len(ms)) // sumRacksDense's, by rack
 	for pn, p := range sorted {
 		var rs rackSums
 		if isRack {
-			rs = sumRacks(p, rnet)
+			rs = sumRacksDense(p, rnet, rackBytes)
+		}
+		for m, b := range p.At {
+			if m >= 0 && m < len(at) {
+				at[m] = b
+			}
 		}
 		nr := int(math.Ceil(float64(p.Bytes) / float64(rSplit)))
 		nr = max(nr, 1)
@@ -150,19 +198,19 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 			switch {
 			case !isRack:
 				tt = transferTime(i, p, net)
-			case p.At[i] == 0:
+			case at[i] == 0:
 				// rackTransferTime with nothing on i: a function of i's rack.
 				r := rnet.RackOf(i)
 				if r < 0 || r >= len(rackTT) {
-					tt = rackTransferTime(i, p, rs, rnet)
+					tt = rackTransferTimeAt(i, 0, rs, rnet)
 					break
 				}
 				if rackTTAt[r] != pn+1 {
-					rackTT[r], rackTTAt[r] = rackTransferTime(i, p, rs, rnet), pn+1
+					rackTT[r], rackTTAt[r] = rackTransferTimeAt(i, 0, rs, rnet), pn+1
 				}
 				tt = rackTT[r]
 			default:
-				tt = rackTransferTime(i, p, rs, rnet)
+				tt = rackTransferTimeAt(i, at[i], rs, rnet)
 			}
 			if tt > 0 {
 				arrive = linkFree[i] + tt // eq. 5 through i's link
@@ -190,6 +238,14 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 				bestArrive, bestExec = arrive, exec
 			}
 		}
+		for m := range p.At {
+			if m >= 0 && m < len(at) {
+				at[m] = 0
+			}
+		}
+		if isRack {
+			clearRacks(p, rnet, rackBytes)
+		}
 		if best.Machine < 0 {
 			continue
 		}
@@ -204,8 +260,27 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 	return out
 }
 
-// earliestOf is the earliest of a machine's core times (+Inf without cores).
+// earliestOf is the earliest of a machine's core times (+Inf without
+// cores): the fold of fmin over them. Idle cores are equal, and fmin of
+// equal numbers leaves the inlined path, so the common case is a plain
+// comparison; a NaN or a zero (whose sign math.Min chooses) takes the fold.
 func earliestOf(cores []float64) float64 {
+	at := math.Inf(1)
+	for _, f := range cores {
+		if f < at {
+			at = f
+		} else if f != f {
+			return earliestFold(cores)
+		}
+	}
+	if at == 0 {
+		return earliestFold(cores)
+	}
+	return at
+}
+
+// earliestFold is earliestOf as the fold of fmin.
+func earliestFold(cores []float64) float64 {
 	at := math.Inf(1)
 	for _, f := range cores {
 		at = fmin(at, f)
@@ -293,11 +368,7 @@ type sharedPlan struct {
 
 // refreshMin recomputes machine m's earliest core after coreFree[m] changed.
 func (sp *sharedPlan) refreshMin(m int) {
-	at := math.Inf(1)
-	for _, f := range sp.coreFree[m] {
-		at = fmin(at, f)
-	}
-	sp.machMin[m] = at
+	sp.machMin[m] = earliestOf(sp.coreFree[m])
 }
 
 // contend is how many bytes of a newcomer of x bytes, sent over
@@ -495,10 +566,7 @@ func (sp *sharedPlan) settle(ri int) {
 // before then, so they contend with nothing (see contend), and the links
 // keep only what can still overlap. It returns that time.
 func (sp *sharedPlan) prune(since float64) float64 {
-	at := math.Inf(1)
-	for _, f := range sp.machMin {
-		at = fmin(at, f)
-	}
+	at := earliestOf(sp.machMin)
 	if math.IsInf(at, 1) || at <= since {
 		return since
 	}
@@ -534,8 +602,34 @@ func (sp *sharedPlan) prune(since float64) float64 {
 //
 // The node choice is eq. 3's minimum finish over these times; with
 // links.Protect (ours) the later of that finish and the finish of the
-// reducers the partition's transfers would delay.
+// reducers the partition's transfers would delay. The machines' CoreFree
+// vectors are updated in place (as Algorithm 3 line 7 leaves them).
 func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links SharedLinks, rSplit int64, now float64,
+	reduceExec func(machine int, bytes int64) float64) []Binding {
+	return bindPartitionsShared(&sharedScratch{}, ms, parts, net, links, rSplit, now, reduceExec)
+}
+
+// sharedScratch is BindPartitionsShared's per-machine state, reused between
+// the plans of a plugin instead of made for each (eight vectors of the
+// cluster's size a plan, most plans binding one or a few partitions).
+type sharedScratch struct {
+	out, in            [][]int
+	queue              [][][]int
+	coreFree           [][]float64
+	machMin            []float64
+	rackFetch          []sharedFetch
+	rackFetchAt, srcAt []int
+}
+
+// sharedFetch is what a reducer on a machine fetches (remoteIn).
+type sharedFetch struct {
+	total, worst float64
+	ok           bool
+}
+
+// bindPartitionsShared is BindPartitionsShared with its per-machine state
+// in sc (whatever a plan before left there is reset).
+func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network, links SharedLinks, rSplit int64, now float64,
 	reduceExec func(machine int, bytes int64) float64) []Binding {
 	sorted := bySizeDesc(parts)
 	rSplit = max(rSplit, 1)
@@ -545,23 +639,30 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 	}
 	// One L for every transfer: the latency of a pair is not known here
 	// per piece (rackNet has one).
+	n := len(ms)
+	sc.out, sc.in = slices.Grow(sc.out[:0], n)[:n], slices.Grow(sc.in[:0], n)[:n]
+	for i := range n {
+		sc.out[i], sc.in[i] = sc.out[i][:0], sc.in[i][:0]
+	}
+	sc.queue = grown(sc.queue, n) // made per machine that gets a reducer
+	sc.coreFree, sc.machMin = grown(sc.coreFree, n), grown(sc.machMin, n)
 	sp := &sharedPlan{cap: capB, lat: net.Latency(-1, -1),
-		out: make([][]int, len(ms)), in: make([][]int, len(ms)),
-		queue: make([][][]int, len(ms)), coreFree: make([][]float64, len(ms)), machMin: make([]float64, len(ms))}
+		out: sc.out, in: sc.in, queue: sc.queue, coreFree: sc.coreFree, machMin: sc.machMin}
+	// The plan updates the machines' vectors in place: a copy of each (600
+	// allocations a plan on the FB-2009 cluster, most of them for machines
+	// that get no reducer) was what replaced them at the end.
 	for i := range ms {
-		sp.coreFree[i] = append([]float64(nil), ms[i].CoreFree...)
+		sp.coreFree[i] = ms[i].CoreFree
 		sp.refreshMin(i)
 	}
 	// On a rackNet a machine holding no piece of the partition fetches what
 	// every such machine of its rack fetches (remoteIn reads nothing else).
 	rn, isRackNet := net.(rackNet)
-	type fetch struct {
-		total, worst float64
-		ok           bool
-	}
-	rackFetch := make([]fetch, len(ms))
-	rackFetchAt := make([]int, len(ms)) // partition number + 1 the entry is for
-	srcAt := make([]int, len(ms))       // partition number + 1 when the machine holds a piece
+	type fetch = sharedFetch
+	sc.rackFetch = grown(sc.rackFetch, n)
+	sc.rackFetchAt = grown(sc.rackFetchAt, n) // partition number + 1 the entry is for
+	sc.srcAt = grown(sc.srcAt, n)             // partition number + 1 when the machine holds a piece
+	rackFetch, rackFetchAt, srcAt := sc.rackFetch, sc.rackFetchAt, sc.srcAt
 	var xs []float64
 	out := make([]Binding, 0, len(sorted))
 	pruned := now
@@ -612,11 +713,6 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 			if lb := fmax(sp.machMin[i], now) + exec; sp.lat >= 0 && lb > best.score+tieEpsilon {
 				continue
 			}
-			cores := sp.coreFree[i] // read only; a scratch copy when reducers queue
-			if run > 1 {
-				coreBuf = append(coreBuf[:0], cores...)
-				cores = coreBuf
-			}
 			var in fetch
 			if r := rn.RackOf(i); isRackNet && srcAt[i] != pn+1 && r >= 0 {
 				if rackFetchAt[r] != pn+1 {
@@ -626,6 +722,23 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 				in = rackFetch[r]
 			} else {
 				in.total, in.worst, in.ok = remoteIn(i, srcs, xs, net)
+			}
+			// With remote bytes the first reducer's fetch (shuffleDuration)
+			// takes at least L plus the slower of its slowest piece alone
+			// and all of them through its link alone (what it contends
+			// with only adds), so its finish, and the offer, are no
+			// earlier than this bound (each sum and max below is one the
+			// offer's arithmetic makes with larger or equal operands).
+			if sp.lat >= 0 && in.ok && in.total > 0 {
+				lo := sp.lat + fmax(in.worst, in.total/sp.cap)
+				if lb := fmax(sp.machMin[i], now) + lo + exec; lb > best.score+tieEpsilon {
+					continue
+				}
+			}
+			cores := sp.coreFree[i] // read only; a scratch copy when reducers queue
+			if run > 1 {
+				coreBuf = append(coreBuf[:0], cores...)
+				cores = coreBuf
 			}
 			c := plan{exec: exec, start: math.Inf(1), core: spare.core[:0], launch: spare.launch[:0], shuffle: spare.shuffle[:0]}
 			for range run {
@@ -726,12 +839,18 @@ func BindPartitionsShared(ms []Machine, parts []Partition, net Network, links Sh
 
 // rackTransferTime is transferTime on a RackNetwork from per-rack sums.
 func rackTransferTime(to int, p Partition, rs rackSums, net RackNetwork) float64 {
+	return rackTransferTimeAt(to, p.At[to], rs, net)
+}
+
+// rackTransferTimeAt is rackTransferTime given the partition's bytes on
+// to (atTo).
+func rackTransferTimeAt(to int, atTo int64, rs rackSums, net RackNetwork) float64 {
 	r := net.RackOf(to)
-	same := rs.byRack[r] - p.At[to]
+	same := rs.rack(r) - atTo
 	if r < 0 {
 		same = 0
 	}
-	cross := rs.total - p.At[to] - same
+	cross := rs.total - atTo - same
 	if same <= 0 && cross <= 0 {
 		return 0
 	}

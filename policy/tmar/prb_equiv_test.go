@@ -21,10 +21,12 @@ func (n pairNet) Latency(int, int) float64   { return n.lat }
 // machines), pieces on gone machines (-1), machines without cores, links
 // without capacity, Run set and unset, on rack and pair networks: the
 // plans and core vectors of BindPartitions and BindPartitionsShared are
-// those of the code before (prb_ref_test.go).
+// those of the code before (prb_ref_test.go), BindPartitionsShared's with
+// a fresh state and with one reused from the instances before.
 func TestBindPartitionsSameAsRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
+	var sc sharedScratch // reused by every other instance, of any size
 	for iter := range 1500 {
 		nm := 1 + rng.IntN(16)
 		ms := make([]Machine, nm)
@@ -76,7 +78,11 @@ func TestBindPartitionsSameAsRef(t *testing.T) {
 		}
 		a, b = cloneMachines(ms), cloneMachines(ms)
 		want = bindPartitionsSharedRef(a, parts, net, links, rSplit, now, exec)
-		got = BindPartitionsShared(b, parts, net, links, rSplit, now, exec)
+		if iter%2 == 0 {
+			got = BindPartitionsShared(b, parts, net, links, rSplit, now, exec)
+		} else {
+			got = bindPartitionsShared(&sc, b, parts, net, links, rSplit, now, exec)
+		}
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(a, b) {
 			t.Fatalf("instance %d: BindPartitionsShared differs\n got %v\nwant %v\n got cores %v\nwant cores %v", iter, got, want, b, a)
 		}

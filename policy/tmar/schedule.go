@@ -133,20 +133,47 @@ type MapTask struct {
 func mapQueues(machines int, rack []int, tasks []MapTask) (nodeQ [][]int, rackQ map[int][]int) {
 	nodeQ = make([][]int, machines)
 	rackQ = map[int][]int{}
+	fillQueues(nodeQ, rackQ, rack, tasks)
+	return nodeQ, rackQ
+}
+
+// fillQueues appends the maps to the queues of mapQueues (len(nodeQ)
+// machines).
+func fillQueues(nodeQ [][]int, rackQ map[int][]int, rack []int, tasks []MapTask) {
+	machines := len(nodeQ)
+	var seenBuf [4]int // a map's racks so far: it has a few replicas
 	for ti, t := range tasks {
-		seen := map[int]bool{}
+		seen := seenBuf[:0]
 		for _, m := range t.Local {
 			if m < 0 || m >= machines {
 				continue
 			}
 			nodeQ[m] = append(nodeQ[m], ti)
-			if r := rack[m]; !seen[r] {
-				seen[r] = true
+			if r := rack[m]; !slices.Contains(seen, r) {
+				seen = append(seen, r)
 				rackQ[r] = append(rackQ[r], ti)
 			}
 		}
 	}
-	return nodeQ, rackQ
+}
+
+// queues is mapQueues in sc's slices and map (emptied first).
+func (sc *planScratch) queues(machines int, rack []int, tasks []MapTask) ([][]int, map[int][]int) {
+	if cap(sc.nodeQ) < machines {
+		sc.nodeQ = append(sc.nodeQ[:cap(sc.nodeQ)], make([][]int, machines-cap(sc.nodeQ))...)
+	}
+	nodeQ := sc.nodeQ[:machines]
+	for m := range nodeQ {
+		nodeQ[m] = nodeQ[m][:0]
+	}
+	if sc.rackQ == nil {
+		sc.rackQ = map[int][]int{}
+	}
+	for r, q := range sc.rackQ {
+		sc.rackQ[r] = q[:0]
+	}
+	fillQueues(nodeQ, sc.rackQ, rack, tasks)
+	return nodeQ, sc.rackQ
 }
 
 // PlanMaps is Algorithm 1 over a batch of maps (with tie.Power, Algorithm
@@ -170,12 +197,60 @@ func mapQueues(machines int, rack []int, tasks []MapTask) (nodeQ [][]int, rackQ 
 // over every offer in machine order, so the plan is the one the plain
 // scan makes (TestPlanMapsIncrementalSameAsScan).
 func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
-	nodeQ, rackQ := mapQueues(len(ms), rack, tasks)
-	rackMachines := map[int][]int{}
+	return planMaps(&planScratch{}, ms, rack, tasks, ready, exec, tie)
+}
+
+// planScratch is PlanMaps' working state, reused between the calls of a
+// re-plan (one per app) instead of made for each: it is O(machines) a call.
+type planScratch struct {
+	nodeQ        [][]int
+	rackQ        map[int][]int
+	rackMachines map[int][]int
+	done         []bool
+	execOn, fin  []float64
+	pres, dirty  []bool
+	offers       []planOffer
+	dirtyList    []int
+	cs           []cand
+	tree         finishTree
+}
+
+// planOffer is machine i's candidate in PlanMaps: level 0 takes its node
+// queue's head, 1 its rack queue's, 2 the first map left.
+type planOffer struct {
+	cand
+	present bool
+	level   int
+	// energy is the offer's added energy (eq. 2) once eOK: the power
+	// tie-break reads it from the offer, which changes only when it is
+	// recomputed.
+	energy float64
+	eOK    bool
+}
+
+// grown is s with length n, its first n entries zeroed, reusing its array.
+func grown[T any](s []T, n int) []T {
+	s = slices.Grow(s[:0], n)[:n]
+	clear(s)
+	return s
+}
+
+// planMaps is PlanMaps with its working state in sc (whatever a call
+// before left there is reset).
+func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
+	nodeQ, rackQ := sc.queues(len(ms), rack, tasks)
+	if sc.rackMachines == nil {
+		sc.rackMachines = map[int][]int{}
+	}
+	rackMachines := sc.rackMachines
+	for r, l := range rackMachines {
+		rackMachines[r] = l[:0]
+	}
 	for i := range ms {
 		rackMachines[rack[i]] = append(rackMachines[rack[i]], i)
 	}
-	done := make([]bool, len(tasks))
+	sc.done = grown(sc.done, len(tasks))
+	done := sc.done
 	anyHead := 0
 	// first returns the first task of q not yet planned, dropping the
 	// planned ones before it.
@@ -194,27 +269,18 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 		}
 		return anyHead
 	}
-	execOn := make([]float64, len(ms))
+	sc.execOn = grown(sc.execOn, len(ms))
+	execOn := sc.execOn
 	for i := range ms {
 		execOn[i] = exec(i)
 	}
-	// offer is machine i's candidate: level 0 takes its node queue's head,
-	// 1 its rack queue's, 2 the first map left.
-	type offer struct {
-		cand
-		present bool
-		level   int
-		// energy is the offer's added energy (eq. 2) once eOK: the power
-		// tie-break reads it from the offer, which changes only when it is
-		// recomputed.
-		energy float64
-		eOK    bool
-	}
-	offers := make([]offer, len(ms))
+	type offer = planOffer
+	sc.offers = grown(sc.offers, len(ms))
+	offers := sc.offers
 	// The offers' finishes and presence side by side, for the power
 	// tie-break's passes over every machine.
-	fin := make([]float64, len(ms))
-	pres := make([]bool, len(ms))
+	sc.fin, sc.pres = grown(sc.fin, len(ms)), grown(sc.pres, len(ms))
+	fin, pres := sc.fin, sc.pres
 	compute := func(i int) {
 		core, free := ms[i].earliest()
 		if core < 0 {
@@ -238,14 +304,15 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 		offers[i] = offer{cand: cand{machine: i, core: core, task: ti, start: start, finish: start + e, exec: e}, present: true, level: level}
 		fin[i], pres[i] = offers[i].finish, true
 	}
-	tree := newFinishTree(len(ms))
+	tree := &sc.tree
+	tree.reset(len(ms))
 	for i := range ms {
 		compute(i)
 		tree.set(i, offers[i].present, offers[i].finish)
 	}
 	tree.build()
-	dirty := make([]bool, len(ms))
-	var dirtyList []int
+	sc.dirty = grown(sc.dirty, len(ms))
+	dirty, dirtyList := sc.dirty, sc.dirtyList[:0]
 	mark := func(i int) {
 		if !dirty[i] {
 			dirty[i] = true
@@ -253,7 +320,8 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 		}
 	}
 	out := make([]Placement, 0, len(tasks))
-	cs := make([]cand, 0, len(ms))
+	cs := sc.cs[:0]
+	defer func() { sc.cs, sc.dirtyList = cs[:0], dirtyList[:0] }()
 	span := 0.0
 	if tie.Power && tie.WithinMakespan {
 		span = horizon(ms) // only the makespan tie reads it
@@ -335,7 +403,8 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 		}
 		ti := o.task
 		// Which queue heads this map was, before it is marked planned.
-		var headOf []int
+		var headBuf [4]int
+		headOf := headBuf[:0]
 		for _, m := range tasks[ti].Local {
 			if m < 0 || m >= len(ms) {
 				continue
@@ -386,16 +455,18 @@ type finishNode struct {
 	i1     int     // leftmost machine with m1
 }
 
-func newFinishTree(n int) *finishTree {
+// reset makes t a tree over n machines without offers (every finish +Inf),
+// reusing its nodes.
+func (t *finishTree) reset(n int) {
 	size := 1
 	for size < n {
 		size *= 2
 	}
-	t := &finishTree{size: size, nodes: make([]finishNode, 2*size)}
+	t.size = size
+	t.nodes = slices.Grow(t.nodes[:0], 2*size)[:2*size]
 	for i := range t.nodes {
 		t.nodes[i] = finishNode{m1: math.Inf(1), m2: math.Inf(1), i1: math.MaxInt}
 	}
-	return t
 }
 
 func (t *finishTree) set(i int, present bool, finish float64) {
@@ -479,7 +550,12 @@ func (c *earliestCache) fill(ms []Machine) {
 // machines' CoreFree vectors are updated as scheduleOne updates them.
 // Without the power tie-break the choice is made in the same pass that
 // computes the finishes, with the comparison PowerTie.choose makes.
-func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready float64, tie PowerTie,
+//
+// nodeLocal, when not nil, lists in machine order every machine whose level
+// is lvNode: when the chosen machine is node-local its equal nodes are
+// looked for among them alone (the same machines in the same order as the
+// pass over every machine takes).
+func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeLocal []int, ready float64, tie PowerTie,
 	maxAlts int, fs []float64, alts []int) (Placement, []float64, []int, bool) {
 	cores, frees := ec.cores, ec.frees
 	alts = alts[:0]
@@ -537,15 +613,27 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready
 		}
 		c = cand{machine: best, core: cores[best], start: fmax(frees[best], ready), finish: fs[best], exec: exec[best]}
 	}
-	for i := range ms {
-		if len(alts) >= maxAlts {
-			break
-		}
+	alt := func(i int) {
 		if cores[i] < 0 || math.IsInf(frees[i], 1) || i == c.machine || lv[i] != lv[c.machine] {
-			continue
+			return
 		}
 		if f := fmax(frees[i], ready) + exec[i]; math.Abs(f-c.finish) <= sameFinishS {
 			alts = append(alts, i)
+		}
+	}
+	if nodeLocal != nil && lv[c.machine] == lvNode {
+		for _, i := range nodeLocal {
+			if len(alts) >= maxAlts {
+				break
+			}
+			alt(i)
+		}
+	} else {
+		for i := range ms {
+			if len(alts) >= maxAlts {
+				break
+			}
+			alt(i)
 		}
 	}
 	ms[c.machine].CoreFree[c.core] = c.finish
@@ -553,14 +641,14 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, ready
 	return Placement{Machine: c.machine, Start: c.start, Finish: c.finish}, fs, alts, true
 }
 
-// fmax is math.Max, with the common case (two different numbers) inlined;
-// equal arguments and NaN go to math.Max, so the result is math.Max's in
-// every case.
+// fmax is math.Max, with the common cases (two different numbers, or the
+// same number but zero) inlined; zeros and NaN go to math.Max, so the
+// result is math.Max's in every case.
 func fmax(x, y float64) float64 {
 	if x > y {
 		return x
 	}
-	if y > x {
+	if y >= x && y != 0 { // equal numbers (idle cores at now) stay inline too
 		return y
 	}
 	return mathMax(x, y)
@@ -571,7 +659,7 @@ func fmin(x, y float64) float64 {
 	if x < y {
 		return x
 	}
-	if y < x {
+	if y <= x && y != 0 {
 		return y
 	}
 	return mathMin(x, y)
