@@ -204,6 +204,10 @@ func (s *sim) startMap(a *attempt) {
 func (s *sim) startReduce(a *attempt) {
 	a.partition = int(a.task.part)
 	a.shareOut = -1
+	// Beside the attempt's copy state, not in a slice of its own: a fetch's
+	// end searches it, and a separate array was a cache miss there.
+	a.flows = a.flowBuf[:0]
+	a.dst, a.rackFetch = a.node.idx, a.task.job.rackFetch
 	s.getPend(a)
 	a.copyEndMS = -1
 	// The first poll comes after the container launch overhead.
@@ -231,7 +235,7 @@ func (s *sim) poll(a *attempt) {
 			continue
 		}
 		key := o.node
-		if i, ok := a.pend.lookup(key, a.fetchQ); ok && int(i) >= a.fetchHead { // still listed
+		if i, ok := a.pend.lookup(key, a.fetchQ, a.fetchHead); ok { // still listed
 			a.fetchQ[i].bytes += b
 		} else {
 			a.pend.set(key, int32(len(a.fetchQ)))
@@ -244,7 +248,6 @@ func (s *sim) poll(a *attempt) {
 // fetchMore starts fetches up to ParallelCopies and detects the end of the
 // copy phase.
 func (s *sim) fetchMore(a *attempt) {
-	j := a.task.job
 	for a.active < s.sc.YARN.ParallelCopies && a.fetchHead < len(a.fetchQ) {
 		// Taken off the list; its index entry stays (below fetchHead it
 		// means not listed), as deleting from a map costs more than it saves.
@@ -254,12 +257,12 @@ func (s *sim) fetchMore(a *attempt) {
 		if b <= 0 {
 			continue
 		}
-		sn, dn := s.nodeNet[src], s.nodeNet[a.node.idx]
+		sn, dn := s.nodeNet[src], s.nodeNet[a.dst]
 		cross := sn.rack != dn.rack
 		var links [4]int32
 		links[0], links[1] = sn.out, dn.in
 		nl := 2
-		if j.rackFetch {
+		if a.rackFetch {
 			// One fetch for the whole source rack: its NICs are not modelled.
 			links[0], nl = dn.in, 1
 		}
@@ -277,6 +280,7 @@ func (s *sim) fetchMore(a *attempt) {
 	if a.active > 0 || a.fetchHead < len(a.fetchQ) {
 		return
 	}
+	j := a.task.job
 	if a.cursor < len(j.outputs) {
 		if !a.polling {
 			a.polling = true
@@ -300,6 +304,9 @@ func (s *sim) fetchMore(a *attempt) {
 // start (a start only delays the others).
 func (s *sim) reschedule(li int32) {
 	l := &s.net.links[li]
+	if l.members == 0 || l.at >= 0 && s.net.notBefore(l, l.at) {
+		return // nextDone would be -1, or the event due is no later than it
+	}
 	t := s.net.nextDone(l)
 	if t < 0 || (l.at >= 0 && l.at <= t) {
 		return
@@ -746,13 +753,18 @@ type fetchIndex struct {
 	racks []int32 // by source rack, for a job whose reducers fetch per rack (pollRacks)
 }
 
-// lookup returns the latest entry of list q for src, if q has one.
-func (x *fetchIndex) lookup(src int32, q []pendFetch) (int32, bool) {
+// lookup returns the latest entry of list q for src if q has one still
+// listed (at or after head). The dense table's entry is checked against
+// head before the list is read: an entry already taken is the common case
+// of a reducer polling outputs of a node it fetched from, and the list's
+// entry is then not in cache.
+func (x *fetchIndex) lookup(src int32, q []pendFetch, head int) (int32, bool) {
 	if x.dense != nil {
 		i := x.dense[src]
-		return i, int(i) < len(q) && q[i].src == src
+		return i, int(i) >= head && int(i) < len(q) && q[i].src == src
 	}
-	return x.get(src)
+	i, ok := x.get(src)
+	return i, ok && int(i) >= head
 }
 
 func (x *fetchIndex) slot(src int32) int {

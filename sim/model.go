@@ -352,7 +352,13 @@ type attempt struct {
 	fetchQ    []pendFetch // sources in listing order; fetchHead.. are still to fetch
 	fetchHead int
 	active    int
-	flows     []int32
+	// dst and rackFetch are the reducer's node index and its job's
+	// rackFetch, beside the copy state a fetch reads (the node and job
+	// records are further lines, out of cache from one fetch to the next).
+	dst       int32
+	rackFetch bool
+	flows     []int32 // its fetches in flight, in start order (a view of flowBuf up to ParallelCopies of them)
+	flowBuf   [DefaultParallelCopies]int32
 	fetched   int64
 	shareOut  int64 // the last map output size polled (-1: none) and the reducer's bytes of it
 	shareB    int64

@@ -93,6 +93,7 @@ func Simulate(ctx context.Context, sc *Scenario, stacks []string, opts Options) 
 	if len(stacks) == 0 {
 		return res, errors.New("simulate: no policy stacks")
 	}
+	defer tuneGC()()
 	par := max(1, opts.Parallel)
 	type out struct {
 		i   int
@@ -326,9 +327,9 @@ func (s *sim) buildCluster() {
 	for r := range c.Racks {
 		s.racks = append(s.racks, rack{name: fmt.Sprintf("/rack-%02d", r+1)})
 		s.racks[r].up = int32(len(s.net.links))
-		s.net.links = append(s.net.links, link{capB: bps(c.Network.RackUplinkGbps), at: -1})
+		s.net.links = append(s.net.links, newLink(bps(c.Network.RackUplinkGbps)))
 		s.racks[r].down = int32(len(s.net.links))
-		s.net.links = append(s.net.links, link{capB: bps(c.Network.RackUplinkGbps), at: -1})
+		s.net.links = append(s.net.links, newLink(bps(c.Network.RackUplinkGbps)))
 	}
 	for _, g := range c.Nodes {
 		for range g.Count {
@@ -341,9 +342,9 @@ func (s *sim) buildCluster() {
 				capMaps: noCap, capReds: noCap,
 			}
 			n.out = int32(len(s.net.links))
-			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps), at: -1})
+			s.net.links = append(s.net.links, newLink(bps(c.Network.NodeGbps)))
 			n.in = int32(len(s.net.links))
-			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps), at: -1})
+			s.net.links = append(s.net.links, newLink(bps(c.Network.NodeGbps)))
 			n.hbPhase = int64(s.rng.IntN(int(s.hbMS)))
 			s.racks[n.rack].nodes = append(s.racks[n.rack].nodes, i)
 			n.parked = true // idle until work arrives
