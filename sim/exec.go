@@ -517,12 +517,7 @@ func (s *sim) logTask(a *attempt, state string) {
 	if s.tasks == nil || s.m.writeErr != nil {
 		return
 	}
-	t := a.task
-	r := append(s.taskRow[:0], t.job.id, t.id, a.id, string(t.kind), a.node.id, strconv.FormatBool(a.spec), string(a.loc),
-		strconv.FormatFloat(float64(a.startMS)/1000, 'f', -1, 64), strconv.FormatFloat(float64(s.now)/1000, 'f', -1, 64),
-		state, strconv.FormatInt(a.fetched, 10))
-	s.taskRow = r
-	s.m.writeErr = s.tasks.Write(r)
+	s.m.writeErr = s.tasks.attempt(a, s.now, state)
 }
 
 // attemptSlot returns a free slot of the attempt table for a new attempt and

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -250,8 +249,7 @@ type sim struct {
 
 	eng     *engine.Engine
 	w       *events.Writer
-	tasks   *csv.Writer // Options.Tasks
-	taskRow []string
+	tasks   *tasksWriter // Options.Tasks
 	evSeq   uint64
 	evBuf   events.Event
 	evBusy  bool
@@ -306,7 +304,7 @@ func newSim(ctx context.Context, sc *Scenario, stack string, opts Options) (*sim
 		s.w = events.NewWriter(opts.Events)
 	}
 	if opts.Tasks != nil {
-		s.tasks = csv.NewWriter(opts.Tasks)
+		s.tasks = newTasksWriter(opts.Tasks)
 		s.m.writeErr = s.tasks.Write(TasksCSVHeader())
 	}
 	s.buildCluster()
