@@ -113,13 +113,35 @@ func (nw *network) start(now int64, att *attempt, cross bool, bytes int64, links
 	}
 	f := &nw.flows[id]
 	*f = flow{att: att, cross: cross, bytes: bytes, active: true}
-	best, bestShare := int32(-1), math.Inf(1)
+	// The serving link is the first of least share capB/traverse. Between
+	// links of one capacity (the common case: NICs, or uplinks) the share
+	// is less exactly when traverse is more, with no division: for c > 0
+	// and whole t1 > t2 below 2^31, c/t1 and c/t2 differ by more than
+	// 2^-31 relatively, far beyond rounding, so fl(c/t1) < fl(c/t2).
+	var (
+		best      int32
+		bestL     *link
+		bestShare float64
+		shareOK   bool // bestShare is bestL's share
+	)
 	for _, li := range links {
 		l := &nw.links[li]
 		nw.advance(l, now) // at the old share
 		l.traverse++
-		if share := l.capB / float64(l.traverse); share < bestShare {
-			best, bestShare = li, share
+		switch {
+		case bestL == nil:
+			best, bestL, shareOK = li, l, false
+		case l.capB == bestL.capB:
+			if l.traverse > bestL.traverse {
+				best, bestL, shareOK = li, l, false
+			}
+		default:
+			if !shareOK {
+				bestShare, shareOK = bestL.capB/float64(bestL.traverse), true
+			}
+			if share := l.capB / float64(l.traverse); share < bestShare {
+				best, bestL, bestShare = li, l, share
+			}
 		}
 		f.links[f.nlinks] = li
 		f.nlinks++
@@ -157,7 +179,7 @@ func (nw *network) due(l *link, now int64) int32 {
 	nw.advance(l, now)
 	// Completion times are rounded up to whole ms, so at the event the flow's
 	// tag has been reached up to float error.
-	if l.headTag <= l.v+1e-6*math.Max(1, l.v) {
+	if l.headTag <= l.v+1e-6*max(1, l.v) { // the builtin: math.Max is a call on amd64, the same value here
 		return l.tags[l.head].id
 	}
 	return -1

@@ -213,3 +213,36 @@ func TestNotBeforeAgreesWithNextDone(t *testing.T) {
 		t.Fatal("notBefore never answered")
 	}
 }
+
+// start serves a flow at the first of its links of least share capB /
+// traverse, as the division-per-link choice it replaced: random links of
+// few capacities (ties of capacity and of share are common) and loads.
+func TestStartServesLeastShare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	caps := []float64{125_000, 125_000, 1_250_000, 250_000, 62_500, 1e9 / 8 / 1000 / 3}
+	for range 50_000 {
+		nw := &network{}
+		n := 1 + rng.IntN(4)
+		links := make([]int32, n)
+		for i := range n {
+			l := newLink(caps[rng.IntN(len(caps))])
+			l.traverse = rng.IntN(12)
+			if rng.IntN(3) == 0 {
+				l.traverse = 4 * rng.IntN(3) // equal shares across capacities
+			}
+			nw.links = append(nw.links, l)
+			links[i] = int32(i)
+		}
+		want, bestShare := int32(-1), math.Inf(1)
+		for _, li := range links {
+			l := nw.links[li]
+			if share := l.capB / float64(l.traverse+1); share < bestShare {
+				want, bestShare = li, share
+			}
+		}
+		id := nw.start(0, nil, false, 1000, links)
+		if got := nw.flows[id].serve; got != want {
+			t.Fatalf("links %+v: served by %d, want %d", nw.links, got, want)
+		}
+	}
+}
