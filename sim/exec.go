@@ -427,7 +427,8 @@ func (s *sim) emitProgress(a *attempt) {
 	t := a.task
 	ev := s.event(events.TaskProgress)
 	ev.App, ev.Task, ev.Attempt, ev.Progress, ev.Phase = t.job.id, t.id, a.id, p, phase
-	ev.PhaseProgress = &pp
+	s.evPhaseP = pp
+	ev.PhaseProgress = &s.evPhaseP
 	if t.kind == events.Map {
 		ev.BytesRead = int64(float64(t.bytes) * min(1, p*1.5))
 		ev.RecordsTotal = t.bytes / 100
