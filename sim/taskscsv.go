@@ -41,7 +41,11 @@ func (w *tasksWriter) Error() error { return w.csv.Error() }
 // TasksCSVHeader).
 func (w *tasksWriter) attempt(a *attempt, now int64, state string) error {
 	t := a.task
-	if csvNeedsQuotes(t.job.id) || csvNeedsQuotes(t.id) || csvNeedsQuotes(a.id) || csvNeedsQuotes(string(t.kind)) ||
+	// An attempt id is "attempt_" + its task id after "task_" + "_" + a
+	// number (launch), so a plain attempt id makes a "task_..." id plain.
+	taskPlain := len(t.id) > len("task_") && t.id[:len("task_")] == "task_" && len(a.id) >= len(t.id)+4 &&
+		a.id[len("attempt_"):len("attempt_")+len(t.id)-len("task_")] == t.id[len("task_"):]
+	if csvNeedsQuotes(t.job.id) || !taskPlain && csvNeedsQuotes(t.id) || csvNeedsQuotes(a.id) || csvNeedsQuotes(string(t.kind)) ||
 		csvNeedsQuotes(a.node.id) || csvNeedsQuotes(string(a.loc)) || csvNeedsQuotes(state) {
 		w.rec = append(w.rec[:0], t.job.id, t.id, a.id, string(t.kind), a.node.id, strconv.FormatBool(a.spec), string(a.loc),
 			strconv.FormatFloat(float64(a.startMS)/1000, 'f', -1, 64), strconv.FormatFloat(float64(now)/1000, 'f', -1, 64),
@@ -87,7 +91,9 @@ func csvNeedsQuotes(f string) bool {
 		return true
 	}
 	for i := 0; i < len(f); i++ {
-		if c := f[i]; c == '\n' || c == '\r' || c == '"' || c == ',' {
+		// '\n', '\r', '"' and ',' are all at most ',': ids are mostly
+		// letters, digits and '_', which one comparison passes.
+		if c := f[i]; c <= ',' && (c == '\n' || c == '\r' || c == '"' || c == ',') {
 			return true
 		}
 	}
