@@ -223,25 +223,46 @@ func (s *sim) poll(a *attempt) {
 		s.fetchMore(a)
 		return
 	}
-	for ; a.cursor < len(j.outputs); a.cursor++ {
-		o := j.outputs[a.cursor]
-		if o.bytes != a.shareOut {
+	// The loop runs once per new output of the job and reducer (hundreds
+	// of millions of pairs in the FB-2010 day): the reducer's copy state is held in
+	// locals and written back once, as the attempt's fields would otherwise
+	// be loaded and stored at every output (the fetch list's appends may
+	// alias them), and the dense index is read inline.
+	outs, self, x := j.outputs, a.node.idx, a.pend
+	dense := x.dense
+	cursor, shareOut, shareB, fetched := a.cursor, a.shareOut, a.shareB, a.fetched
+	q, head := a.fetchQ, a.fetchHead
+	for ; cursor < len(outs); cursor++ {
+		o := outs[cursor]
+		if o.bytes != shareOut {
 			// A job's outputs have at most two sizes: compute each once.
-			a.shareOut, a.shareB = o.bytes, a.task.share(j.partBytes(o.bytes, a.partition))
+			shareOut, shareB = o.bytes, a.task.share(j.partBytes(o.bytes, a.partition))
 		}
-		b := a.shareB
-		if o.node == a.node.idx {
-			a.fetched += b // local output: read from disk in the merge
+		if o.node == self {
+			fetched += shareB // local output: read from disk in the merge
 			continue
 		}
-		key := o.node
-		if i, ok := a.pend.lookup(key, a.fetchQ, a.fetchHead); ok { // still listed
-			a.fetchQ[i].bytes += b
+		src := o.node
+		var i int32
+		var listed bool // src's latest entry is still to fetch (fetchIndex.lookup)
+		if dense != nil {
+			i = dense[src]
+			listed = int(i) >= head && int(i) < len(q) && q[i].src == src
 		} else {
-			a.pend.set(key, int32(len(a.fetchQ)))
-			a.fetchQ = append(a.fetchQ, pendFetch{src: key, bytes: b})
+			i, listed = x.lookup(src, q, head)
+		}
+		if listed {
+			q[i].bytes += shareB
+		} else {
+			if dense != nil {
+				dense[src] = int32(len(q))
+			} else {
+				x.set(src, int32(len(q)))
+			}
+			q = append(q, pendFetch{src: src, bytes: shareB})
 		}
 	}
+	a.cursor, a.shareOut, a.shareB, a.fetched, a.fetchQ = cursor, shareOut, shareB, fetched, q
 	s.fetchMore(a)
 }
 
