@@ -124,6 +124,15 @@ type task struct {
 	part, splitK, splitN int32
 }
 
+// job.redPlaced: whether any reducer of the job has a place hint's pref or
+// strictUntil. Unknown until pickReduce first looks at the reducers; a place
+// hint on a reducer makes it placedSome (reducers are born without one).
+const (
+	placedUnknown uint8 = iota
+	placedNone
+	placedSome
+)
+
 // plist is a lazily compacted list of task indices; entries whose task is
 // no longer pending are skipped when reached.
 type plist struct {
@@ -284,6 +293,7 @@ type job struct {
 	byRack      map[int32]*plist
 	anyMap      plist
 	reduceQ     plist
+	redPlaced   uint8 // whether a reducer has a place (pref or strictUntil): placedUnknown until pickReduce looks
 	pendMaps    int
 	pendReds    int
 	runMaps     int
