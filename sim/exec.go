@@ -204,6 +204,10 @@ func (s *sim) startMap(a *attempt) {
 func (s *sim) startReduce(a *attempt) {
 	a.partition = int(a.task.part)
 	a.shareOut = -1
+	// Beside the attempt's copy state, not in a slice of its own: a fetch's
+	// end searches it, and a separate array was a cache miss there.
+	a.flows = a.flowBuf[:0]
+	a.dst, a.rackFetch = a.node.idx, a.task.job.rackFetch
 	s.getPend(a)
 	a.copyEndMS = -1
 	// The first poll comes after the container launch overhead.
@@ -219,32 +223,52 @@ func (s *sim) poll(a *attempt) {
 		s.fetchMore(a)
 		return
 	}
-	for ; a.cursor < len(j.outputs); a.cursor++ {
-		o := j.outputs[a.cursor]
-		if o.bytes != a.shareOut {
+	// The loop runs once per new output of the job and reducer (hundreds
+	// of millions of pairs in the FB-2010 day): the reducer's copy state is held in
+	// locals and written back once, as the attempt's fields would otherwise
+	// be loaded and stored at every output (the fetch list's appends may
+	// alias them), and the dense index is read inline.
+	outs, self, x := j.outputs, a.node.idx, a.pend
+	dense := x.dense
+	cursor, shareOut, shareB, fetched := a.cursor, a.shareOut, a.shareB, a.fetched
+	q, head := a.fetchQ, a.fetchHead
+	for ; cursor < len(outs); cursor++ {
+		o := outs[cursor]
+		if o.bytes != shareOut {
 			// A job's outputs have at most two sizes: compute each once.
-			a.shareOut, a.shareB = o.bytes, a.task.share(j.partBytes(o.bytes, a.partition))
+			shareOut, shareB = o.bytes, a.task.share(j.partBytes(o.bytes, a.partition))
 		}
-		b := a.shareB
-		if o.node == a.node.idx {
-			a.fetched += b // local output: read from disk in the merge
+		if o.node == self {
+			fetched += shareB // local output: read from disk in the merge
 			continue
 		}
-		key := o.node
-		if i, ok := a.pend.lookup(key, a.fetchQ); ok && int(i) >= a.fetchHead { // still listed
-			a.fetchQ[i].bytes += b
+		src := o.node
+		var i int32
+		var listed bool // src's latest entry is still to fetch (fetchIndex.lookup)
+		if dense != nil {
+			i = dense[src]
+			listed = int(i) >= head && int(i) < len(q) && q[i].src == src
 		} else {
-			a.pend.set(key, int32(len(a.fetchQ)))
-			a.fetchQ = append(a.fetchQ, pendFetch{src: key, bytes: b})
+			i, listed = x.lookup(src, q, head)
+		}
+		if listed {
+			q[i].bytes += shareB
+		} else {
+			if dense != nil {
+				dense[src] = int32(len(q))
+			} else {
+				x.set(src, int32(len(q)))
+			}
+			q = append(q, pendFetch{src: src, bytes: shareB})
 		}
 	}
+	a.cursor, a.shareOut, a.shareB, a.fetched, a.fetchQ = cursor, shareOut, shareB, fetched, q
 	s.fetchMore(a)
 }
 
 // fetchMore starts fetches up to ParallelCopies and detects the end of the
 // copy phase.
 func (s *sim) fetchMore(a *attempt) {
-	j := a.task.job
 	for a.active < s.sc.YARN.ParallelCopies && a.fetchHead < len(a.fetchQ) {
 		// Taken off the list; its index entry stays (below fetchHead it
 		// means not listed), as deleting from a map costs more than it saves.
@@ -254,12 +278,12 @@ func (s *sim) fetchMore(a *attempt) {
 		if b <= 0 {
 			continue
 		}
-		sn, dn := s.nodeNet[src], s.nodeNet[a.node.idx]
+		sn, dn := s.nodeNet[src], s.nodeNet[a.dst]
 		cross := sn.rack != dn.rack
 		var links [4]int32
 		links[0], links[1] = sn.out, dn.in
 		nl := 2
-		if j.rackFetch {
+		if a.rackFetch {
 			// One fetch for the whole source rack: its NICs are not modelled.
 			links[0], nl = dn.in, 1
 		}
@@ -277,6 +301,7 @@ func (s *sim) fetchMore(a *attempt) {
 	if a.active > 0 || a.fetchHead < len(a.fetchQ) {
 		return
 	}
+	j := a.task.job
 	if a.cursor < len(j.outputs) {
 		if !a.polling {
 			a.polling = true
@@ -300,6 +325,9 @@ func (s *sim) fetchMore(a *attempt) {
 // start (a start only delays the others).
 func (s *sim) reschedule(li int32) {
 	l := &s.net.links[li]
+	if l.members == 0 || l.at >= 0 && s.net.notBefore(l, l.at) {
+		return // nextDone would be -1, or the event due is no later than it
+	}
 	t := s.net.nextDone(l)
 	if t < 0 || (l.at >= 0 && l.at <= t) {
 		return
@@ -420,7 +448,8 @@ func (s *sim) emitProgress(a *attempt) {
 	t := a.task
 	ev := s.event(events.TaskProgress)
 	ev.App, ev.Task, ev.Attempt, ev.Progress, ev.Phase = t.job.id, t.id, a.id, p, phase
-	ev.PhaseProgress = &pp
+	s.evPhaseP = pp
+	ev.PhaseProgress = &s.evPhaseP
 	if t.kind == events.Map {
 		ev.BytesRead = int64(float64(t.bytes) * min(1, p*1.5))
 		ev.RecordsTotal = t.bytes / 100
@@ -510,12 +539,7 @@ func (s *sim) logTask(a *attempt, state string) {
 	if s.tasks == nil || s.m.writeErr != nil {
 		return
 	}
-	t := a.task
-	r := append(s.taskRow[:0], t.job.id, t.id, a.id, string(t.kind), a.node.id, strconv.FormatBool(a.spec), string(a.loc),
-		strconv.FormatFloat(float64(a.startMS)/1000, 'f', -1, 64), strconv.FormatFloat(float64(s.now)/1000, 'f', -1, 64),
-		state, strconv.FormatInt(a.fetched, 10))
-	s.taskRow = r
-	s.m.writeErr = s.tasks.Write(r)
+	s.m.writeErr = s.tasks.attempt(a, s.now, state)
 }
 
 // attemptSlot returns a free slot of the attempt table for a new attempt and
@@ -746,13 +770,18 @@ type fetchIndex struct {
 	racks []int32 // by source rack, for a job whose reducers fetch per rack (pollRacks)
 }
 
-// lookup returns the latest entry of list q for src, if q has one.
-func (x *fetchIndex) lookup(src int32, q []pendFetch) (int32, bool) {
+// lookup returns the latest entry of list q for src if q has one still
+// listed (at or after head). The dense table's entry is checked against
+// head before the list is read: an entry already taken is the common case
+// of a reducer polling outputs of a node it fetched from, and the list's
+// entry is then not in cache.
+func (x *fetchIndex) lookup(src int32, q []pendFetch, head int) (int32, bool) {
 	if x.dense != nil {
 		i := x.dense[src]
-		return i, int(i) < len(q) && q[i].src == src
+		return i, int(i) >= head && int(i) < len(q) && q[i].src == src
 	}
-	return x.get(src)
+	i, ok := x.get(src)
+	return i, ok && int(i) >= head
 }
 
 func (x *fetchIndex) slot(src int32) int {

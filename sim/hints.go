@@ -32,6 +32,9 @@ func (s *sim) applyHint(h policy.Hint) {
 		}
 		t.pref = t.pref[:0]
 		t.strictUntil = 0
+		if t.kind != events.Map {
+			t.job.redPlaced = placedSome // pickReduce looks at pref and strictUntil from now on
+		}
 		if h.Strict && h.ExpiresTS > 0 {
 			t.strictUntil = h.ExpiresTS - epochMS
 		}

@@ -124,6 +124,15 @@ type task struct {
 	part, splitK, splitN int32
 }
 
+// job.redPlaced: whether any reducer of the job has a place hint's pref or
+// strictUntil. Unknown until pickReduce first looks at the reducers; a place
+// hint on a reducer makes it placedSome (reducers are born without one).
+const (
+	placedUnknown uint8 = iota
+	placedNone
+	placedSome
+)
+
 // plist is a lazily compacted list of task indices; entries whose task is
 // no longer pending are skipped when reached.
 type plist struct {
@@ -284,6 +293,7 @@ type job struct {
 	byRack      map[int32]*plist
 	anyMap      plist
 	reduceQ     plist
+	redPlaced   uint8 // whether a reducer has a place (pref or strictUntil): placedUnknown until pickReduce looks
 	pendMaps    int
 	pendReds    int
 	runMaps     int
@@ -352,7 +362,13 @@ type attempt struct {
 	fetchQ    []pendFetch // sources in listing order; fetchHead.. are still to fetch
 	fetchHead int
 	active    int
-	flows     []int32
+	// dst and rackFetch are the reducer's node index and its job's
+	// rackFetch, beside the copy state a fetch reads (the node and job
+	// records are further lines, out of cache from one fetch to the next).
+	dst       int32
+	rackFetch bool
+	flows     []int32 // its fetches in flight, in start order (a view of flowBuf up to ParallelCopies of them)
+	flowBuf   [DefaultParallelCopies]int32
 	fetched   int64
 	shareOut  int64 // the last map output size polled (-1: none) and the reducer's bytes of it
 	shareB    int64

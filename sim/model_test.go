@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // A task slowed by a degradation window midway runs longer, and its work
 // done (hence its reported progress) drops only when the window opens.
@@ -53,5 +56,28 @@ func TestSkewFractions(t *testing.T) {
 	}
 	if sum != 1_000_003 {
 		t.Fatalf("partitions sum to %d, want the whole output", sum)
+	}
+}
+
+// The cluster's slot counts idealS takes, counted once per run, are what
+// counting them for each job gives (node records keep their physical size
+// through a run; node-capacity hints change capV and capM only).
+func TestIdealSWithRunSlots(t *testing.T) {
+	s := runSim(t, mustParse(t, heteroYAML), "none", Options{Registry: testRegistry()})
+	mapSlots, redSlots := s.slots(s.sc.YARN.MapContainer), s.slots(s.sc.YARN.ReduceContainer)
+	n := 0
+	for _, j := range s.jobs {
+		if !j.finished {
+			continue
+		}
+		n++
+		want := math.Ceil(float64(j.nMaps)/float64(max(1, s.slots(s.sc.YARN.MapContainer))))*float64(j.sumMapMS)/float64(max(1, j.nMaps))/1000 +
+			math.Ceil(float64(j.nReds)/float64(max(1, s.slots(s.sc.YARN.ReduceContainer))))*float64(j.sumRedMS)/float64(max(1, j.nReds))/1000
+		if got := idealS(j, mapSlots, redSlots); got != want {
+			t.Fatalf("%s: idealS %v, per job %v", j.id, got, want)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no finished job")
 	}
 }

@@ -23,6 +23,7 @@ import "math"
 // link is one direction of a NIC or rack uplink.
 type link struct {
 	capB     float64 // bytes per ms
+	invCap   float64 // 1/capB (newLink), for notBefore; 0 turns that shortcut off
 	v        float64 // virtual time: bytes served to each member so far
 	vAt      int64   // time v was last advanced
 	members  int     // flows served by this link
@@ -31,7 +32,10 @@ type link struct {
 	at       int64   // time of the valid completion event, -1 when none
 	tags     []hent  // the flows it serves: tags[head:] sorted by (tag, flow id)
 	head     int
-	bytes    int64 // bytes carried (served here), for reports
+	// headTag is tags[head].tag while members > 0: every reschedule reads
+	// it (notBefore, nextDone), and this way without touching the list.
+	headTag float64
+	bytes   int64 // bytes carried (served here), for reports
 }
 
 // flow is one shuffle fetch: a reducer attempt copying the map outputs it
@@ -54,6 +58,8 @@ type network struct {
 	latency float64 // ms added to every fetch, as bytes at the serving link's rate
 }
 
+func newLink(capB float64) link { return link{capB: capB, invCap: 1 / capB, at: -1} }
+
 func (nw *network) advance(l *link, now int64) {
 	if l.members > 0 && now > l.vAt {
 		l.v += l.capB * float64(now-l.vAt) / float64(l.traverse)
@@ -66,11 +72,32 @@ func (nw *network) nextDone(l *link) int64 {
 	if l.members == 0 {
 		return -1
 	}
-	rem := l.tags[l.head].tag - l.v
+	rem := l.headTag - l.v
 	if rem < 0 {
 		rem = 0
 	}
 	return l.vAt + int64(math.Ceil(rem*float64(l.traverse)/l.capB))
+}
+
+// notBefore reports that the link's earliest flow does not finish before at
+// (nextDone(l) >= at, or nextDone(l) < 0), found without nextDone's
+// division; false means not known. Most reschedules find a completion
+// event already due no later than the flow's finish (a start only delays
+// the others), and this answers them with a multiplication.
+//
+// Why it never errs: nextDone is vAt + ceil(x), x = fl(fl(rem*traverse) /
+// capB) >= 0. At or before vAt the answer is yes (ceil(x) >= 0; an x past
+// the int64 range makes nextDone negative, which also keeps the event).
+// Otherwise y = fl(fl(rem*traverse) * invCap) is within 3 ulp of x (two
+// roundings of y, one of x), so float64(d) < y*(1-1e-9) gives x > d, and
+// ceil(x) >= d: nextDone >= at.
+func (nw *network) notBefore(l *link, at int64) bool {
+	d := at - l.vAt
+	if d <= 0 {
+		return true
+	}
+	rem := l.headTag - l.v
+	return float64(d) < rem*float64(l.traverse)*l.invCap*(1-1e-9)
 }
 
 // start adds a flow and returns its id; the caller reschedules the
@@ -86,13 +113,35 @@ func (nw *network) start(now int64, att *attempt, cross bool, bytes int64, links
 	}
 	f := &nw.flows[id]
 	*f = flow{att: att, cross: cross, bytes: bytes, active: true}
-	best, bestShare := int32(-1), math.Inf(1)
+	// The serving link is the first of least share capB/traverse. Between
+	// links of one capacity (the common case: NICs, or uplinks) the share
+	// is less exactly when traverse is more, with no division: for c > 0
+	// and whole t1 > t2 below 2^31, c/t1 and c/t2 differ by more than
+	// 2^-31 relatively, far beyond rounding, so fl(c/t1) < fl(c/t2).
+	var (
+		best      int32
+		bestL     *link
+		bestShare float64
+		shareOK   bool // bestShare is bestL's share
+	)
 	for _, li := range links {
 		l := &nw.links[li]
 		nw.advance(l, now) // at the old share
 		l.traverse++
-		if share := l.capB / float64(l.traverse); share < bestShare {
-			best, bestShare = li, share
+		switch {
+		case bestL == nil:
+			best, bestL, shareOK = li, l, false
+		case l.capB == bestL.capB:
+			if l.traverse > bestL.traverse {
+				best, bestL, shareOK = li, l, false
+			}
+		default:
+			if !shareOK {
+				bestShare, shareOK = bestL.capB/float64(bestL.traverse), true
+			}
+			if share := l.capB / float64(l.traverse); share < bestShare {
+				best, bestL, bestShare = li, l, share
+			}
 		}
 		f.links[f.nlinks] = li
 		f.nlinks++
@@ -130,8 +179,8 @@ func (nw *network) due(l *link, now int64) int32 {
 	nw.advance(l, now)
 	// Completion times are rounded up to whole ms, so at the event the flow's
 	// tag has been reached up to float error.
-	if e := l.tags[l.head]; e.tag <= l.v+1e-6*math.Max(1, l.v) {
-		return e.id
+	if l.headTag <= l.v+1e-6*max(1, l.v) { // the builtin: math.Max is a call on amd64, the same value here
+		return l.tags[l.head].id
 	}
 	return -1
 }
@@ -164,6 +213,9 @@ func insert(l *link, e hent) {
 		l.tags, l.head = t, 0
 	}
 	if n == l.head || t[n-1].less(e) {
+		if n == l.head {
+			l.headTag = e.tag
+		}
 		l.tags = append(t, e)
 		return
 	}
@@ -177,6 +229,9 @@ func insert(l *link, e hent) {
 	}
 	t[i] = e
 	l.tags = t
+	if i == l.head {
+		l.headTag = e.tag
+	}
 }
 
 // remove takes flow id off the link's list: the head when the flow
@@ -196,5 +251,7 @@ func remove(l *link, id int32) {
 	}
 	if l.head == len(t) {
 		l.tags, l.head = t[:0], 0
+	} else {
+		l.headTag = t[l.head].tag
 	}
 }

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -105,7 +107,9 @@ func TestRackFetch(t *testing.T) {
 }
 
 // A fetch index, hashed or dense, finds a source's latest entry in a fetch
-// list as a map does, through reuse across lists.
+// list as a map does, through reuse across lists, and only while that entry
+// is still listed (at or after the list's head, which moves as fetches
+// start).
 func TestFetchIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, dense := range []bool{false, true} {
@@ -116,10 +120,15 @@ func TestFetchIndex(t *testing.T) {
 		for list := range 50 {
 			ref := map[int32]int32{}
 			var q []pendFetch
+			head := 0
 			for range rng.IntN(2000) {
+				if head < len(q) && rng.IntN(3) == 0 {
+					head += 1 + rng.IntN(len(q)-head)
+				}
 				src := int32(rng.IntN(300))
-				i, ok := x.lookup(src, q)
+				i, ok := x.lookup(src, q, head)
 				ri, rok := ref[src]
+				rok = rok && int(ri) >= head
 				if ok != rok || ok && i != ri {
 					t.Fatalf("dense %v list %d: lookup(%d) = %d, %v; want %d, %v", dense, list, src, i, ok, ri, rok)
 				}
@@ -130,6 +139,110 @@ func TestFetchIndex(t *testing.T) {
 				}
 			}
 			x.reset()
+		}
+	}
+}
+
+// A link's cached head tag is its list's first tag through random inserts
+// (often at the head or tied) and removals of the head or of any entry,
+// and the list stays sorted by (tag, id) as a plain sort orders it.
+func TestLinkHeadTag(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 200 {
+		l := &link{}
+		var ref []hent
+		id := int32(0)
+		for step := range 500 {
+			if len(ref) > 0 && rng.IntN(5) < 2 {
+				k := 0
+				if rng.IntN(3) == 0 {
+					k = rng.IntN(len(ref)) // a cancelled fetch
+				}
+				remove(l, ref[k].id)
+				ref = slices.Delete(ref, k, k+1)
+			} else {
+				e := hent{tag: float64(rng.IntN(50)), id: id}
+				id++
+				insert(l, e)
+				ref = append(ref, e)
+				slices.SortFunc(ref, func(a, b hent) int {
+					if a.less(b) {
+						return -1
+					}
+					return 1
+				})
+			}
+			if got := l.tags[l.head:]; !slices.Equal(got, ref) {
+				t.Fatalf("round %d step %d: list %v, want %v", round, step, got, ref)
+			}
+			if len(ref) > 0 && l.headTag != ref[0].tag {
+				t.Fatalf("round %d step %d: head tag %v, want %v", round, step, l.headTag, ref[0].tag)
+			}
+		}
+	}
+}
+
+// notBefore, the multiplication that spares most reschedules nextDone's
+// division, never claims a completion at or after a time the division puts
+// before it: random link states, with times at and around the exact
+// answer, where rounding would show.
+func TestNotBeforeAgreesWithNextDone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	caps := []float64{1e9 / 8 / 1000, 10e9 / 8 / 1000, 40e9 / 8 / 1000, 3.3e9 / 8 / 1000}
+	nw := &network{}
+	yes := 0
+	for range 200_000 {
+		l := newLink(caps[rng.IntN(len(caps))])
+		l.members = 1 + rng.IntN(8)
+		l.traverse = l.members + rng.IntN(8)
+		l.vAt = rng.Int64N(1 << 40)
+		l.v = rng.Float64() * math.Pow(10, float64(rng.IntN(13)))
+		l.headTag = l.v + (rng.Float64()-0.1)*math.Pow(10, float64(rng.IntN(12)))
+		l.tags = []hent{{tag: l.headTag}}
+		want := nw.nextDone(&l)
+		for _, at := range []int64{want - 2, want - 1, want, want + 1, want + 2, l.vAt, l.vAt + 1, l.vAt + rng.Int64N(1<<20)} {
+			if nw.notBefore(&l, at) {
+				yes++
+				if want >= 0 && want < at {
+					t.Fatalf("link %+v: notBefore(%d) but nextDone = %d", l, at, want)
+				}
+			}
+		}
+	}
+	if yes == 0 {
+		t.Fatal("notBefore never answered")
+	}
+}
+
+// start serves a flow at the first of its links of least share capB /
+// traverse, as the division-per-link choice it replaced: random links of
+// few capacities (ties of capacity and of share are common) and loads.
+func TestStartServesLeastShare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	caps := []float64{125_000, 125_000, 1_250_000, 250_000, 62_500, 1e9 / 8 / 1000 / 3}
+	for range 50_000 {
+		nw := &network{}
+		n := 1 + rng.IntN(4)
+		links := make([]int32, n)
+		for i := range n {
+			l := newLink(caps[rng.IntN(len(caps))])
+			l.traverse = rng.IntN(12)
+			if rng.IntN(3) == 0 {
+				l.traverse = 4 * rng.IntN(3) // equal shares across capacities
+			}
+			nw.links = append(nw.links, l)
+			links[i] = int32(i)
+		}
+		want, bestShare := int32(-1), math.Inf(1)
+		for _, li := range links {
+			l := nw.links[li]
+			if share := l.capB / float64(l.traverse+1); share < bestShare {
+				want, bestShare = li, share
+			}
+		}
+		id := nw.start(0, nil, false, 1000, links)
+		if got := nw.flows[id].serve; got != want {
+			t.Fatalf("links %+v: served by %d, want %d", nw.links, got, want)
 		}
 	}
 }

@@ -2,13 +2,11 @@ package sim
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/rs/zerolog"
 	"go.yaml.in/yaml/v3"
@@ -93,6 +91,7 @@ func Simulate(ctx context.Context, sc *Scenario, stacks []string, opts Options) 
 	if len(stacks) == 0 {
 		return res, errors.New("simulate: no policy stacks")
 	}
+	defer tuneGC()()
 	par := max(1, opts.Parallel)
 	type out struct {
 		i   int
@@ -247,16 +246,22 @@ type sim struct {
 	// (YARN.Preassign), nil otherwise.
 	hbNode *node
 
-	eng     *engine.Engine
-	w       *events.Writer
-	tasks   *csv.Writer // Options.Tasks
-	taskRow []string
-	evSeq   uint64
-	evBuf   events.Event
-	evBusy  bool
-	idBuf   []byte
-	hints   []policy.Hint
-	inHints bool
+	eng    *engine.Engine
+	w      *events.Writer
+	tasks  *tasksWriter // Options.Tasks
+	evSeq  uint64
+	evBuf  events.Event
+	evBusy bool
+	evID   []byte // the last event id: 's' and evSeq in decimal
+	// evPhaseP and evRunning are what the buffer's PhaseProgress and
+	// RunningContainers point to (progress reports and heartbeats, 1.7 M
+	// of the FB-2009 day's 3 M events): the engine and the policies copy
+	// the values, so they need no allocation each.
+	evPhaseP  float64
+	evRunning int
+	idBuf     []byte
+	hints     []policy.Hint
+	inHints   bool
 
 	m      metrics
 	detail detail
@@ -305,7 +310,7 @@ func newSim(ctx context.Context, sc *Scenario, stack string, opts Options) (*sim
 		s.w = events.NewWriter(opts.Events)
 	}
 	if opts.Tasks != nil {
-		s.tasks = csv.NewWriter(opts.Tasks)
+		s.tasks = newTasksWriter(opts.Tasks)
 		s.m.writeErr = s.tasks.Write(TasksCSVHeader())
 	}
 	s.buildCluster()
@@ -326,9 +331,9 @@ func (s *sim) buildCluster() {
 	for r := range c.Racks {
 		s.racks = append(s.racks, rack{name: fmt.Sprintf("/rack-%02d", r+1)})
 		s.racks[r].up = int32(len(s.net.links))
-		s.net.links = append(s.net.links, link{capB: bps(c.Network.RackUplinkGbps), at: -1})
+		s.net.links = append(s.net.links, newLink(bps(c.Network.RackUplinkGbps)))
 		s.racks[r].down = int32(len(s.net.links))
-		s.net.links = append(s.net.links, link{capB: bps(c.Network.RackUplinkGbps), at: -1})
+		s.net.links = append(s.net.links, newLink(bps(c.Network.RackUplinkGbps)))
 	}
 	for _, g := range c.Nodes {
 		for range g.Count {
@@ -341,9 +346,9 @@ func (s *sim) buildCluster() {
 				capMaps: noCap, capReds: noCap,
 			}
 			n.out = int32(len(s.net.links))
-			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps), at: -1})
+			s.net.links = append(s.net.links, newLink(bps(c.Network.NodeGbps)))
 			n.in = int32(len(s.net.links))
-			s.net.links = append(s.net.links, link{capB: bps(c.Network.NodeGbps), at: -1})
+			s.net.links = append(s.net.links, newLink(bps(c.Network.NodeGbps)))
 			n.hbPhase = int64(s.rng.IntN(int(s.hbMS)))
 			s.racks[n.rack].nodes = append(s.racks[n.rack].nodes, i)
 			n.parked = true // idle until work arrives
@@ -477,18 +482,46 @@ func (s *sim) dispatch(it item) {
 // event returns the run's one event buffer, reset to type t at the current
 // time. Events are emitted one at a time (the engine applies an event
 // before it returns, and the cluster state copies what it keeps), so one
-// buffer saves an allocation per event; pointer fields are always fresh.
-// Observers must not keep the *events.Event past Observe.
+// buffer saves an allocation per event; pointer fields are fresh, except
+// PhaseProgress and RunningContainers (see evPhaseP), which the cluster
+// state copies. Observers must not keep the *events.Event, nor what its
+// pointer fields point to, past Observe.
 func (s *sim) event(t events.Type) *events.Event {
 	if s.evBusy {
 		panic("sim: event built while another is unsent")
 	}
 	s.evBusy = true
 	s.evSeq++
-	s.idBuf = append(s.idBuf[:0], 's')
-	s.idBuf = strconv.AppendUint(s.idBuf, s.evSeq, 10)
-	s.evBuf = events.Event{V: events.Version, ID: string(s.idBuf), Type: t, TS: epochMS + s.now}
-	return &s.evBuf
+	s.evID = nextDecimal(s.evID)
+	// Cleared in place and then set: a composite literal assigned to the
+	// buffer is built on the stack and copied (600 bytes twice per event).
+	ev := &s.evBuf
+	*ev = events.Event{}
+	ev.V, ev.ID, ev.Type, ev.TS = events.Version, string(s.evID), t, epochMS+s.now
+	return ev
+}
+
+// nextDecimal increments the decimal number after the first byte of b (the
+// event id "s<evSeq>", from "s0") in place: the ids of a run count up one
+// at a time, so this is a digit or two of work instead of formatting the
+// sequence number for each of millions of events.
+func nextDecimal(b []byte) []byte {
+	if len(b) < 2 {
+		b = append(b[:0], 's', '0')
+	}
+	i := len(b) - 1
+	for i >= 1 && b[i] == '9' {
+		b[i] = '0'
+		i--
+	}
+	if i >= 1 {
+		b[i]++
+		return b
+	}
+	// All nines: one more digit, 10...0.
+	b = append(b, '0')
+	b[1] = '1'
+	return b
 }
 
 // emit hands an event to the engine (and the event log) and applies the
@@ -575,8 +608,8 @@ func (s *sim) emitHeartbeat(n *node) {
 		s.ageLoad1(n)
 		ev.Load1 = n.load1
 	}
-	rc := n.running
-	ev.RunningContainers = &rc
+	s.evRunning = n.running
+	ev.RunningContainers = &s.evRunning
 	s.emit(ev)
 }
 

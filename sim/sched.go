@@ -317,6 +317,26 @@ func (s *sim) reduceAllowed(j *job, q *queueState) bool {
 // pickReduce returns a pending reduce for n: one bound or placed on n
 // first, else the first one not bound or strictly placed to another node.
 func (s *sim) pickReduce(j *job, n *node) *task {
+	if j.redPlaced == placedUnknown {
+		j.redPlaced = placedNone
+		for _, t := range j.reduces {
+			if len(t.pref) > 0 || t.strictUntil != 0 {
+				j.redPlaced = placedSome
+				break
+			}
+		}
+	}
+	if j.redPlaced == placedNone && len(j.bind) == 0 {
+		// No reducer of j is bound or placed: the first pending one is
+		// what the scan below returns, after reading every pending
+		// reducer of the job at every offer.
+		for ; j.reduceQ.head < len(j.reduceQ.items); j.reduceQ.head++ {
+			if t := j.reduces[j.reduceQ.items[j.reduceQ.head]]; t.state == taskPending {
+				return t
+			}
+		}
+		return nil
+	}
 	var fallback *task
 	for i := j.reduceQ.head; i < len(j.reduceQ.items); i++ {
 		t := j.reduces[j.reduceQ.items[i]]
