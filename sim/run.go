@@ -91,7 +91,6 @@ func Simulate(ctx context.Context, sc *Scenario, stacks []string, opts Options) 
 	if len(stacks) == 0 {
 		return res, errors.New("simulate: no policy stacks")
 	}
-	defer tuneGC()()
 	par := max(1, opts.Parallel)
 	type out struct {
 		i   int

@@ -107,7 +107,7 @@ replayed into the live sidecar.`,
 	f.BoolVar(&o.quiet, "quiet", false, "no progress line and no table on stdout (progress: tasks done, rate and ETA on stderr; on a non-terminal a line every 5 s)")
 	f.StringVar(&o.tasksOut, "tasks-out", "", "write the first stack's task attempts to this CSV file as they end (streamed)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file (go tool pprof)")
-	f.IntVar(&o.memLimit, "memory-limit", defaultMemLimitMiB, "soft memory limit of the simulation in MiB, raised to 1.5 times the live heap when that is more (0: none; GOMEMLIMIT in the environment takes precedence); results do not depend on it")
+	f.IntVar(&o.memLimit, "memory-limit", defaultMemLimitMiB, "soft memory limit of the simulation in MiB, raised to 1.5 times the live heap when that is more, with the collector paced at GOGC 400 under it unless GOGC is set (0: none; GOMEMLIMIT in the environment takes precedence); results do not depend on it")
 	f.StringVar(&o.memProfile, "memprofile", "", "write a heap profile of the simulation to this file (go tool pprof), taken at the run's peak live heap (sampled every 0.5 s)")
 	cmd.MarkFlagsMutuallyExclusive("scenario", "trace")
 	cmd.MarkFlagsOneRequired("scenario", "trace")

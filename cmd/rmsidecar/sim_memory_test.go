@@ -40,13 +40,21 @@ func TestSimMemProfileAndLimit(t *testing.T) {
 // GOMEMLIMIT set or a limit of 0 it leaves the runtime's limit alone.
 func TestStartMemLimit(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
+	gcPercent := func() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
+	beforeGC := gcPercent()
 	stop := startMemLimit(512)
 	if got := debug.SetMemoryLimit(-1); got < 512<<20 {
 		t.Errorf("limit %d during the run, want at least 512 MiB", got)
 	}
+	if got := gcPercent(); os.Getenv("GOGC") == "" && got != simGCPercent {
+		t.Errorf("GOGC %d under the limit, want %d", got, simGCPercent)
+	}
 	stop()
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("limit %d after, want %d restored", got, before)
+	}
+	if got := gcPercent(); got != beforeGC {
+		t.Errorf("GOGC %d after, want %d restored", got, beforeGC)
 	}
 	startMemLimit(0)()
 	t.Setenv("GOMEMLIMIT", "4GiB")
@@ -54,4 +62,11 @@ func TestStartMemLimit(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("limit %d, want %d untouched", got, before)
 	}
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "150")
+	stop = startMemLimit(512)
+	if got := gcPercent(); got != beforeGC {
+		t.Errorf("GOGC %d with GOGC set in the environment, want %d untouched", got, beforeGC)
+	}
+	stop()
 }
