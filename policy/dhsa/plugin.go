@@ -68,19 +68,41 @@ type lastShape struct {
 	slots      Slots
 	demand     []PoolDemand // sorted by name, as handed to AllocatePI/PD
 	alloc      []Allocation
-	what       string        // the demand part of every reason
+	what       reason        // the demand part of every reason
 	queueHints []policy.Hint // scope queue: one per pool, reasons built
 }
 
 // appIndex remembers which apps of a view were unfinished, so a recompute
 // costs O(unfinished + new apps). It relies on View.Apps being append-only
 // in order of first sight, and starts over when handed another view.
+//
+// Known issue, kept because results depend on it: a cluster state with
+// retention (the simulator's) deletes forgotten apps from View.Apps, which
+// moves later apps to lower indices; unless the list got shorter than seen
+// or its first app changed, an index then names another app than the one it
+// was taken for (one app may be counted twice, another not at all). A full
+// scan of View.Apps changes the FB-2009 day's results.json under dhsa-pi.
 type appIndex struct {
 	first  *cluster.App // Apps()[0] when last read, to notice another view
 	seen   int          // apps looked at
-	active []int        // indices of the apps unfinished at the last read
+	active []activeApp  // the apps unfinished at the last read
 	buf    []*cluster.App
+	// counts holds the task counters of buf's apps, in its order.
+	counts []appCounts
 }
+
+// activeApp is an index in View.Apps of an app unfinished at the last
+// read, the app found there and its counters.
+type activeApp struct {
+	i int
+	a *cluster.App
+	appCounts
+}
+
+// appCounts are an app's map and reduce counters, looked up once per app:
+// the cluster state makes both with the app and only ever updates them in
+// place, so the pointers stay the app's.
+type appCounts struct{ m, r *cluster.TaskCounts }
 
 // unfinished returns the unfinished apps of v in order of first sight, in
 // a slice that the next call reuses.
@@ -93,21 +115,32 @@ func (x *appIndex) unfinished(v cluster.View) []*cluster.App {
 		}
 	}
 	for ; x.seen < len(apps); x.seen++ {
-		x.active = append(x.active, x.seen)
+		x.active = append(x.active, activeApp{i: x.seen})
 	}
 	kept := x.active[:0]
-	out := x.buf[:0]
-	for _, i := range x.active {
-		if a := apps[i]; !a.Finished() {
-			kept = append(kept, i)
+	out, counts := x.buf[:0], x.counts[:0]
+	for _, k := range x.active {
+		a := apps[k.i]
+		if a != k.a {
+			// First sight, or another app at this index: the cluster state
+			// drops forgotten apps from the list, which moves the others
+			// down (see the note on appIndex).
+			k.a, k.appCounts = a, appCounts{a.Count[events.Map], a.Count[events.Reduce]}
+		}
+		if !a.Finished() {
+			kept = append(kept, k)
 			out = append(out, a)
+			counts = append(counts, k.appCounts)
 		}
 	}
-	x.active = kept
-	if n := len(x.buf); len(out) < n {
-		clear(out[len(out):n]) // let finished apps go
+	if n := len(x.active); len(kept) < n {
+		clear(x.active[len(kept):n]) // let finished apps go
 	}
-	x.buf = out
+	if n := len(x.buf); len(out) < n {
+		clear(out[len(out):n])
+		clear(counts[len(counts):n])
+	}
+	x.active, x.buf, x.counts = kept, out, counts
 	return out
 }
 
@@ -193,7 +226,11 @@ type pool struct {
 // appDemand is an app's demand in tasks: running plus pending maps, and
 // running plus the pending reduces its AM asks for now (ReduceRampupLimit).
 func (p *Plugin) appDemand(a *cluster.App) (maps, reduces int) {
-	m, r := a.Count[events.Map], a.Count[events.Reduce]
+	return p.demandOf(a.Count[events.Map], a.Count[events.Reduce])
+}
+
+// demandOf is appDemand of an app's map and reduce counters.
+func (p *Plugin) demandOf(m, r *cluster.TaskCounts) (maps, reduces int) {
 	maps, reduces = m.Pending+m.Running, r.Pending+r.Running
 	if lim := p.cfg.ReduceRampupLimit; lim > 0 && m.Pending+m.Running > 0 && r.Pending > 0 {
 		// RMContainerAllocator's ramp-up: reducers may hold at most lim of
@@ -249,7 +286,7 @@ func (p *Plugin) pools(v cluster.View, ordered bool) []*pool {
 func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
 	slots := p.ClusterSlots(v)
 	l := p.allocate(v, slots)
-	return slices.Clone(l.alloc), slots, l.what
+	return slices.Clone(l.alloc), slots, l.what.String()
 }
 
 // poolDemand sums the demand of the unfinished apps by queue, sorted by
@@ -257,7 +294,8 @@ func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
 func (p *Plugin) poolDemand(v cluster.View) []PoolDemand {
 	d := p.demandBuf[:0]
 	at := -1 // the pool of the app before: apps of one queue come in runs
-	for _, a := range p.apps.unfinished(v) {
+	apps := p.apps.unfinished(v)
+	for k, a := range apps {
 		q := a.Queue
 		if q == "" {
 			q = "default"
@@ -272,7 +310,8 @@ func (p *Plugin) poolDemand(v cluster.View) []PoolDemand {
 				}
 			}
 		}
-		dm, dr := p.appDemand(a)
+		c := p.apps.counts[k]
+		dm, dr := p.demandOf(c.m, c.r)
 		d[at].Maps += dm
 		d[at].Reduces += dr
 	}
@@ -325,7 +364,7 @@ func (p *Plugin) allocate(v cluster.View, slots Slots) *lastShape {
 		nM += d.Maps
 		nR += d.Reduces
 	}
-	what := newReason(80)
+	what := l.what[:0]
 	if p.name == NamePD {
 		l.alloc = AllocatePD(demand, slots, p.borrow())
 	} else {
@@ -333,15 +372,16 @@ func (p *Plugin) allocate(v cluster.View, slots Slots) *lastShape {
 		l.alloc, c = AllocatePI(demand, slots, p.borrow())
 		what = what.s("case ").d(int(c)).s(", ")
 	}
-	what = what.s("demand ").d(nM).s(" maps ").d(nR).s(" reduces on ").d(slots.Map).s("/").d(slots.Reduce).s(" map/reduce slots")
-	l.ok, l.slots, l.demand, l.what = true, slots, append(l.demand[:0], demand...), what.String()
+	l.what = what.s("demand ").d(nM).s(" maps ").d(nR).s(" reduces on ").d(slots.Map).s("/").d(slots.Reduce).s(" map/reduce slots")
+	l.ok, l.slots, l.demand = true, slots, append(l.demand[:0], demand...)
 	l.queueHints = l.queueHints[:0]
 	if p.cfg.Scope == ScopeQueue {
 		for _, a := range l.alloc {
-			reason := newReason(128).s(p.name).s(": ").s(l.what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).s(" reduces")
+			reason := p.reasons[:0].s(p.name).s(": ").b(l.what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).s(" reduces")
 			if a.PoolCase != "" {
 				reason = reason.s(", pool case ").s(a.PoolCase)
 			}
+			p.reasons = reason
 			l.queueHints = append(l.queueHints, policy.Hint{Kind: policy.KindRatio, Queue: a.Name,
 				MaxMaps: a.MaxMaps, MaxReduces: a.MaxReduces, Reason: reason.String()})
 		}
@@ -370,7 +410,7 @@ func (p *Plugin) ShapeOn(ev *events.Event) bool {
 func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
 	slots := p.ClusterSlots(v)
 	l := p.allocate(v, slots)
-	alloc, what := l.alloc, l.what
+	alloc := l.alloc
 	if slots.Map+slots.Reduce == 0 {
 		return nil, policy.NewStatus(policy.Skip, "no running nodes")
 	}
@@ -379,7 +419,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 	}
 	var out []policy.Hint
 	if p.cfg.NodeCaps {
-		out = p.nodeHints(v, alloc, slots, what, out)
+		out = p.nodeHints(v, alloc, slots, l.what, out)
 	}
 	if p.cfg.Scope == ScopeQueue {
 		// The caller owns what it gets: a copy of the cached hints.
@@ -403,7 +443,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		for k, app := range pl.apps {
 			out = append(out, policy.Hint{Kind: policy.KindRatio, App: app.ID,
 				MaxMaps: gm[k] + hm, MaxReduces: gr[k] + hr,
-				Reason: newReason(160).s(p.name).s(": ").s(what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).
+				Reason: newReason(160).s(p.name).s(": ").b(l.what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).
 					s(" reduces, app ").d(gm[k]).s(" maps ").d(gr[k]).s(" reduces").String()})
 		}
 	}
@@ -413,7 +453,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 // nodeHints appends one ratio hint per running node whose caps changed (all
 // of them when the refresh is due): NodeCaps of the pools' total grants plus
 // headroom.
-func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what string, out []policy.Hint) []policy.Hint {
+func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what reason, out []policy.Hint) []policy.Hint {
 	var allowed Slots
 	for _, a := range alloc {
 		allowed.Map += a.Maps
@@ -469,7 +509,7 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what
 			own, c = caps(n.VCores)
 			p.nodeCaps[n.VCores] = c
 		}
-		buf = buf.s(p.name).s(": ").s(what).s("; node ").s(n.ID).s(" has ").d(own.Map).s("/").d(own.Reduce).
+		buf = buf.s(p.name).s(": ").b(what).s("; node ").s(n.ID).s(" has ").d(own.Map).s("/").d(own.Reduce).
 			s(" map/reduce slots, runs at most ").d(c.Map).s(" maps ").d(c.Reduce).s(" reduces (cluster: ").d(allowed.Map).
 			s(" maps ").d(allowed.Reduce).s(" reduces allowed, ").d(granted.Reduce).s(" reduces granted)")
 		ends = append(ends, len(buf))
@@ -557,5 +597,6 @@ type reason []byte
 func newReason(size int) reason { return make(reason, 0, size) }
 
 func (r reason) s(x string) reason { return append(r, x...) }
+func (r reason) b(x reason) reason { return append(r, x...) }
 func (r reason) d(x int) reason    { return strconv.AppendInt(r, int64(x), 10) }
 func (r reason) String() string    { return string(r) }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/clustertest"
@@ -29,9 +30,12 @@ type shapeWorld struct {
 	seq     int
 }
 
-func newShapeWorld(seed uint64) *shapeWorld {
+func newShapeWorld(seed uint64, retain bool) *shapeWorld {
 	w := &shapeWorld{r: rand.New(rand.NewPCG(seed, 7)), b: clustertest.New(1_000_000), up: map[string]bool{},
 		vcores: map[string]int{}, done: map[string]bool{}, pending: map[string][]string{}, kinds: map[string]events.TaskKind{}}
+	if retain { // as the simulator keeps it: finished apps are forgotten at once
+		w.b.State = cluster.New(cluster.WithRetention(cluster.Retention{AfterMS: 1}))
+	}
 	for range 4 {
 		w.addNode()
 	}
@@ -173,7 +177,7 @@ func TestShapeSameAsRef(t *testing.T) {
 						t.Fatal(err)
 					}
 					ref := &refPlugin{name: name, cfg: cfg}
-					w := newShapeWorld(seed)
+					w := newShapeWorld(seed, seed%2 == 1)
 					ctx := context.Background()
 					calls := 0
 					for i := range 3000 {
