@@ -54,6 +54,7 @@ type Plugin struct {
 	// Per-Shape scratch, reused: the pools' demand and a queue's index in it.
 	demandBuf []PoolDemand
 	queueIdx  map[string]int
+	scratch   scratch // AllocatePI's and AllocatePD's working slices
 	// nodeHints' buffer of reasons and where each ends.
 	reasons    reason
 	reasonEnds []int
@@ -366,10 +367,10 @@ func (p *Plugin) allocate(v cluster.View, slots Slots) *lastShape {
 	}
 	what := l.what[:0]
 	if p.name == NamePD {
-		l.alloc = AllocatePD(demand, slots, p.borrow())
+		l.alloc = allocatePD(demand, slots, p.borrow(), &p.scratch)
 	} else {
 		var c Case
-		l.alloc, c = AllocatePI(demand, slots, p.borrow())
+		l.alloc, c = allocatePI(demand, slots, p.borrow(), &p.scratch)
 		what = what.s("case ").d(int(c)).s(", ")
 	}
 	l.what = what.s("demand ").d(nM).s(" maps ").d(nR).s(" reduces on ").d(slots.Map).s("/").d(slots.Reduce).s(" map/reduce slots")
