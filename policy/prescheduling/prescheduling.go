@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -454,6 +455,7 @@ func (p *Plugin) HeadJob(v cluster.View) *cluster.App {
 // localMaps returns the app's pending maps with a split on node n's host, in task order.
 func localMaps(a *cluster.App, n *cluster.Node, limit int) []*cluster.Task {
 	var out []*cluster.Task
+	on := onHost(n)
 	for _, t := range a.Tasks {
 		if len(out) == limit {
 			break
@@ -462,13 +464,30 @@ func localMaps(a *cluster.App, n *cluster.Node, limit int) []*cluster.Task {
 			continue
 		}
 		for _, s := range t.Splits {
-			if slices.ContainsFunc(s.Hosts, n.OnHost) {
+			if slices.ContainsFunc(s.Hosts, on) {
 				out = append(out, t)
 				break
 			}
 		}
 	}
 	return out
+}
+
+// onHost is n.OnHost with n's host worked out once: localMaps asks it for
+// every replica host of every pending map at each heartbeat. A plain host
+// name (no port, no brackets) is its own host, so it is on n exactly when
+// it is n's id or n's host; any other form goes to n.OnHost.
+func onHost(n *cluster.Node) func(string) bool {
+	id, host := n.ID, n.Host()
+	return func(h string) bool {
+		if h == id {
+			return true
+		}
+		if h == "" || h[0] == '[' || strings.IndexByte(h, ':') >= 0 {
+			return n.OnHost(h)
+		}
+		return h == host
+	}
 }
 
 // otherLocal reports whether a job other than head has a pending map with a
