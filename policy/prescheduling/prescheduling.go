@@ -149,6 +149,14 @@ type Plugin struct {
 	// to the ends of the holds naming it (HoldFraction).
 	held   map[string]int64
 	heldOn map[string][]int64
+	// pend indexes the apps' pending maps for localMaps (see pendingMaps).
+	pend pendingMaps
+	// mapSlots is clusterMapSlots while observed events show no node
+	// registered or lost (the only events that change a node's capacity or
+	// state), for that many nodes and that map container size.
+	mapSlotsOK            bool
+	mapSlotsN, mapSlotsMB int
+	mapSlotsTotal         int
 }
 
 // Stats counts what the policy saw at the heartbeats it was asked about:
@@ -289,9 +297,15 @@ func (p *Plugin) mapSlots(n *cluster.Node) int {
 // clusterMapSlots sums the map slots of the running nodes. Runs of nodes of
 // one shape (the usual cluster) reuse the last node's count: it is asked at
 // every heartbeat, and the divisions over thousands of nodes were most of it.
+// Once events are observed the sum is kept until a node registers or is
+// lost, the node count or the learnt map container size changes.
 func (p *Plugin) clusterMapSlots(v cluster.View) int {
+	nodes := v.Nodes()
+	if p.pend.on && p.mapSlotsOK && p.mapSlotsN == len(nodes) && p.mapSlotsMB == p.mapMB {
+		return p.mapSlotsTotal
+	}
 	total, lastV, lastM, last := 0, -1, -1, 0
-	for _, m := range v.Nodes() {
+	for _, m := range nodes {
 		if m.State != cluster.NodeRunning {
 			continue
 		}
@@ -300,6 +314,7 @@ func (p *Plugin) clusterMapSlots(v cluster.View) int {
 		}
 		total += last
 	}
+	p.mapSlotsOK, p.mapSlotsN, p.mapSlotsMB, p.mapSlotsTotal = true, len(nodes), p.mapMB, total
 	return total
 }
 
@@ -492,9 +507,9 @@ func onHost(n *cluster.Node) func(string) bool {
 
 // otherLocal reports whether a job other than head has a pending map with a
 // split on n.
-func otherLocal(v cluster.View, head *cluster.App, n *cluster.Node) bool {
+func (p *Plugin) otherLocal(v cluster.View, head *cluster.App, n *cluster.Node) bool {
 	for _, a := range v.Apps() {
-		if a != head && !a.Finished() && a.Count[events.Map].Pending > 0 && len(localMaps(a, n, 1)) > 0 {
+		if a != head && !a.Finished() && a.Count[events.Map].Pending > 0 && len(p.localMaps(a, n, 1)) > 0 {
 			return true
 		}
 	}
@@ -519,7 +534,7 @@ func (p *Plugin) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([]p
 	s := p.State(v, n)
 	var head *cluster.App
 	if s.FreeSlots > 0 {
-		if head = p.HeadJob(v); head != nil && len(localMaps(head, n, 1)) == 0 && otherLocal(v, head, n) {
+		if head = p.HeadJob(v); head != nil && len(p.localMaps(head, n, 1)) == 0 && p.otherLocal(v, head, n) {
 			p.st.OtherLocal++
 		}
 	}
@@ -544,7 +559,7 @@ func (p *Plugin) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([]p
 	if head == nil {
 		return nil, policy.NewStatus(policy.Skip, "no pending maps")
 	}
-	headLocal := localMaps(head, n, min(room, p.cfg.MaxPerHeartbeat))
+	headLocal := p.localMaps(head, n, min(room, p.cfg.MaxPerHeartbeat))
 	if len(headLocal) == 0 {
 		// The head job has no input here: delay scheduling's case.
 		p.st.HeadNotLocal++
@@ -588,7 +603,7 @@ func (p *Plugin) assignYARN(v cluster.View, n *cluster.Node) ([]policy.Hint, *po
 		return nil, policy.NewStatus(policy.Skip, "no pending maps")
 	}
 	head := order[0]
-	if len(localMaps(head.app, n, 1)) > 0 {
+	if len(p.localMaps(head.app, n, 1)) > 0 {
 		p.st.HeadLocal++
 		return nil, policy.NewStatus(policy.Skip, "head job has a local map: the scheduler serves it")
 	}
@@ -609,7 +624,7 @@ func (p *Plugin) assignYARN(v cluster.View, n *cluster.Node) ([]policy.Hint, *po
 		if len(out) == room {
 			break
 		}
-		maps := localMaps(k.app, n, room-len(out))
+		maps := p.localMaps(k.app, n, room-len(out))
 		if len(maps) == 0 {
 			continue
 		}
@@ -685,7 +700,7 @@ func (p *Plugin) holdForData(v cluster.View, order []fairJob, n *cluster.Node, f
 	var out []policy.Hint
 	frees := map[string][]int64{} // node -> predicted free times not yet promised
 	for ji, j := range order {
-		if len(localMaps(j.app, n, 1)) > 0 {
+		if len(p.localMaps(j.app, n, 1)) > 0 {
 			break
 		}
 		mean := meanMapMS(j.app)
@@ -768,7 +783,7 @@ func (p *Plugin) soonFree(v cluster.View, t *cluster.Task, now, window int64, fr
 				if len(f) == 0 {
 					break
 				}
-				f = f[min(len(f), len(localMaps(k.app, m, len(f)))):]
+				f = f[min(len(f), len(p.localMaps(k.app, m, len(f)))):]
 			}
 			frees[m.ID] = f
 		}
