@@ -1,9 +1,11 @@
 package prescheduling
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -11,7 +13,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/events"
 )
 
-// The index of pending maps (fed by Observe, as the engine feeds it: every
+// FairOrder with its kept queues gives the order it gave before. The index of pending maps (fed by Observe, as the engine feeds it: every
 // event that changed the state) answers localMaps exactly as the scan of
 // every task does, and the kept cluster map slots equal the sum over the
 // nodes, on random streams: maps pending on random hosts (some with ports),
@@ -52,7 +54,7 @@ func TestPendingIndexSameAsScan(t *testing.T) {
 				case k < 4 || len(apps) == 0:
 					id := fmt.Sprintf("app%d", len(apps))
 					apps = append(apps, id)
-					apply(events.Event{Type: events.AppSubmitted, App: id, Name: id, Queue: "q", User: "u", Maps: 5})
+					apply(events.Event{Type: events.AppSubmitted, App: id, Name: id, Queue: []string{"q", "a", "b", ""}[r.IntN(4)], User: "u", Maps: 5})
 				case k < 6:
 					apply(events.Event{Type: events.AppFinished, App: apps[r.IntN(len(apps))], State: "SUCCEEDED"})
 				case k < 8:
@@ -103,6 +105,9 @@ func TestPendingIndexSameAsScan(t *testing.T) {
 					}
 					p.learnMapMB(n)
 					ref.mapMB = p.mapMB
+					if got, want := p.FairOrder(st), refFairOrder(p, st); !reflect.DeepEqual(got, want) {
+						t.Fatalf("step %d: FairOrder = %+v, reference %+v", step, got, want)
+					}
 					if got, want := p.clusterMapSlots(st), ref.clusterMapSlots(st); got != want {
 						t.Fatalf("step %d: clusterMapSlots = %d, sum over the nodes %d", step, got, want)
 					}
@@ -123,6 +128,57 @@ func TestPendingIndexSameAsScan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refFairOrder is FairOrder as it was (0aff071), the reference.
+func refFairOrder(p *Plugin, v cluster.View) []fairJob {
+	type queue struct {
+		name    string
+		running int
+		jobs    []*cluster.App // with pending maps
+	}
+	byName := map[string]*queue{}
+	var queues []*queue
+	running := func(a *cluster.App) int { return a.Count[events.Map].Running + a.Count[events.Reduce].Running }
+	for _, a := range v.Apps() {
+		if a.Finished() {
+			continue
+		}
+		q := byName[a.Queue]
+		if q == nil {
+			q = &queue{name: a.Queue}
+			byName[a.Queue] = q
+			queues = append(queues, q)
+		}
+		q.running += running(a)
+		if a.Count[events.Map].Pending > 0 {
+			q.jobs = append(q.jobs, a)
+		}
+	}
+	queues = slices.DeleteFunc(queues, func(q *queue) bool { return len(q.jobs) == 0 })
+	slices.SortStableFunc(queues, func(a, b *queue) int {
+		if c := cmp.Compare(float64(a.running)/p.weight(a.name), float64(b.running)/p.weight(b.name)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.name, b.name)
+	})
+	var out []fairJob
+	for _, q := range queues {
+		slices.SortStableFunc(q.jobs, func(a, b *cluster.App) int {
+			if c := cmp.Compare(running(a), running(b)); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.SubmitTS, b.SubmitTS); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+		for _, a := range q.jobs {
+			out = append(out, fairJob{app: a, queue: q.name, running: running(a),
+				queueUse: float64(q.running) / p.weight(q.name), queueJobs: len(q.jobs)})
+		}
+	}
+	return out
 }
 
 func ids(ts []*cluster.Task) []string {
