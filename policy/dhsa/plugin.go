@@ -46,11 +46,14 @@ type Plugin struct {
 	capsIn capsInputs
 	capsOK bool
 
-	// last is the allocation of the last Shape, kept with the demand it was
-	// computed from: most task events change no pool's demand (a container
-	// allocated moves a task from pending to running), and then the
-	// allocation, its reason and the queue hints are the same again.
-	last lastShape
+	// recent are the allocations of recent Shapes, each kept with the
+	// demand it was computed from: most task events change no pool's
+	// demand (a container allocated moves a task from pending to running)
+	// or bring back one seen a moment ago (a task pending, then finished),
+	// and then the allocation, its reason and the queue hints are those
+	// again. hit is the entry of the last call, next the one to replace.
+	recent    [recentShapes]lastShape
+	hit, next int
 	// Per-Shape scratch, reused: the pools' demand and a queue's index in it.
 	demandBuf []PoolDemand
 	queueIdx  map[string]int
@@ -62,6 +65,9 @@ type Plugin struct {
 
 // capsInputs are what NodeCaps depends on besides a node's own slots.
 type capsInputs struct{ allowed, granted, slots Slots }
+
+// recentShapes is how many allocations Shape keeps.
+const recentShapes = 16
 
 // lastShape is one Shape's allocation and what it depends on.
 type lastShape struct {
@@ -351,15 +357,22 @@ func (p *Plugin) queueAt(d []PoolDemand, q string) int {
 
 func byName(a, b PoolDemand) int { return cmp.Compare(a.Name, b.Name) }
 
-// allocate is Allocate's result, computed again only when a pool's demand
-// or the slots differ from the last call's (the allocation is a function
-// of them alone).
+// allocate is Allocate's result, computed again only when the pools'
+// demand and the slots are none of the recent calls' (the allocation, its
+// reason and the queue hints are a function of them alone).
 func (p *Plugin) allocate(v cluster.View, slots Slots) *lastShape {
 	demand := p.poolDemand(v)
-	l := &p.last
-	if l.ok && l.slots == slots && slices.Equal(l.demand, demand) {
+	if l := &p.recent[p.hit]; l.ok && l.slots == slots && slices.Equal(l.demand, demand) {
 		return l
 	}
+	for i := range p.recent {
+		if l := &p.recent[i]; l.ok && l.slots == slots && slices.Equal(l.demand, demand) {
+			p.hit = i
+			return l
+		}
+	}
+	p.hit, p.next = p.next, (p.next+1)%recentShapes
+	l := &p.recent[p.hit]
 	var nM, nR int
 	for _, d := range demand {
 		nM += d.Maps
