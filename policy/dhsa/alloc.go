@@ -45,8 +45,8 @@ func (b Borrow) reducesFromIdleMap(idleMap int) int {
 	return b.Weights.reducesFromMapSlots(b.PctMap * float64(max(0, idleMap)))
 }
 
-func weightsOf(pools []PoolDemand) []float64 {
-	w := make([]float64, len(pools))
+func weightsOf(pools []PoolDemand, sc *scratch) []float64 {
+	w := sc.floats(len(pools))
 	for i, p := range pools {
 		w[i] = p.Weight
 		if !(w[i] > 0) {
@@ -65,9 +65,15 @@ func weightsOf(pools []PoolDemand) []float64 {
 // phase. Which phase lends is one of the four cases of Classify. It returns
 // the allocations in the order of pools and the case.
 func AllocatePI(pools []PoolDemand, slots Slots, b Borrow) ([]Allocation, Case) {
+	return allocatePI(pools, slots, b, nil)
+}
+
+// allocatePI is AllocatePI with its working slices lent by sc.
+func allocatePI(pools []PoolDemand, slots Slots, b Borrow, sc *scratch) ([]Allocation, Case) {
+	defer sc.reset()
 	n := len(pools)
-	w := weightsOf(pools)
-	dM, dR := make([]int, n), make([]int, n)
+	w := weightsOf(pools, sc)
+	dM, dR := sc.ints(n), sc.ints(n)
 	var nM, nR int
 	for i, p := range pools {
 		dM[i], dR[i] = p.Maps, p.Reduces
@@ -75,16 +81,16 @@ func AllocatePI(pools []PoolDemand, slots Slots, b Borrow) ([]Allocation, Case) 
 		nR += p.Reduces
 	}
 	// (1) Intra-phase dynamic slot allocation.
-	aM := waterfill(slots.Map, dM, w)
-	aR := waterfill(slots.Reduce, dR, w)
+	aM := sc.waterfill(slots.Map, dM, w)
+	aR := sc.waterfill(slots.Reduce, dR, w)
 	idleM, idleR := slots.Map-sum(aM), slots.Reduce-sum(aR)
 	// (2) Inter-phase dynamic slot allocation: Case 2 lends idle reduce
 	// slots to maps, Case 3 idle map slots to reduces; Cases 1 and 4 move
 	// nothing because nobody is short or nothing is idle.
-	uM, uR := unmet(dM, aM), unmet(dR, aR)
+	uM, uR := unmet(dM, aM, sc), unmet(dR, aR, sc)
 	budgetM, budgetR := b.mapsFromIdleReduce(idleR), b.reducesFromIdleMap(idleM)
-	bM := waterfill(budgetM, uM, w)
-	bR := waterfill(budgetR, uR, w)
+	bM := sc.waterfill(budgetM, uM, w)
+	bR := sc.waterfill(budgetR, uR, w)
 	idleR -= b.Weights.reduceSlotsFor(sum(bM))
 	idleM -= b.Weights.mapSlotsFor(sum(bR))
 	hM, hR := headroom(idleM, idleR, budgetM-sum(bM), budgetR-sum(bR), b)
@@ -115,8 +121,8 @@ func sum(xs []int) int {
 	return s
 }
 
-func unmet(demand, got []int) []int {
-	u := make([]int, len(demand))
+func unmet(demand, got []int, sc *scratch) []int {
+	u := sc.ints(len(demand))
 	for i := range demand {
 		u[i] = max(0, demand[i]-got[i])
 	}
@@ -149,21 +155,27 @@ func PoolCase(mapDemand, mapShare, reduceDemand, reduceShare int) string {
 // (Cases a, b, d), same phase first, then across phases within the borrow
 // percentages, max-min fair by pool weight on the unmet demand.
 func AllocatePD(pools []PoolDemand, slots Slots, b Borrow) []Allocation {
+	return allocatePD(pools, slots, b, nil)
+}
+
+// allocatePD is AllocatePD with its working slices lent by sc.
+func allocatePD(pools []PoolDemand, slots Slots, b Borrow, sc *scratch) []Allocation {
+	defer sc.reset()
 	n := len(pools)
-	w := weightsOf(pools)
+	w := weightsOf(pools, sc)
 	// Shares: weighted split of each kind among active pools. A pool's
 	// share is an entitlement, not capped by its demand of that phase,
 	// because PD-DHSA pools are selfish across phases.
-	active := make([]int, n)
+	active := sc.ints(n)
 	for i, p := range pools {
 		if p.Maps+p.Reduces > 0 {
 			active[i] = 1 << 30
 		}
 	}
-	shareM := waterfill(slots.Map, active, w)
-	shareR := waterfill(slots.Reduce, active, w)
+	shareM := sc.waterfill(slots.Map, active, w)
+	shareR := sc.waterfill(slots.Reduce, active, w)
 	out := make([]Allocation, n)
-	uM, uR := make([]int, n), make([]int, n)
+	uM, uR := sc.ints(n), sc.ints(n)
 	// Slots no active pool owns (all of them when nobody has demand) are idle.
 	idleM, idleR := slots.Map-sum(shareM), slots.Reduce-sum(shareR)
 	for i, p := range pools {
@@ -188,8 +200,8 @@ func AllocatePD(pools []PoolDemand, slots Slots, b Borrow) []Allocation {
 		uM[i], uR[i] = p.Maps-a.Maps, p.Reduces-a.Reduces
 	}
 	// (2) Inter-pool: same phase first ...
-	gM := waterfill(idleM, uM, w)
-	gR := waterfill(idleR, uR, w)
+	gM := sc.waterfill(idleM, uM, w)
+	gR := sc.waterfill(idleR, uR, w)
 	idleM -= sum(gM)
 	idleR -= sum(gR)
 	for i := range out {
@@ -200,8 +212,8 @@ func AllocatePD(pools []PoolDemand, slots Slots, b Borrow) []Allocation {
 	}
 	// ... then across phases, within the borrow percentages.
 	budgetM, budgetR := b.mapsFromIdleReduce(idleR), b.reducesFromIdleMap(idleM)
-	xM := waterfill(budgetM, uM, w)
-	xR := waterfill(budgetR, uR, w)
+	xM := sc.waterfill(budgetM, uM, w)
+	xR := sc.waterfill(budgetR, uR, w)
 	idleR -= b.Weights.reduceSlotsFor(sum(xM))
 	idleM -= b.Weights.mapSlotsFor(sum(xR))
 	hM, hR := headroom(idleM, idleR, budgetM-sum(xM), budgetR-sum(xR), b)

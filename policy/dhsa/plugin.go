@@ -40,18 +40,79 @@ type Plugin struct {
 	nodeCaps   map[int]Slots
 	nodeSent   int64
 	nodesDirty bool
+	// capsIn are the inputs of NodeCaps when every entry of nodeCaps was
+	// last made equal to NodeCaps of them (capsOK): with the same inputs and
+	// no refresh due, no node's caps changed.
+	capsIn capsInputs
+	capsOK bool
+
+	// recent are the allocations of recent Shapes, each kept with the
+	// demand it was computed from: most task events change no pool's
+	// demand (a container allocated moves a task from pending to running)
+	// or bring back one seen a moment ago (a task pending, then finished),
+	// and then the allocation, its reason and the queue hints are those
+	// again. hit is the entry of the last call, next the one to replace.
+	recent    [recentShapes]lastShape
+	hit, next int
+	// Per-Shape scratch, reused: the pools' demand and a queue's index in it.
+	demandBuf []PoolDemand
+	queueIdx  map[string]int
+	scratch   scratch // AllocatePI's and AllocatePD's working slices
+	// nodeHints' buffer of reasons and where each ends.
+	reasons    reason
+	reasonEnds []int
+}
+
+// capsInputs are what NodeCaps depends on besides a node's own slots.
+type capsInputs struct{ allowed, granted, slots Slots }
+
+// recentShapes is how many allocations Shape keeps.
+const recentShapes = 16
+
+// lastShape is one Shape's allocation and what it depends on.
+type lastShape struct {
+	ok         bool
+	slots      Slots
+	demand     []PoolDemand // sorted by name, as handed to AllocatePI/PD
+	alloc      []Allocation
+	what       reason        // the demand part of every reason
+	queueHints []policy.Hint // scope queue: one per pool, reasons built
 }
 
 // appIndex remembers which apps of a view were unfinished, so a recompute
 // costs O(unfinished + new apps). It relies on View.Apps being append-only
 // in order of first sight, and starts over when handed another view.
+//
+// Known issue, kept because results depend on it: a cluster state with
+// retention (the simulator's) deletes forgotten apps from View.Apps, which
+// moves later apps to lower indices; unless the list got shorter than seen
+// or its first app changed, an index then names another app than the one it
+// was taken for (one app may be counted twice, another not at all). A full
+// scan of View.Apps changes the FB-2009 day's results.json under dhsa-pi.
 type appIndex struct {
 	first  *cluster.App // Apps()[0] when last read, to notice another view
 	seen   int          // apps looked at
-	active []int        // indices of the apps unfinished at the last read
+	active []activeApp  // the apps unfinished at the last read
+	buf    []*cluster.App
+	// counts holds the task counters of buf's apps, in its order.
+	counts []appCounts
 }
 
-// unfinished returns the unfinished apps of v in order of first sight.
+// activeApp is an index in View.Apps of an app unfinished at the last
+// read, the app found there and its counters.
+type activeApp struct {
+	i int
+	a *cluster.App
+	appCounts
+}
+
+// appCounts are an app's map and reduce counters, looked up once per app:
+// the cluster state makes both with the app and only ever updates them in
+// place, so the pointers stay the app's.
+type appCounts struct{ m, r *cluster.TaskCounts }
+
+// unfinished returns the unfinished apps of v in order of first sight, in
+// a slice that the next call reuses.
 func (x *appIndex) unfinished(v cluster.View) []*cluster.App {
 	apps := v.Apps()
 	if len(apps) == 0 || len(apps) < x.seen || apps[0] != x.first {
@@ -61,17 +122,32 @@ func (x *appIndex) unfinished(v cluster.View) []*cluster.App {
 		}
 	}
 	for ; x.seen < len(apps); x.seen++ {
-		x.active = append(x.active, x.seen)
+		x.active = append(x.active, activeApp{i: x.seen})
 	}
 	kept := x.active[:0]
-	out := make([]*cluster.App, 0, len(x.active))
-	for _, i := range x.active {
-		if a := apps[i]; !a.Finished() {
-			kept = append(kept, i)
+	out, counts := x.buf[:0], x.counts[:0]
+	for _, k := range x.active {
+		a := apps[k.i]
+		if a != k.a {
+			// First sight, or another app at this index: the cluster state
+			// drops forgotten apps from the list, which moves the others
+			// down (see the note on appIndex).
+			k.a, k.appCounts = a, appCounts{a.Count[events.Map], a.Count[events.Reduce]}
+		}
+		if !a.Finished() {
+			kept = append(kept, k)
 			out = append(out, a)
+			counts = append(counts, k.appCounts)
 		}
 	}
-	x.active = kept
+	if n := len(x.active); len(kept) < n {
+		clear(x.active[len(kept):n]) // let finished apps go
+	}
+	if n := len(x.buf); len(out) < n {
+		clear(out[len(out):n])
+		clear(counts[len(counts):n])
+	}
+	x.active, x.buf, x.counts = kept, out, counts
 	return out
 }
 
@@ -157,7 +233,11 @@ type pool struct {
 // appDemand is an app's demand in tasks: running plus pending maps, and
 // running plus the pending reduces its AM asks for now (ReduceRampupLimit).
 func (p *Plugin) appDemand(a *cluster.App) (maps, reduces int) {
-	m, r := a.Count[events.Map], a.Count[events.Reduce]
+	return p.demandOf(a.Count[events.Map], a.Count[events.Reduce])
+}
+
+// demandOf is appDemand of an app's map and reduce counters.
+func (p *Plugin) demandOf(m, r *cluster.TaskCounts) (maps, reduces int) {
 	maps, reduces = m.Pending+m.Running, r.Pending+r.Running
 	if lim := p.cfg.ReduceRampupLimit; lim > 0 && m.Pending+m.Running > 0 && r.Pending > 0 {
 		// RMContainerAllocator's ramp-up: reducers may hold at most lim of
@@ -212,20 +292,115 @@ func (p *Plugin) pools(v cluster.View, ordered bool) []*pool {
 // allocations (sorted by queue name) and the cluster's slots.
 func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
 	slots := p.ClusterSlots(v)
-	ps := p.pools(v, false)
-	demand := make([]PoolDemand, len(ps))
+	l := p.allocate(v, slots)
+	return slices.Clone(l.alloc), slots, l.what.String()
+}
+
+// poolDemand sums the demand of the unfinished apps by queue, sorted by
+// queue name: what pools gives Allocate, without keeping the apps.
+func (p *Plugin) poolDemand(v cluster.View) []PoolDemand {
+	d := p.demandBuf[:0]
+	at := -1 // the pool of the app before: apps of one queue come in runs
+	apps := p.apps.unfinished(v)
+	for k, a := range apps {
+		q := a.Queue
+		if q == "" {
+			q = "default"
+		}
+		if at < 0 || d[at].Name != q {
+			at = p.queueAt(d, q)
+			if at < 0 {
+				at = len(d)
+				d = append(d, PoolDemand{Name: q, Weight: p.cfg.poolWeight(q)})
+				if p.queueIdx != nil {
+					p.queueIdx[q] = at
+				}
+			}
+		}
+		c := p.apps.counts[k]
+		dm, dr := p.demandOf(c.m, c.r)
+		d[at].Maps += dm
+		d[at].Reduces += dr
+	}
+	if !slices.IsSortedFunc(d, byName) {
+		slices.SortFunc(d, byName)
+	}
+	p.demandBuf = d
+	clear(p.queueIdx)
+	return d
+}
+
+// queueAt finds queue q among the pools d of this call: by scanning a few,
+// by a map from the ninth on.
+func (p *Plugin) queueAt(d []PoolDemand, q string) int {
+	if len(d) <= 8 {
+		for i := range d {
+			if d[i].Name == q {
+				return i
+			}
+		}
+		if len(d) == 8 { // the map is about to be needed: fill it
+			if p.queueIdx == nil {
+				p.queueIdx = make(map[string]int)
+			}
+			for i := range d {
+				p.queueIdx[d[i].Name] = i
+			}
+		}
+		return -1
+	}
+	if i, ok := p.queueIdx[q]; ok {
+		return i
+	}
+	return -1
+}
+
+func byName(a, b PoolDemand) int { return cmp.Compare(a.Name, b.Name) }
+
+// allocate is Allocate's result, computed again only when the pools'
+// demand and the slots are none of the recent calls' (the allocation, its
+// reason and the queue hints are a function of them alone).
+func (p *Plugin) allocate(v cluster.View, slots Slots) *lastShape {
+	demand := p.poolDemand(v)
+	if l := &p.recent[p.hit]; l.ok && l.slots == slots && slices.Equal(l.demand, demand) {
+		return l
+	}
+	for i := range p.recent {
+		if l := &p.recent[i]; l.ok && l.slots == slots && slices.Equal(l.demand, demand) {
+			p.hit = i
+			return l
+		}
+	}
+	p.hit, p.next = p.next, (p.next+1)%recentShapes
+	l := &p.recent[p.hit]
 	var nM, nR int
-	for i, pl := range ps {
-		demand[i] = PoolDemand{Name: pl.name, Weight: p.cfg.poolWeight(pl.name), Maps: pl.maps, Reduces: pl.reduces}
-		nM += pl.maps
-		nR += pl.reduces
+	for _, d := range demand {
+		nM += d.Maps
+		nR += d.Reduces
 	}
-	what := newReason(64).s("demand ").d(nM).s(" maps ").d(nR).s(" reduces on ").d(slots.Map).s("/").d(slots.Reduce).s(" map/reduce slots")
+	what := l.what[:0]
 	if p.name == NamePD {
-		return AllocatePD(demand, slots, p.borrow()), slots, what.String()
+		l.alloc = allocatePD(demand, slots, p.borrow(), &p.scratch)
+	} else {
+		var c Case
+		l.alloc, c = allocatePI(demand, slots, p.borrow(), &p.scratch)
+		what = what.s("case ").d(int(c)).s(", ")
 	}
-	alloc, c := AllocatePI(demand, slots, p.borrow())
-	return alloc, slots, newReason(72).s("case ").d(int(c)).s(", ").s(string(what)).String()
+	l.what = what.s("demand ").d(nM).s(" maps ").d(nR).s(" reduces on ").d(slots.Map).s("/").d(slots.Reduce).s(" map/reduce slots")
+	l.ok, l.slots, l.demand = true, slots, append(l.demand[:0], demand...)
+	l.queueHints = l.queueHints[:0]
+	if p.cfg.Scope == ScopeQueue {
+		for _, a := range l.alloc {
+			reason := p.reasons[:0].s(p.name).s(": ").b(l.what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).s(" reduces")
+			if a.PoolCase != "" {
+				reason = reason.s(", pool case ").s(a.PoolCase)
+			}
+			p.reasons = reason
+			l.queueHints = append(l.queueHints, policy.Hint{Kind: policy.KindRatio, Queue: a.Name,
+				MaxMaps: a.MaxMaps, MaxReduces: a.MaxReduces, Reason: reason.String()})
+		}
+	}
+	return l
 }
 
 // ShapeOn implements policy.DemandShaper: DHSA recomputes as soon as demand
@@ -247,7 +422,9 @@ func (p *Plugin) ShapeOn(ev *events.Event) bool {
 
 // Shape implements policy.Shaper: one ratio hint per queue (or app).
 func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
-	alloc, slots, what := p.Allocate(v)
+	slots := p.ClusterSlots(v)
+	l := p.allocate(v, slots)
+	alloc := l.alloc
 	if slots.Map+slots.Reduce == 0 {
 		return nil, policy.NewStatus(policy.Skip, "no running nodes")
 	}
@@ -256,18 +433,15 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 	}
 	var out []policy.Hint
 	if p.cfg.NodeCaps {
-		out = p.nodeHints(v, alloc, slots, what, out)
+		out = p.nodeHints(v, alloc, slots, l.what, out)
 	}
 	if p.cfg.Scope == ScopeQueue {
-		for _, a := range alloc {
-			reason := newReason(128).s(p.name).s(": ").s(what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).s(" reduces").String()
-			if a.PoolCase != "" {
-				reason += ", pool case " + a.PoolCase
-			}
-			out = append(out, policy.Hint{Kind: policy.KindRatio, Queue: a.Name,
-				MaxMaps: a.MaxMaps, MaxReduces: a.MaxReduces, Reason: reason})
+		// The caller owns what it gets: a copy of the cached hints.
+		if out == nil { // no node hints this time
+
+			out = make([]policy.Hint, 0, len(l.queueHints))
 		}
-		return out, nil
+		return append(out, l.queueHints...), nil
 	}
 	ps := p.pools(v, true)
 	for i, pl := range ps {
@@ -283,7 +457,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		for k, app := range pl.apps {
 			out = append(out, policy.Hint{Kind: policy.KindRatio, App: app.ID,
 				MaxMaps: gm[k] + hm, MaxReduces: gr[k] + hr,
-				Reason: newReason(160).s(p.name).s(": ").s(what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).
+				Reason: newReason(160).s(p.name).s(": ").b(l.what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).
 					s(" reduces, app ").d(gm[k]).s(" maps ").d(gr[k]).s(" reduces").String()})
 		}
 	}
@@ -293,7 +467,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 // nodeHints appends one ratio hint per running node whose caps changed (all
 // of them when the refresh is due): NodeCaps of the pools' total grants plus
 // headroom.
-func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what string, out []policy.Hint) []policy.Hint {
+func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what reason, out []policy.Hint) []policy.Hint {
 	var allowed Slots
 	for _, a := range alloc {
 		allowed.Map += a.Maps
@@ -305,35 +479,70 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what
 	allowed.Reduce += alloc[0].MaxReduces - alloc[0].Reduces
 	now := v.Now()
 	all := p.nodeCaps == nil || p.nodesDirty || now-p.nodeSent >= p.cfg.NodeCapsRefresh.Milliseconds()
+	in := capsInputs{allowed, granted, slots}
+	if !all && p.capsOK && in == p.capsIn {
+		return out // every class's caps are NodeCaps of these inputs already
+	}
 	caps := func(vcores int) (Slots, Slots) {
 		var own, c Slots
 		own.Map, own.Reduce = p.cfg.NodeSlots(vcores)
 		c.Map, c.Reduce = NodeCaps(allowed, granted, slots, own, p.borrow().Weights)
 		return own, c
 	}
-	changed := map[int]bool{}
+	var changed map[int]bool
 	if all {
 		p.nodeCaps, p.nodeSent, p.nodesDirty = map[int]Slots{}, now, false
 	} else {
 		for vc, last := range p.nodeCaps {
 			if _, c := caps(vc); c != last {
+				if changed == nil {
+					changed = map[int]bool{}
+				}
 				changed[vc] = true
 			}
 		}
 		if len(changed) == 0 {
+			p.capsIn, p.capsOK = in, true
 			return out
 		}
 	}
-	for _, n := range v.Nodes() {
+	nodes := v.Nodes()
+	if out == nil { // room for the pools' hints after these
+		out = make([]policy.Hint, 0, len(nodes)+len(alloc))
+	}
+	// The reasons go into one buffer and become one string that the hints
+	// slice: a round names every node.
+	first, buf, ends := len(out), p.reasons[:0], p.reasonEnds[:0]
+	lastVC, own, c := -1, Slots{}, Slots{}
+	for _, n := range nodes {
 		if n.State != cluster.NodeRunning || !all && !changed[n.VCores] {
 			continue
 		}
-		own, c := caps(n.VCores)
-		p.nodeCaps[n.VCores] = c
-		out = append(out, policy.Hint{Kind: policy.KindRatio, Node: n.ID, MaxMaps: c.Map, MaxReduces: c.Reduce,
-			Reason: newReason(224).s(p.name).s(": ").s(what).s("; node ").s(n.ID).s(" has ").d(own.Map).s("/").d(own.Reduce).
-				s(" map/reduce slots, runs at most ").d(c.Map).s(" maps ").d(c.Reduce).s(" reduces (cluster: ").d(allowed.Map).
-				s(" maps ").d(allowed.Reduce).s(" reduces allowed, ").d(granted.Reduce).s(" reduces granted)").String()})
+		if n.VCores != lastVC { // nodes mostly come in runs of one size
+			lastVC = n.VCores
+			own, c = caps(n.VCores)
+			p.nodeCaps[n.VCores] = c
+		}
+		buf = buf.s(p.name).s(": ").b(what).s("; node ").s(n.ID).s(" has ").d(own.Map).s("/").d(own.Reduce).
+			s(" map/reduce slots, runs at most ").d(c.Map).s(" maps ").d(c.Reduce).s(" reduces (cluster: ").d(allowed.Map).
+			s(" maps ").d(allowed.Reduce).s(" reduces allowed, ").d(granted.Reduce).s(" reduces granted)")
+		ends = append(ends, len(buf))
+		out = append(out, policy.Hint{Kind: policy.KindRatio, Node: n.ID, MaxMaps: c.Map, MaxReduces: c.Reduce})
+	}
+	reasons := buf.String()
+	from := 0
+	for i, e := range ends {
+		out[first+i].Reason = reasons[from:e]
+		from = e
+	}
+	p.reasons, p.reasonEnds = buf[:0], ends[:0]
+	// A class whose caps changed but has no running node keeps its old
+	// entry: then the next call with these inputs must look again.
+	p.capsIn, p.capsOK = in, true
+	for vc := range changed {
+		if _, c := caps(vc); p.nodeCaps[vc] != c {
+			p.capsOK = false
+		}
 	}
 	return out
 }
@@ -402,5 +611,6 @@ type reason []byte
 func newReason(size int) reason { return make(reason, 0, size) }
 
 func (r reason) s(x string) reason { return append(r, x...) }
+func (r reason) b(x reason) reason { return append(r, x...) }
 func (r reason) d(x int) reason    { return strconv.AppendInt(r, int64(x), 10) }
 func (r reason) String() string    { return string(r) }

@@ -2,7 +2,7 @@ package dhsa
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // Weights are the resource weights of a map and a reduce slot (§2.1.1, C2).
@@ -74,11 +74,16 @@ func Classify(nM, nR, sM, sR int) Case {
 // rounding go to the claimants with the largest fractional share, ties to
 // the lower index, so the result depends only on the inputs' order.
 func waterfill(capacity int, demand []int, weight []float64) []int {
-	got := make([]int, len(demand))
+	return (*scratch)(nil).waterfill(capacity, demand, weight)
+}
+
+// waterfill is waterfill with its slices lent by sc.
+func (sc *scratch) waterfill(capacity int, demand []int, weight []float64) []int {
+	got := sc.ints(len(demand))
 	if capacity <= 0 {
 		return got
 	}
-	open := make([]int, 0, len(demand))
+	open := sc.ints(len(demand))[:0]
 	for i, d := range demand {
 		if d > 0 {
 			open = append(open, i)
@@ -91,7 +96,7 @@ func waterfill(capacity int, demand []int, weight []float64) []int {
 			wsum += weight[i]
 		}
 		// Satisfy every claimant whose remaining demand fits its share.
-		var still []int
+		still := sc.ints(len(open))[:0]
 		satisfied := false
 		for _, i := range open {
 			share := float64(left) * weight[i] / wsum
@@ -111,11 +116,7 @@ func waterfill(capacity int, demand []int, weight []float64) []int {
 			continue
 		}
 		// Nobody fits: split what is left by weight, whole units first.
-		type frac struct {
-			i int
-			f float64
-		}
-		fr := make([]frac, 0, len(open))
+		fr := sc.fracs(len(open))[:0]
 		given := 0
 		for _, i := range open {
 			share := float64(left) * weight[i] / wsum
@@ -124,11 +125,80 @@ func waterfill(capacity int, demand []int, weight []float64) []int {
 			given += whole
 			fr = append(fr, frac{i, share - float64(whole)})
 		}
-		sort.SliceStable(fr, func(a, b int) bool { return fr[a].f > fr[b].f+1e-12 })
+		// The same stable sort as sort.SliceStable with less a.f > b.f+1e-12
+		// (slices' stable sort is sort's, comparing by cmp < 0), without
+		// its reflection.
+		slices.SortStableFunc(fr, func(a, b frac) int {
+			switch {
+			case a.f > b.f+1e-12:
+				return -1
+			case b.f > a.f+1e-12:
+				return 1
+			}
+			return 0
+		})
 		for k := 0; k < left-given && k < len(fr); k++ {
 			got[fr[k].i]++
 		}
 		break
 	}
 	return got
+}
+
+// frac is a claimant's fractional share in waterfill.
+type frac struct {
+	i int
+	f float64
+}
+
+// scratch lends the slices of one allocation from buffers kept between
+// calls (Shape allocates again at every change of demand); a nil scratch
+// makes new ones. What it lent stays valid until reset.
+type scratch struct {
+	is []int
+	fs []float64
+	rs []frac
+}
+
+func (sc *scratch) reset() {
+	if sc != nil {
+		sc.is, sc.fs, sc.rs = sc.is[:0], sc.fs[:0], sc.rs[:0]
+	}
+}
+
+// ints lends n zeroed ints; appending to them past n reallocates rather
+// than running into the next loan.
+func (sc *scratch) ints(n int) []int {
+	if sc == nil {
+		return make([]int, n)
+	}
+	sc.is = lend(sc.is, n)
+	return sc.is[len(sc.is)-n : len(sc.is) : len(sc.is)]
+}
+
+func (sc *scratch) floats(n int) []float64 {
+	if sc == nil {
+		return make([]float64, n)
+	}
+	sc.fs = lend(sc.fs, n)
+	return sc.fs[len(sc.fs)-n : len(sc.fs) : len(sc.fs)]
+}
+
+func (sc *scratch) fracs(n int) []frac {
+	if sc == nil {
+		return make([]frac, n)
+	}
+	sc.rs = lend(sc.rs, n)
+	return sc.rs[len(sc.rs)-n : len(sc.rs) : len(sc.rs)]
+}
+
+// lend extends buf by n zeroed elements; when it must grow, the new array
+// leaves the loans made from the old one alone.
+func lend[T any](buf []T, n int) []T {
+	if len(buf)+n > cap(buf) {
+		buf = make([]T, len(buf), max(64, 2*(len(buf)+n)))
+	}
+	buf = buf[:len(buf)+n]
+	clear(buf[len(buf)-n:])
+	return buf
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -148,6 +149,18 @@ type Plugin struct {
 	// to the ends of the holds naming it (HoldFraction).
 	held   map[string]int64
 	heldOn map[string][]int64
+	// pend indexes the apps' pending maps for localMaps (see pendingMaps).
+	pend pendingMaps
+	fair fairOrder
+	// skip holds Assign's Skip statuses, made once (a Status is immutable):
+	// most heartbeats end in one of them.
+	skip struct{ allowable, noIdle, noPending, headNotLocal *policy.Status }
+	// mapSlots is clusterMapSlots while observed events show no node
+	// registered or lost (the only events that change a node's capacity or
+	// state), for that many nodes and that map container size.
+	mapSlotsOK            bool
+	mapSlotsN, mapSlotsMB int
+	mapSlotsTotal         int
 }
 
 // Stats counts what the policy saw at the heartbeats it was asked about:
@@ -202,7 +215,12 @@ func New(cfg Config) (*Plugin, error) {
 	if cfg.Mode == "" {
 		cfg.Mode = ModeHadoop1
 	}
-	return &Plugin{cfg: cfg, hinted: map[string]hintedTask{}, held: map[string]int64{}, heldOn: map[string][]int64{}}, nil
+	p := &Plugin{cfg: cfg, hinted: map[string]hintedTask{}, held: map[string]int64{}, heldOn: map[string][]int64{}}
+	p.skip.allowable = policy.NewStatus(policy.Skip, "allowable idle map slots")
+	p.skip.noIdle = policy.NewStatus(policy.Skip, "no idle slots")
+	p.skip.noPending = policy.NewStatus(policy.Skip, "no pending maps")
+	p.skip.headNotLocal = policy.NewStatus(policy.Skip, "head job has no local map")
+	return p, nil
 }
 
 // Stats returns the counts so far; hinted maps not yet launched are
@@ -288,9 +306,15 @@ func (p *Plugin) mapSlots(n *cluster.Node) int {
 // clusterMapSlots sums the map slots of the running nodes. Runs of nodes of
 // one shape (the usual cluster) reuse the last node's count: it is asked at
 // every heartbeat, and the divisions over thousands of nodes were most of it.
+// Once events are observed the sum is kept until a node registers or is
+// lost, the node count or the learnt map container size changes.
 func (p *Plugin) clusterMapSlots(v cluster.View) int {
+	nodes := v.Nodes()
+	if p.pend.on && p.mapSlotsOK && p.mapSlotsN == len(nodes) && p.mapSlotsMB == p.mapMB {
+		return p.mapSlotsTotal
+	}
 	total, lastV, lastM, last := 0, -1, -1, 0
-	for _, m := range v.Nodes() {
+	for _, m := range nodes {
 		if m.State != cluster.NodeRunning {
 			continue
 		}
@@ -299,6 +323,7 @@ func (p *Plugin) clusterMapSlots(v cluster.View) int {
 		}
 		total += last
 	}
+	p.mapSlotsOK, p.mapSlotsN, p.mapSlotsMB, p.mapSlotsTotal = true, len(nodes), p.mapMB, total
 	return total
 }
 
@@ -393,53 +418,92 @@ type fairJob struct {
 // jobs by fewest running tasks (then the earliest submitted, then the
 // smallest id).
 func (p *Plugin) FairOrder(v cluster.View) []fairJob {
-	type queue struct {
-		name    string
-		running int
-		jobs    []*cluster.App // with pending maps
+	// The queues and their jobs live in p.fair between calls (asked at
+	// every heartbeat); each job's running count is read once.
+	f := &p.fair
+	if f.at == nil {
+		f.at = map[string]int{}
 	}
-	byName := map[string]*queue{}
-	var queues []*queue
-	running := func(a *cluster.App) int { return a.Count[events.Map].Running + a.Count[events.Reduce].Running }
+	clear(f.at)
+	qs := f.qs[:0]
 	for _, a := range v.Apps() {
 		if a.Finished() {
 			continue
 		}
-		q := byName[a.Queue]
-		if q == nil {
-			q = &queue{name: a.Queue}
-			byName[a.Queue] = q
-			queues = append(queues, q)
+		i, ok := f.at[a.Queue]
+		if !ok {
+			i = len(qs)
+			f.at[a.Queue] = i
+			if i < cap(qs) {
+				qs = qs[:i+1]
+				qs[i] = fairQueue{name: a.Queue, jobs: qs[i].jobs[:0]}
+			} else {
+				qs = append(qs, fairQueue{name: a.Queue})
+			}
 		}
-		q.running += running(a)
-		if a.Count[events.Map].Pending > 0 {
-			q.jobs = append(q.jobs, a)
+		q := &qs[i]
+		m := a.Count[events.Map]
+		running := m.Running + a.Count[events.Reduce].Running
+		q.running += running
+		if m.Pending > 0 {
+			q.jobs = append(q.jobs, appRunning{a, running})
 		}
 	}
-	queues = slices.DeleteFunc(queues, func(q *queue) bool { return len(q.jobs) == 0 })
-	slices.SortStableFunc(queues, func(a, b *queue) int {
+	f.qs = qs
+	order := f.order[:0]
+	for i := range qs {
+		if len(qs[i].jobs) > 0 {
+			order = append(order, &qs[i])
+		}
+	}
+	f.order = order
+	slices.SortStableFunc(order, func(a, b *fairQueue) int {
 		if c := cmp.Compare(float64(a.running)/p.weight(a.name), float64(b.running)/p.weight(b.name)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.name, b.name)
 	})
 	var out []fairJob
-	for _, q := range queues {
-		slices.SortStableFunc(q.jobs, func(a, b *cluster.App) int {
-			if c := cmp.Compare(running(a), running(b)); c != 0 {
+	for _, q := range order {
+		slices.SortStableFunc(q.jobs, func(a, b appRunning) int {
+			if c := cmp.Compare(a.running, b.running); c != 0 {
 				return c
 			}
-			if c := cmp.Compare(a.SubmitTS, b.SubmitTS); c != 0 {
+			if c := cmp.Compare(a.app.SubmitTS, b.app.SubmitTS); c != 0 {
 				return c
 			}
-			return cmp.Compare(a.ID, b.ID)
+			return cmp.Compare(a.app.ID, b.app.ID)
 		})
-		for _, a := range q.jobs {
-			out = append(out, fairJob{app: a, queue: q.name, running: running(a),
+		for _, j := range q.jobs {
+			out = append(out, fairJob{app: j.app, queue: q.name, running: j.running,
 				queueUse: float64(q.running) / p.weight(q.name), queueJobs: len(q.jobs)})
 		}
 	}
+	for i := range qs { // let the apps go
+		clear(qs[i].jobs)
+	}
 	return out
+}
+
+// fairOrder is FairOrder's working state, kept between calls.
+type fairOrder struct {
+	at    map[string]int // a queue's index in qs
+	qs    []fairQueue
+	order []*fairQueue
+}
+
+// fairQueue is a queue in FairOrder: its running tasks and its jobs with
+// pending maps.
+type fairQueue struct {
+	name    string
+	running int
+	jobs    []appRunning
+}
+
+// appRunning is a job and its running maps and reduces.
+type appRunning struct {
+	app     *cluster.App
+	running int
 }
 
 // HeadJob is the first job in fair-share order that has pending maps (see
@@ -454,6 +518,7 @@ func (p *Plugin) HeadJob(v cluster.View) *cluster.App {
 // localMaps returns the app's pending maps with a split on node n's host, in task order.
 func localMaps(a *cluster.App, n *cluster.Node, limit int) []*cluster.Task {
 	var out []*cluster.Task
+	on := onHost(n)
 	for _, t := range a.Tasks {
 		if len(out) == limit {
 			break
@@ -462,7 +527,7 @@ func localMaps(a *cluster.App, n *cluster.Node, limit int) []*cluster.Task {
 			continue
 		}
 		for _, s := range t.Splits {
-			if slices.ContainsFunc(s.Hosts, n.OnHost) {
+			if slices.ContainsFunc(s.Hosts, on) {
 				out = append(out, t)
 				break
 			}
@@ -471,11 +536,28 @@ func localMaps(a *cluster.App, n *cluster.Node, limit int) []*cluster.Task {
 	return out
 }
 
+// onHost is n.OnHost with n's host worked out once: localMaps asks it for
+// every replica host of every pending map at each heartbeat. A plain host
+// name (no port, no brackets) is its own host, so it is on n exactly when
+// it is n's id or n's host; any other form goes to n.OnHost.
+func onHost(n *cluster.Node) func(string) bool {
+	id, host := n.ID, n.Host()
+	return func(h string) bool {
+		if h == id {
+			return true
+		}
+		if h == "" || h[0] == '[' || strings.IndexByte(h, ':') >= 0 {
+			return n.OnHost(h)
+		}
+		return h == host
+	}
+}
+
 // otherLocal reports whether a job other than head has a pending map with a
 // split on n.
-func otherLocal(v cluster.View, head *cluster.App, n *cluster.Node) bool {
+func (p *Plugin) otherLocal(v cluster.View, head *cluster.App, n *cluster.Node) bool {
 	for _, a := range v.Apps() {
-		if a != head && !a.Finished() && a.Count[events.Map].Pending > 0 && len(localMaps(a, n, 1)) > 0 {
+		if a != head && !a.Finished() && a.Count[events.Map].Pending > 0 && len(p.localMaps(a, n, 1)) > 0 {
 			return true
 		}
 	}
@@ -500,38 +582,42 @@ func (p *Plugin) Assign(_ context.Context, v cluster.View, n *cluster.Node) ([]p
 	s := p.State(v, n)
 	var head *cluster.App
 	if s.FreeSlots > 0 {
-		if head = p.HeadJob(v); head != nil && len(localMaps(head, n, 1)) == 0 && otherLocal(v, head, n) {
+		if head = p.HeadJob(v); head != nil && len(p.localMaps(head, n, 1)) == 0 && p.otherLocal(v, head, n) {
 			p.st.OtherLocal++
 		}
 	}
 	var room int
-	var why string
 	switch {
 	case s.Allowable > 0:
 		// Below the balancing line: the scheduler (with delay scheduling)
 		// decides; pre-scheduling has nothing to add.
 		p.st.Allowable++
-		return nil, policy.NewStatus(policy.Skip, "allowable idle map slots")
+		return nil, p.skip.allowable
 	case s.Extra > 0:
 		p.st.ExtraOnly++
-		room, why = s.Extra, fmt.Sprintf("extra idle map slots %d, none allowable (load factor %.2f)", s.Extra, s.LoadFactor)
+		room = s.Extra
 	case s.IdleReduceSlots > 0:
 		p.st.Borrow++
-		room, why = s.IdleReduceSlots, fmt.Sprintf("map share used up, borrowing idle reduce slots %d (DHSA)", s.IdleReduceSlots)
+		room = s.IdleReduceSlots
 	default:
 		p.st.NoIdle++
-		return nil, policy.NewStatus(policy.Skip, "no idle slots")
+		return nil, p.skip.noIdle
 	}
 	if head == nil {
-		return nil, policy.NewStatus(policy.Skip, "no pending maps")
+		return nil, p.skip.noPending
 	}
-	headLocal := localMaps(head, n, min(room, p.cfg.MaxPerHeartbeat))
+	headLocal := p.localMaps(head, n, min(room, p.cfg.MaxPerHeartbeat))
 	if len(headLocal) == 0 {
 		// The head job has no input here: delay scheduling's case.
 		p.st.HeadNotLocal++
-		return nil, policy.NewStatus(policy.Skip, "head job has no local map")
+		return nil, p.skip.headNotLocal
 	}
 	p.st.HeadLocal++
+	// Formatted only here: most heartbeats end above without a hint.
+	why := fmt.Sprintf("map share used up, borrowing idle reduce slots %d (DHSA)", s.IdleReduceSlots)
+	if s.Extra > 0 {
+		why = fmt.Sprintf("extra idle map slots %d, none allowable (load factor %.2f)", s.Extra, s.LoadFactor)
+	}
 	out := make([]policy.Hint, 0, len(headLocal))
 	for _, t := range headLocal {
 		out = append(out, policy.Hint{Kind: policy.KindPlace, App: head.ID, Task: t.ID,
@@ -569,7 +655,7 @@ func (p *Plugin) assignYARN(v cluster.View, n *cluster.Node) ([]policy.Hint, *po
 		return nil, policy.NewStatus(policy.Skip, "no pending maps")
 	}
 	head := order[0]
-	if len(localMaps(head.app, n, 1)) > 0 {
+	if len(p.localMaps(head.app, n, 1)) > 0 {
 		p.st.HeadLocal++
 		return nil, policy.NewStatus(policy.Skip, "head job has a local map: the scheduler serves it")
 	}
@@ -590,7 +676,7 @@ func (p *Plugin) assignYARN(v cluster.View, n *cluster.Node) ([]policy.Hint, *po
 		if len(out) == room {
 			break
 		}
-		maps := localMaps(k.app, n, room-len(out))
+		maps := p.localMaps(k.app, n, room-len(out))
 		if len(maps) == 0 {
 			continue
 		}
@@ -666,7 +752,7 @@ func (p *Plugin) holdForData(v cluster.View, order []fairJob, n *cluster.Node, f
 	var out []policy.Hint
 	frees := map[string][]int64{} // node -> predicted free times not yet promised
 	for ji, j := range order {
-		if len(localMaps(j.app, n, 1)) > 0 {
+		if len(p.localMaps(j.app, n, 1)) > 0 {
 			break
 		}
 		mean := meanMapMS(j.app)
@@ -749,7 +835,7 @@ func (p *Plugin) soonFree(v cluster.View, t *cluster.Task, now, window int64, fr
 				if len(f) == 0 {
 					break
 				}
-				f = f[min(len(f), len(localMaps(k.app, m, len(f)))):]
+				f = f[min(len(f), len(p.localMaps(k.app, m, len(f)))):]
 			}
 			frees[m.ID] = f
 		}
