@@ -80,28 +80,22 @@ type lastShape struct {
 }
 
 // appIndex remembers which apps of a view were unfinished, so a recompute
-// costs O(unfinished + new apps). It relies on View.Apps being append-only
-// in order of first sight, and starts over when handed another view.
-//
-// Known issue, kept because results depend on it: a cluster state with
-// retention (the simulator's) deletes forgotten apps from View.Apps, which
-// moves later apps to lower indices; unless the list got shorter than seen
-// or its first app changed, an index then names another app than the one it
-// was taken for (one app may be counted twice, another not at all). A full
-// scan of View.Apps changes the FB-2009 day's results.json under dhsa-pi.
+// costs O(unfinished + new apps). View.Apps grows at its end in order of
+// first sight; a cluster state with retention also deletes forgotten apps
+// from it, which moves later apps down. The index notices that (the app it
+// saw last is no longer at its place) and reads the list again, as it does
+// when handed another view.
 type appIndex struct {
-	first  *cluster.App // Apps()[0] when last read, to notice another view
-	seen   int          // apps looked at
-	active []activeApp  // the apps unfinished at the last read
-	buf    []*cluster.App
+	first, last *cluster.App // Apps()[0] and Apps()[seen-1] when last read
+	seen        int          // apps looked at
+	active      []activeApp  // the apps unfinished at the last read
+	buf         []*cluster.App
 	// counts holds the task counters of buf's apps, in its order.
 	counts []appCounts
 }
 
-// activeApp is an index in View.Apps of an app unfinished at the last
-// read, the app found there and its counters.
+// activeApp is an app unfinished at the last read and its counters.
 type activeApp struct {
-	i int
 	a *cluster.App
 	appCounts
 }
@@ -115,28 +109,26 @@ type appCounts struct{ m, r *cluster.TaskCounts }
 // a slice that the next call reuses.
 func (x *appIndex) unfinished(v cluster.View) []*cluster.App {
 	apps := v.Apps()
-	if len(apps) == 0 || len(apps) < x.seen || apps[0] != x.first {
-		*x = appIndex{}
+	if len(apps) == 0 || len(apps) < x.seen || apps[0] != x.first || (x.seen > 0 && apps[x.seen-1] != x.last) {
+		clear(x.active)
+		x.active, x.seen, x.first, x.last = x.active[:0], 0, nil, nil
 		if len(apps) > 0 {
 			x.first = apps[0]
 		}
 	}
 	for ; x.seen < len(apps); x.seen++ {
-		x.active = append(x.active, activeApp{i: x.seen})
+		a := apps[x.seen]
+		x.active = append(x.active, activeApp{a, appCounts{a.Count[events.Map], a.Count[events.Reduce]}})
+	}
+	if x.seen > 0 {
+		x.last = apps[x.seen-1]
 	}
 	kept := x.active[:0]
 	out, counts := x.buf[:0], x.counts[:0]
 	for _, k := range x.active {
-		a := apps[k.i]
-		if a != k.a {
-			// First sight, or another app at this index: the cluster state
-			// drops forgotten apps from the list, which moves the others
-			// down (see the note on appIndex).
-			k.a, k.appCounts = a, appCounts{a.Count[events.Map], a.Count[events.Reduce]}
-		}
-		if !a.Finished() {
+		if !k.a.Finished() {
 			kept = append(kept, k)
-			out = append(out, a)
+			out = append(out, k.a)
 			counts = append(counts, k.appCounts)
 		}
 	}

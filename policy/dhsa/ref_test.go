@@ -21,8 +21,6 @@ type refPlugin struct {
 	slotsOK   bool
 	nodesSeen int
 
-	apps refAppIndex
-
 	nodeCaps   map[int]Slots
 	nodeSent   int64
 	nodesDirty bool
@@ -34,36 +32,16 @@ func (p *refPlugin) appDemand(a *cluster.App) (maps, reduces int) {
 	return (&Plugin{cfg: p.cfg}).appDemand(a)
 }
 
-// refUnfinished is the app index as it was: indices into View.Apps, read
-// again at each call (so an index names whatever app is there now).
+// refUnfinished is every unfinished app of v in order of first sight, read
+// from the whole list at each call.
 func (p *refPlugin) refUnfinished(v cluster.View) []*cluster.App {
-	x := &p.apps
-	apps := v.Apps()
-	if len(apps) == 0 || len(apps) < x.seen || apps[0] != x.first {
-		*x = refAppIndex{}
-		if len(apps) > 0 {
-			x.first = apps[0]
-		}
-	}
-	for ; x.seen < len(apps); x.seen++ {
-		x.active = append(x.active, x.seen)
-	}
-	kept := x.active[:0]
-	out := make([]*cluster.App, 0, len(x.active))
-	for _, i := range x.active {
-		if a := apps[i]; !a.Finished() {
-			kept = append(kept, i)
+	var out []*cluster.App
+	for _, a := range v.Apps() {
+		if !a.Finished() {
 			out = append(out, a)
 		}
 	}
-	x.active = kept
 	return out
-}
-
-type refAppIndex struct {
-	first  *cluster.App
-	seen   int
-	active []int
 }
 
 // ClusterSlots sums the map and reduce slots of the running nodes.
