@@ -700,6 +700,13 @@ func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, ne
 		// Scratch reused across machines: a candidate's vectors become
 		// best's, and best's old ones the next candidate's.
 		var spare plan
+		// cannotWin tells that an offer whose score and finish are at least
+		// lb loses to best under the comparison below: its score is not
+		// below best's by more than tieEpsilon, nor its finish below best's
+		// (a score is never below its finish). A machine of an idle cluster
+		// that ties the first one is skipped; only a score above best's by
+		// more than tieEpsilon was before.
+		cannotWin := func(lb float64) bool { return lb >= best.score-tieEpsilon }
 		for i := range ms {
 			if len(ms[i].CoreFree) == 0 {
 				continue
@@ -710,7 +717,7 @@ func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, ne
 			// only adds. When that is already past the best offer, the
 			// comparison below cannot pick it, and its transfers (the
 			// senders' links at its launch time above all) are not timed.
-			if lb := fmax(sp.machMin[i], now) + exec; sp.lat >= 0 && lb > best.score+tieEpsilon {
+			if lb := fmax(sp.machMin[i], now) + exec; sp.lat >= 0 && cannotWin(lb) {
 				continue
 			}
 			var in fetch
@@ -731,7 +738,7 @@ func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, ne
 			// offer's arithmetic makes with larger or equal operands).
 			if sp.lat >= 0 && in.ok && in.total > 0 {
 				lo := sp.lat + fmax(in.worst, in.total/sp.cap)
-				if lb := fmax(sp.machMin[i], now) + lo + exec; lb > best.score+tieEpsilon {
+				if lb := fmax(sp.machMin[i], now) + lo + exec; cannotWin(lb) {
 					continue
 				}
 			}

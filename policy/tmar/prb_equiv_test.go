@@ -88,3 +88,54 @@ func TestBindPartitionsSameAsRef(t *testing.T) {
 		}
 	}
 }
+
+// Idle, alike machines (many ties: every machine's offer equals the first
+// one's or is within 1e-10 of it, and a few are busy or slower), which
+// BindPartitionsShared skips once they cannot beat the best offer: the
+// plans and core vectors are those of the code before.
+func TestBindPartitionsSharedTiesSameAsRef(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 21))
+	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
+	var sc sharedScratch
+	for iter := range 1500 {
+		nm := 2 + rng.IntN(40)
+		ms := make([]Machine, nm)
+		racks := make([]string, nm)
+		nr := 1 + rng.IntN(3)
+		sPerGiB := make([]float64, nm)
+		now := pick(0, 1, 5)
+		for i := range ms {
+			ms[i] = Machine{Name: fmt.Sprint("m", i), CoreFree: make([]float64, 1+rng.IntN(3))}
+			for c := range ms[i].CoreFree {
+				ms[i].CoreFree[c] = now
+				if rng.IntN(10) == 0 {
+					ms[i].CoreFree[c] = pick(now+1e-10, now+2, now-1)
+				}
+			}
+			racks[i] = fmt.Sprint("r", rng.IntN(nr))
+			sPerGiB[i] = 20
+			if rng.IntN(10) == 0 {
+				sPerGiB[i] = pick(20+1e-9, 30, 19.99)
+			}
+		}
+		net := newRackNet(racks, 125e6, pick(125e6, 62.5e6), pick(0, 0.0002))
+		parts := make([]Partition, 1+rng.IntN(6))
+		for k := range parts {
+			parts[k] = Partition{ID: k, At: map[int]int64{}}
+			for range rng.IntN(4) {
+				b := int64(pick(0, 1e6, 5e8, 1e9))
+				parts[k].At[rng.IntN(nm+1)-1] += b
+				parts[k].Bytes += b
+			}
+			parts[k].Run = rng.IntN(3)
+		}
+		exec := func(i int, bytes int64) float64 { return 1 + sPerGiB[i]*float64(bytes)/gib }
+		links := SharedLinks{NICBps: 125e6, Protect: rng.IntN(2) == 0}
+		a, b := cloneMachines(ms), cloneMachines(ms)
+		want := bindPartitionsSharedRef(a, parts, net, links, 1<<30, now, exec)
+		got := bindPartitionsShared(&sc, b, parts, net, links, 1<<30, now, exec)
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(a, b) {
+			t.Fatalf("instance %d: BindPartitionsShared differs\n got %v\nwant %v", iter, got, want)
+		}
+	}
+}
