@@ -186,3 +186,41 @@ func TestFmaxFminAsMath(t *testing.T) {
 		}
 	}
 }
+
+// finishTree.update stops at the first node whose value stays the same:
+// after random updates (ties, +Inf, absent offers, the same value again,
+// signed zeros) every node is the one a full build over the leaves makes.
+func TestFinishTreeUpdateSameAsBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 2))
+	vals := []float64{0, math.Copysign(0, -1), 1, 1 + 1e-10, 2, 3, math.Inf(1)}
+	var tree finishTree
+	for range 300 {
+		n := 1 + rng.IntN(40)
+		tree.reset(n)
+		present := make([]bool, n)
+		fin := make([]float64, n)
+		for i := range n {
+			present[i], fin[i] = rng.IntN(6) > 0, vals[rng.IntN(len(vals))]
+			tree.set(i, present[i], fin[i])
+		}
+		tree.build()
+		for range 200 {
+			i := rng.IntN(n)
+			if rng.IntN(4) > 0 { // else the same offer again
+				present[i], fin[i] = rng.IntN(6) > 0, vals[rng.IntN(len(vals))]
+			}
+			tree.update(i, present[i], fin[i])
+			var ref finishTree
+			ref.reset(n)
+			for j := range n {
+				ref.set(j, present[j], fin[j])
+			}
+			ref.build()
+			for k := 1; k < len(ref.nodes); k++ {
+				if !sameFinishNode(tree.nodes[k], ref.nodes[k]) {
+					t.Fatalf("n %d, node %d after updating %d: got %+v want %+v", n, k, i, tree.nodes[k], ref.nodes[k])
+				}
+			}
+		}
+	}
+}

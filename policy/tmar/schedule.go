@@ -411,8 +411,11 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 			}
 			mark(m) // its node queue may lose its head
 			r := rack[m]
-			if q, h := first(rackQ[r]); h == ti && !slices.Contains(headOf, r) {
-				rackQ[r] = q
+			// The planned maps first drops stay dropped (first skips them
+			// anyway), so a rack's queue is not walked again at every map.
+			q, h := first(rackQ[r])
+			rackQ[r] = q
+			if h == ti && !slices.Contains(headOf, r) {
 				headOf = append(headOf, r)
 			}
 		}
@@ -483,11 +486,24 @@ func (t *finishTree) build() {
 	}
 }
 
+// update sets machine i's offer and recomputes the nodes above it, up to
+// the first one whose value stays the same bit for bit: the nodes above
+// that one are merged from the same values as before.
 func (t *finishTree) update(i int, present bool, finish float64) {
 	t.set(i, present, finish)
 	for k := (t.size + i) / 2; k >= 1; k /= 2 {
-		t.nodes[k] = mergeFinish(t.nodes[2*k], t.nodes[2*k+1])
+		n := mergeFinish(t.nodes[2*k], t.nodes[2*k+1])
+		if sameFinishNode(n, t.nodes[k]) {
+			return
+		}
+		t.nodes[k] = n
 	}
+}
+
+// sameFinishNode compares two nodes bit for bit (so -0 and +0 differ, and
+// a NaN equals itself).
+func sameFinishNode(a, b finishNode) bool {
+	return a.i1 == b.i1 && math.Float64bits(a.m1) == math.Float64bits(b.m1) && math.Float64bits(a.m2) == math.Float64bits(b.m2)
 }
 
 // top returns the least finish, its leftmost machine and the next larger
