@@ -49,7 +49,8 @@ func mapQueuesRef(machines int, rack []int, tasks []MapTask) (nodeQ [][]int, rac
 }
 
 // Random maps with up to 8 replicas (repeated, outside the machines, many
-// racks): mapQueues gives mapQueuesRef's queues.
+// racks, numbered below the machines' count or not): mapQueues, on rack
+// queues by dense number, gives mapQueuesRef's queues.
 func TestMapQueuesSameAsRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 9))
 	for iter := range 2000 {
@@ -57,6 +58,9 @@ func TestMapQueuesSameAsRef(t *testing.T) {
 		rack := make([]int, machines)
 		for i := range rack {
 			rack[i] = rng.IntN(6)
+			if iter%4 == 0 { // racks beyond the machines' count, negative ones (renumbered)
+				rack[i] = 100 - rng.IntN(200)
+			}
 		}
 		tasks := make([]MapTask, rng.IntN(10))
 		for k := range tasks {

@@ -98,6 +98,9 @@ func TestPlanMapsIncrementalSameAsScan(t *testing.T) {
 			}
 			r1 := pick(0.5, 0.5, 0.7)
 			tasks[k].Read = [3]float64{0, r1, r1 + pick(0.5, 0.5+1e-10, 1)}
+			if iter%3 == 0 { // a node-local read that costs, and differs between maps
+				tasks[k].Read[0] = pick(0, 0.2, 0.2+1e-10)
+			}
 		}
 		exec := func(i int) float64 { return execs[i] }
 		for _, tie := range ties {

@@ -131,15 +131,21 @@ type MapTask struct {
 // mapQueues lists, in task order, the maps each machine holds a split of
 // (nodeQ) and the maps each rack holds one of (rackQ, a map once per rack).
 func mapQueues(machines int, rack []int, tasks []MapTask) (nodeQ [][]int, rackQ map[int][]int) {
-	nodeQ = make([][]int, machines)
+	var sc planScratch
+	rk, nr := sc.denseRacks(rack[:machines])
+	nodeQ, byNum := sc.queues(machines, rk, nr, tasks)
 	rackQ = map[int][]int{}
-	fillQueues(nodeQ, rackQ, rack, tasks)
+	for i, k := range rk {
+		if len(byNum[k]) > 0 {
+			rackQ[rack[i]] = byNum[k]
+		}
+	}
 	return nodeQ, rackQ
 }
 
 // fillQueues appends the maps to the queues of mapQueues (len(nodeQ)
-// machines).
-func fillQueues(nodeQ [][]int, rackQ map[int][]int, rack []int, tasks []MapTask) {
+// machines), rackQ by dense rack number (rk, denseRacks).
+func fillQueues(nodeQ, rackQ [][]int, rk []int, tasks []MapTask) {
 	machines := len(nodeQ)
 	var seenBuf [4]int // a map's racks so far: it has a few replicas
 	for ti, t := range tasks {
@@ -149,7 +155,7 @@ func fillQueues(nodeQ [][]int, rackQ map[int][]int, rack []int, tasks []MapTask)
 				continue
 			}
 			nodeQ[m] = append(nodeQ[m], ti)
-			if r := rack[m]; !slices.Contains(seen, r) {
+			if r := rk[m]; !slices.Contains(seen, r) {
 				seen = append(seen, r)
 				rackQ[r] = append(rackQ[r], ti)
 			}
@@ -157,23 +163,59 @@ func fillQueues(nodeQ [][]int, rackQ map[int][]int, rack []int, tasks []MapTask)
 	}
 }
 
-// queues is mapQueues in sc's slices and map (emptied first).
-func (sc *planScratch) queues(machines int, rack []int, tasks []MapTask) ([][]int, map[int][]int) {
-	if cap(sc.nodeQ) < machines {
-		sc.nodeQ = append(sc.nodeQ[:cap(sc.nodeQ)], make([][]int, machines-cap(sc.nodeQ))...)
+// denseRacks gives each machine's rack as a number below the second
+// result, the same for machines of the same rack and different for
+// different racks (PlanMaps only compares racks): rack itself when every
+// entry is already in [0, len(rack)), else the racks numbered in order of
+// first sight. The rack queues are then slices, not a map looked up at
+// every step.
+func (sc *planScratch) denseRacks(rack []int) ([]int, int) {
+	n := len(rack)
+	dense := true
+	for _, r := range rack {
+		if r < 0 || r >= n {
+			dense = false
+			break
+		}
 	}
-	nodeQ := sc.nodeQ[:machines]
-	for m := range nodeQ {
-		nodeQ[m] = nodeQ[m][:0]
+	if dense {
+		return rack, n
 	}
-	if sc.rackQ == nil {
-		sc.rackQ = map[int][]int{}
+	if sc.rackNum == nil {
+		sc.rackNum = map[int]int{}
 	}
-	for r, q := range sc.rackQ {
-		sc.rackQ[r] = q[:0]
+	clear(sc.rackNum)
+	sc.rk = grown(sc.rk, n)
+	for i, r := range rack {
+		k, ok := sc.rackNum[r]
+		if !ok {
+			k = len(sc.rackNum)
+			sc.rackNum[r] = k
+		}
+		sc.rk[i] = k
 	}
-	fillQueues(nodeQ, sc.rackQ, rack, tasks)
-	return nodeQ, sc.rackQ
+	return sc.rk, len(sc.rackNum)
+}
+
+// queues is mapQueues in sc's slices (emptied first), the rack queues by
+// dense rack number (rk, nr: denseRacks).
+func (sc *planScratch) queues(machines int, rk []int, nr int, tasks []MapTask) ([][]int, [][]int) {
+	sc.nodeQ = resetQueues(sc.nodeQ, machines)
+	sc.rackQ = resetQueues(sc.rackQ, nr)
+	fillQueues(sc.nodeQ, sc.rackQ, rk, tasks)
+	return sc.nodeQ, sc.rackQ
+}
+
+// resetQueues is qs with n empty queues, keeping their arrays.
+func resetQueues(qs [][]int, n int) [][]int {
+	if cap(qs) < n {
+		qs = append(qs[:cap(qs)], make([][]int, n-cap(qs))...)
+	}
+	qs = qs[:n]
+	for i := range qs {
+		qs[i] = qs[i][:0]
+	}
+	return qs
 }
 
 // PlanMaps is Algorithm 1 over a batch of maps (with tie.Power, Algorithm
@@ -204,8 +246,10 @@ func PlanMaps(ms []Machine, rack []int, tasks []MapTask, ready float64, exec fun
 // re-plan (one per app) instead of made for each: it is O(machines) a call.
 type planScratch struct {
 	nodeQ        [][]int
-	rackQ        map[int][]int
-	rackMachines map[int][]int
+	rackQ        [][]int // by dense rack number (denseRacks)
+	rackMachines [][]int
+	rk           []int       // denseRacks' numbers when it renumbers
+	rackNum      map[int]int // denseRacks: rack -> number
 	done         []bool
 	execOn, fin  []float64
 	pres, dirty  []bool
@@ -238,14 +282,10 @@ func grown[T any](s []T, n int) []T {
 // planMaps is PlanMaps with its working state in sc (whatever a call
 // before left there is reset).
 func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
-	nodeQ, rackQ := sc.queues(len(ms), rack, tasks)
-	if sc.rackMachines == nil {
-		sc.rackMachines = map[int][]int{}
-	}
+	rack, nr := sc.denseRacks(rack[:len(ms)])
+	nodeQ, rackQ := sc.queues(len(ms), rack, nr, tasks)
+	sc.rackMachines = resetQueues(sc.rackMachines, nr)
 	rackMachines := sc.rackMachines
-	for r, l := range rackMachines {
-		rackMachines[r] = l[:0]
-	}
 	for i := range ms {
 		rackMachines[rack[i]] = append(rackMachines[rack[i]], i)
 	}
@@ -409,7 +449,6 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 			if m < 0 || m >= len(ms) {
 				continue
 			}
-			mark(m) // its node queue may lose its head
 			r := rack[m]
 			// The planned maps first drops stay dropped (first skips them
 			// anyway), so a rack's queue is not walked again at every map.
@@ -422,6 +461,21 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 		wasAny := firstAny() == ti
 		done[ti] = true
 		mark(k)
+		// A machine holding a split of ti offered the head of its node
+		// queue (ti is in it) at that head's read cost: the offer changes
+		// only when the queue is left without a map or its head now reads
+		// at another cost (when ti was not the head, the head is the
+		// same: marking it then is only a recomputation).
+		for _, m := range tasks[ti].Local {
+			if m < 0 || m >= len(ms) || dirty[m] {
+				continue
+			}
+			var h int
+			nodeQ[m], h = first(nodeQ[m])
+			if h < 0 || tasks[h].Read[0] != tasks[ti].Read[0] {
+				mark(m)
+			}
+		}
 		ms[k].CoreFree[o.core] = o.finish
 		span = fmax(span, o.finish)
 		out = append(out, Placement{Machine: k, Task: ti, Start: o.start, Finish: o.finish})
