@@ -210,11 +210,13 @@ func TestHoldReasonAsSprintf(t *testing.T) {
 	}
 }
 
-// holdCores, in order of finish per machine, leaves the cores the model
+// holdCores, in order of finish per machine (in its buckets, with a fresh
+// scratch and with one reused), leaves the cores the model
 // before left taking the reservations in order of finish then task id over
 // all machines, on random reservations full of equal finishes.
 func TestHoldCoresPerMachine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
+	var sc holdScratch // reused by every other instance, of any size
 	for iter := range 3000 {
 		nm := 1 + rng.IntN(6)
 		ms := make([]Machine, nm)
@@ -251,7 +253,11 @@ func TestHoldCoresPerMachine(t *testing.T) {
 		for _, k := range rng.Perm(len(rs)) {
 			hs = append(hs, held{rs[k].machine, rs[k].finish})
 		}
-		holdCores(got, hs)
+		if iter%2 == 0 {
+			holdCores(got, hs, &holdScratch{})
+		} else {
+			holdCores(got, hs, &sc)
+		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("instance %d: got %v want %v", iter, got, want)
 		}

@@ -121,7 +121,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			hs = append(hs, held{i, r.finish})
 		}
 	}
-	holdCores(p.machines, hs)
+	holdCores(p.machines, hs, &p.holdSc)
 	return p.machines
 }
 
@@ -143,19 +143,45 @@ func (p *Plugin) modelReplanning(ctx context.Context, v cluster.View) []Machine 
 // takes its machine's earliest core until its finish, in order of finish
 // then task id. A reservation touches only its machine's cores, and two
 // with the same finish update them alike, so in order of finish per
-// machine is that order (TestHoldCoresPerMachine). hs is sorted.
-func holdCores(ms []Machine, hs []held) {
-	slices.SortFunc(hs, func(a, b held) int {
-		if a.machine != b.machine {
-			return cmp.Compare(a.machine, b.machine)
-		}
-		return cmp.Compare(a.finish, b.finish)
-	})
+// machine is that order (TestHoldCoresPerMachine). The reservations are
+// put in buckets by machine (a counting sort in sc, instead of sorting
+// them all by machine and finish: the model of every instant held every
+// planned map), and only a machine's own few are sorted by finish.
+func holdCores(ms []Machine, hs []held, sc *holdScratch) {
+	n := len(ms)
+	sc.end = grown(sc.end, n+1)
+	end := sc.end
 	for _, r := range hs {
-		m := &ms[r.machine]
-		c, free := m.earliest()
-		m.CoreFree[c] = fmax(free, r.finish)
+		end[r.machine+1]++
 	}
+	for i := 1; i <= n; i++ {
+		end[i] += end[i-1] // end[m] is where machine m's bucket starts
+	}
+	sc.by = slices.Grow(sc.by[:0], len(hs))[:len(hs)]
+	by := sc.by
+	for _, r := range hs {
+		by[end[r.machine]] = r
+		end[r.machine]++ // ends at the bucket's end
+	}
+	from := 0
+	for m := range n {
+		bucket := by[from:end[m]]
+		from = end[m]
+		if len(bucket) > 1 {
+			slices.SortFunc(bucket, func(a, b held) int { return cmp.Compare(a.finish, b.finish) })
+		}
+		for _, r := range bucket {
+			mc := &ms[m]
+			c, free := mc.earliest()
+			mc.CoreFree[c] = fmax(free, r.finish)
+		}
+	}
+}
+
+// holdScratch is holdCores' buckets, reused between models.
+type holdScratch struct {
+	end []int
+	by  []held
 }
 
 // indexNodes indexes the model's machines by node id and host name, and

@@ -71,6 +71,7 @@ type mapStage struct {
 	idxNodes         []*cluster.Node
 	idxIDs, idxRacks []string
 	coreBuf          []float64 // every machine's CoreFree
+	holdSc           holdScratch
 	reserved         map[string]*reservation
 	// byID and bySubmit: the reservations in the orders holds and replan
 	// read them (reserved.go).
