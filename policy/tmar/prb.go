@@ -56,29 +56,47 @@ func (rs *rackSums) rack(r int) int64 {
 	return rs.byRack[r]
 }
 
-// sumRacksDense is sumRacks with the racks numbered below len(dense) summed
-// in dense (zeroed; clearRacks zeroes it again), others in a map.
-func sumRacksDense(p Partition, net RackNetwork, dense []int64) rackSums {
+// piece is one machine's bytes of a partition (an entry of Partition.At).
+type piece struct {
+	machine int
+	bytes   int64
+}
+
+// piecesOf lists p.At in buf (reused), so the passes over a partition's
+// pieces read a slice instead of iterating the map each time.
+func piecesOf(p Partition, buf []piece) []piece {
+	buf = buf[:0]
+	for m, b := range p.At {
+		buf = append(buf, piece{m, b})
+	}
+	return buf
+}
+
+// sumRacksDense is sumRacks over the partition's pieces (piecesOf) with the
+// racks numbered below len(dense) summed in dense (zeroed; clearRacks zeroes
+// it again), others in a map. The sums are of integers: the same in any
+// order.
+func sumRacksDense(pcs []piece, net RackNetwork, dense []int64) rackSums {
 	rs := rackSums{dense: dense}
-	for from, b := range p.At {
-		rs.total += b
-		switch r := net.RackOf(from); {
+	for _, pc := range pcs {
+		rs.total += pc.bytes
+		switch r := net.RackOf(pc.machine); {
 		case r >= 0 && r < len(dense):
-			dense[r] += b
+			dense[r] += pc.bytes
 		case r >= 0:
 			if rs.byRack == nil {
 				rs.byRack = map[int]int64{}
 			}
-			rs.byRack[r] += b
+			rs.byRack[r] += pc.bytes
 		}
 	}
 	return rs
 }
 
 // clearRacks zeroes what sumRacksDense summed into dense.
-func clearRacks(p Partition, net RackNetwork, dense []int64) {
-	for from := range p.At {
-		if r := net.RackOf(from); r >= 0 && r < len(dense) {
+func clearRacks(pcs []piece, net RackNetwork, dense []int64) {
+	for _, pc := range pcs {
+		if r := net.RackOf(pc.machine); r >= 0 && r < len(dense) {
 			dense[r] = 0
 		}
 	}
@@ -163,14 +181,16 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 	// machine), filled and cleared per partition.
 	at := make([]int64, len(ms))
 	rackBytes := make([]int64, len(ms)) // sumRacksDense's, by rack
+	var pcs []piece                     // the partition's pieces (piecesOf)
 	for pn, p := range sorted {
+		pcs = piecesOf(p, pcs)
 		var rs rackSums
 		if isRack {
-			rs = sumRacksDense(p, rnet, rackBytes)
+			rs = sumRacksDense(pcs, rnet, rackBytes)
 		}
-		for m, b := range p.At {
-			if m >= 0 && m < len(at) {
-				at[m] = b
+		for _, pc := range pcs {
+			if m := pc.machine; m >= 0 && m < len(at) {
+				at[m] = pc.bytes
 			}
 		}
 		nr := int(math.Ceil(float64(p.Bytes) / float64(rSplit)))
@@ -238,13 +258,13 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 				bestArrive, bestExec = arrive, exec
 			}
 		}
-		for m := range p.At {
-			if m >= 0 && m < len(at) {
+		for _, pc := range pcs {
+			if m := pc.machine; m >= 0 && m < len(at) {
 				at[m] = 0
 			}
 		}
 		if isRack {
-			clearRacks(p, rnet, rackBytes)
+			clearRacks(pcs, rnet, rackBytes)
 		}
 		if best.Machine < 0 {
 			continue
