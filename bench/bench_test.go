@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/profiles"
 )
@@ -146,4 +150,73 @@ func BenchmarkLiveHeap(b *testing.B) {
 		runtime.KeepAlive(eng)
 		store.Close()
 	}
+}
+
+// BenchmarkReplay applies a recorded event log (BENCH_EVENTS, JSONL, e.g.
+// from `rmsidecar sim --emit-events`) to a fresh engine running
+// BENCH_STACK (default yarn) over a state that forgets finished apps after
+// 1 ms, as the simulator's does: the engine's cost per event as the
+// simulator sees it, without the simulator. The log is decoded before the
+// timer starts. Skipped without BENCH_EVENTS.
+func BenchmarkReplay(b *testing.B) {
+	path := os.Getenv("BENCH_EVENTS")
+	if path == "" {
+		b.Skip("BENCH_EVENTS not set")
+	}
+	stackName := os.Getenv("BENCH_STACK")
+	if stackName == "" {
+		stackName = "yarn"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var log []events.Event
+	r := events.NewReader(f)
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		log = append(log, ev)
+	}
+	f.Close()
+	ctx := context.Background()
+	store := profiles.NewMemory()
+	defer store.Close()
+	b.ResetTimer()
+	var cpu, thread time.Duration
+	for range b.N {
+		b.StopTimer()
+		stack, err := buildStack(stackName, store, zerolog.Nop())
+		if err != nil {
+			b.Fatal(err)
+		}
+		eng := engine.New(stack, engine.Options{Log: zerolog.Nop(),
+			State: cluster.New(cluster.WithRetention(cluster.Retention{AfterMS: 1}))})
+		runtime.GC()
+		b.StartTimer()
+		c, t := replay(ctx, eng, log)
+		cpu += c
+		thread += t
+	}
+	n := b.N * len(log)
+	b.ReportMetric(perCPU(n, cpu), "events/cpu-s")
+	b.ReportMetric(perCPU(n, thread), "events/thread-cpu-s")
+	b.ReportMetric(float64(thread.Nanoseconds())/float64(n), "thread-ns/event")
+}
+
+// replay applies log on one locked thread and returns the process's and
+// the thread's CPU time.
+func replay(ctx context.Context, eng *engine.Engine, log []events.Event) (cpu, thread time.Duration) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, t0 := cpuTime(), threadCPUTime()
+	for i := range log {
+		eng.Apply(ctx, &log[i]) // the engine does not write to its events: the log can be applied again
+	}
+	return cpuTime() - c0, threadCPUTime() - t0
 }
