@@ -34,42 +34,28 @@ func (x *attemptIndex) Len() int { return x.n }
 
 // get returns the attempt with id, or nil.
 func (x *attemptIndex) get(id string) *Attempt {
-	at, _ := x.find(id)
-	return at
-}
-
-// find returns the attempt with id, or nil and id's hash (0 when the index
-// has no slots yet) for putHashed.
-func (x *attemptIndex) find(id string) (*Attempt, uint64) {
 	if x.n == 0 {
-		return nil, 0
+		return nil
 	}
 	h := x.hash(id)
 	mask := uint64(len(x.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &x.slots[i]
 		if s.hash == 0 {
-			return nil, h
+			return nil
 		}
 		if s.hash == h && s.at.ID == id {
-			return s.at, h
+			return s.at
 		}
 	}
 }
 
 // put indexes at under at.ID, replacing an attempt with the same id.
-func (x *attemptIndex) put(at *Attempt) { x.putHashed(at, 0) }
-
-// putHashed is put with at.ID's hash h as find returned it (0: unknown).
-// The seed is made once, with the first slots, so a hash stays valid
-// across grow.
-func (x *attemptIndex) putHashed(at *Attempt, h uint64) {
+func (x *attemptIndex) put(at *Attempt) {
 	if (x.n+1)*2 > len(x.slots) {
 		x.grow()
 	}
-	if h == 0 {
-		h = x.hash(at.ID)
-	}
+	h := x.hash(at.ID)
 	mask := uint64(len(x.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &x.slots[i]

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"encoding/json"
-	"math/rand/v2"
 	"strconv"
 	"testing"
 
@@ -129,75 +128,5 @@ func TestRetentionIgnoresLateEventsAndSurvivesCheckpoint(t *testing.T) {
 	r.Apply(&events.Event{V: 1, ID: "hb2", Type: events.NodeHeartbeat, TS: 200_000, Node: node})
 	if r.App("run") != nil || len(r.Node(node).Running) != 0 {
 		t.Errorf("finished app or its container kept after retention in the restored state")
-	}
-}
-
-// TestGoneCheckSameAsLookup: Apply finds an attempt event's attempt first
-// and skips the look-up of forgotten app ids when the attempt's app is the
-// one the event names. Over random streams of apps that finish and are
-// forgotten, with late events and events naming another app than their
-// attempt's, an event is ignored (Apply false, nothing made) exactly
-// when the straightforward check, Gone(ev.App) before Apply, says so; every
-// other attempt event, new and newer than all before, changes the state.
-func TestGoneCheckSameAsLookup(t *testing.T) {
-	var ignored, fast int
-	for seed := range uint64(20) {
-		rng := rand.New(rand.NewPCG(seed, 7))
-		s := New(WithRetention(Retention{AfterMS: 1}))
-		s.Apply(&events.Event{V: 1, ID: "n", Type: events.NodeRegistered, TS: 1, Node: "n1", Rack: "/r", VCores: 8, MemoryMB: 8192})
-		const apps = 6
-		var attempts [][2]string // (app, attempt) of every attempt made
-		ts := int64(10)
-		for i := range 3000 {
-			ts += int64(1 + rng.IntN(300))
-			app := "app" + strconv.Itoa(rng.IntN(apps))
-			ev := events.Event{V: 1, ID: "e" + strconv.Itoa(i), TS: ts, App: app}
-			switch r := rng.IntN(10); {
-			case r == 0:
-				ev.Type, ev.Maps = events.AppSubmitted, 4
-			case r == 1:
-				ev.Type, ev.State = events.AppFinished, events.StateSucceeded
-			case r <= 3 || len(attempts) == 0:
-				ev.Type = events.ContainerAllocated
-				ev.Task = "task_" + app + "_m_" + strconv.Itoa(rng.IntN(4))
-				ev.Attempt = ev.Task + "_" + strconv.Itoa(i)
-				ev.Node, ev.Container = "n1", "c"+strconv.Itoa(i)
-				attempts = append(attempts, [2]string{app, ev.Attempt})
-			default:
-				a := attempts[rng.IntN(len(attempts))]
-				ev.App, ev.Attempt = a[0], a[1]
-				if rng.IntN(8) == 0 {
-					ev.App = "app" + strconv.Itoa(rng.IntN(apps)) // names another app than the attempt's
-				}
-				ev.Task = "task"
-				ev.Type = []events.Type{events.TaskProgress, events.TaskFinished, events.MapOutput}[rng.IntN(3)]
-				if ev.Type == events.TaskFinished {
-					ev.State = events.StateSucceeded
-				}
-				ev.Progress = rng.Float64()
-			}
-			if rng.IntN(50) == 0 {
-				ev.App = ""
-			}
-			gone := ev.App != "" && s.Gone(ev.App)
-			before := s.Attempt(ev.Attempt)
-			if gone {
-				ignored++
-			} else if before != nil && before.Task.App.ID == ev.App {
-				fast++
-			}
-			got := s.Apply(&ev)
-			switch {
-			case gone && got:
-				t.Fatalf("seed %d event %d %s of forgotten %s: Apply changed the state", seed, i, ev.Type, ev.App)
-			case gone && (s.App(ev.App) != nil || (before == nil && s.Attempt(ev.Attempt) != nil)):
-				t.Fatalf("seed %d event %d %s of forgotten %s: brought back", seed, i, ev.Type, ev.App)
-			case !gone && ev.Attempt != "" && !got:
-				t.Fatalf("seed %d event %d %s of %s (not forgotten): ignored", seed, i, ev.Type, ev.App)
-			}
-		}
-	}
-	if ignored < 100 || fast < 100 {
-		t.Fatalf("the streams exercise too little: %d events of forgotten apps, %d of a known attempt", ignored, fast)
 	}
 }

@@ -136,31 +136,10 @@ func (s *State) Apply(ev *events.Event) bool {
 }
 
 func (s *State) apply(ev *events.Event) bool {
-	// An attempt event's attempt is found once, here, and handed on. Found
-	// in the index, it belongs to an app that was not forgotten (drop takes
-	// a forgotten app's attempts out, and no app is made under a
-	// remembered id), so when the event names that app the look-up of the
-	// forgotten ids (a string hash per event) is not needed.
-	var at *Attempt
-	var h uint64
-	switch ev.Type {
-	case events.ContainerAllocated, events.TaskProgress, events.TaskFinished, events.MapOutput:
-		at, h = s.findAttempt(ev.Attempt)
-	}
-	if ev.App != "" && s.gone != nil && (at == nil || at.Task.App.ID != ev.App) {
+	if ev.App != "" && s.gone != nil {
 		if _, ok := s.gone[ev.App]; ok {
 			return false // finished and forgotten: a late event must not bring it back
 		}
-	}
-	switch ev.Type {
-	case events.ContainerAllocated:
-		return s.containerAllocated(ev, s.attempt(ev, at, h))
-	case events.TaskProgress:
-		return s.taskProgress(ev, s.attempt(ev, at, h))
-	case events.TaskFinished:
-		return s.taskFinished(ev, s.attempt(ev, at, h))
-	case events.MapOutput:
-		return s.mapOutput(ev, s.attempt(ev, at, h))
 	}
 	switch ev.Type {
 	case events.NodeRegistered:
@@ -175,6 +154,14 @@ func (s *State) apply(ev *events.Event) bool {
 		return s.appFinished(ev)
 	case events.TaskPending:
 		return s.taskPending(ev)
+	case events.ContainerAllocated:
+		return s.containerAllocated(ev)
+	case events.TaskProgress:
+		return s.taskProgress(ev)
+	case events.TaskFinished:
+		return s.taskFinished(ev)
+	case events.MapOutput:
+		return s.mapOutput(ev)
 	}
 	return false
 }
@@ -417,32 +404,21 @@ func (s *State) taskPending(ev *events.Event) bool {
 	return true
 }
 
-// findAttempt returns the attempt with id, or nil and id's hash in the
-// index (0 if the index is empty) for attempt to insert it without hashing
-// again. The attempt the last event named is checked first: a map's finish
-// and its output come one after the other.
-func (s *State) findAttempt(id string) (*Attempt, uint64) {
-	if at := s.lastAttempt; at != nil && at.ID == id {
-		return at, 0
-	}
-	return s.attempts.find(id)
-}
-
-// attempt returns at, the attempt ev names as findAttempt found it (nil:
-// not yet known, h its hash), making it if needed.
-func (s *State) attempt(ev *events.Event, at *Attempt, h uint64) *Attempt {
+func (s *State) attempt(ev *events.Event) *Attempt {
+	at := s.attempts.get(ev.Attempt)
 	if at == nil {
 		a := s.app(ev.App)
 		t := s.task(a, ev.Task, "")
 		at = &Attempt{ID: ev.Attempt, Task: t}
-		s.attempts.putHashed(at, h)
+		s.attempts.put(at)
 		t.Attempts = append(t.Attempts, at)
 	}
 	s.lastAttempt = at
 	return at
 }
 
-func (s *State) containerAllocated(ev *events.Event, at *Attempt) bool {
+func (s *State) containerAllocated(ev *events.Event) bool {
+	at := s.attempt(ev)
 	if !at.allocStamp().before(ev.TS, ev.ID) {
 		return false
 	}
@@ -459,7 +435,8 @@ func (s *State) containerAllocated(ev *events.Event, at *Attempt) bool {
 	return true
 }
 
-func (s *State) taskProgress(ev *events.Event, at *Attempt) bool {
+func (s *State) taskProgress(ev *events.Event) bool {
+	at := s.attempt(ev)
 	if !at.progStamp().before(ev.TS, ev.ID) {
 		return false
 	}
@@ -474,7 +451,8 @@ func (s *State) taskProgress(ev *events.Event, at *Attempt) bool {
 	return true
 }
 
-func (s *State) taskFinished(ev *events.Event, at *Attempt) bool {
+func (s *State) taskFinished(ev *events.Event) bool {
+	at := s.attempt(ev)
 	if !at.finStamp().before(ev.TS, ev.ID) {
 		return false
 	}
@@ -484,7 +462,8 @@ func (s *State) taskFinished(ev *events.Event, at *Attempt) bool {
 	return true
 }
 
-func (s *State) mapOutput(ev *events.Event, at *Attempt) bool {
+func (s *State) mapOutput(ev *events.Event) bool {
+	at := s.attempt(ev)
 	if !at.outStamp().before(ev.TS, ev.ID) {
 		return false
 	}

@@ -2,7 +2,6 @@ package taskstat
 
 import (
 	"math"
-	mathbits "math/bits"
 	"slices"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -150,73 +149,15 @@ type Durations struct {
 }
 
 type appDurations struct {
-	// kinds holds one entry per task kind with a finished task, in order of
-	// first sight: a search of one or two entries, where four maps keyed
-	// by the kind's string hashed it four times per finished task.
-	kinds []kindDurations
-	// done marks the tasks counted, one bit per Seq of numbered's tasks,
-	// while every counted task was at its Seq in numbered's Tasks and named
-	// by its own id (a State's tasks and events are); the first that is not
-	// moves them all to doneIDs, by id, for good. The map of every finished
-	// task id was a third of Observe.
-	numbered *cluster.App
-	done     []uint64
-	doneIDs  map[string]bool
-}
-
-type kindDurations struct {
-	kind  events.TaskKind
-	stats *Stats // Live's pointer, the same until the app finishes
+	kinds map[events.TaskKind]*Stats
 	// rates are the progress rates (1/duration, per ms) of the finished
-	// tasks: rates[:sorted] ascending, the rest in order of arrival,
-	// sorted in when Rates asks (a job of 100,000 maps paid a sorted
-	// insert, a move of half the list, per finished map).
-	rates   []float64
-	sorted  int
-	rateSum float64
-}
-
-// kind returns the entry of k, nil if no task of k was counted.
-func (a *appDurations) kind(k events.TaskKind) *kindDurations {
-	for i := range a.kinds {
-		if a.kinds[i].kind == k {
-			return &a.kinds[i]
-		}
-	}
-	return nil
-}
-
-// count marks the task ev names (at's task t) counted and reports whether
-// it was not before.
-func (a *appDurations) count(ev *events.Event, t *cluster.Task) bool {
-	if a.doneIDs == nil {
-		seq := t.Seq()
-		if t.ID == ev.Task && t.App != nil && (a.numbered == nil || a.numbered == t.App) &&
-			seq < len(t.App.Tasks) && t.App.Tasks[seq] == t {
-			a.numbered = t.App
-			w, bit := seq/64, uint64(1)<<(seq%64)
-			if w >= len(a.done) {
-				a.done = append(a.done, make([]uint64, w+1-len(a.done))...)
-			}
-			if a.done[w]&bit != 0 {
-				return false
-			}
-			a.done[w] |= bit
-			return true
-		}
-		a.doneIDs = map[string]bool{}
-		for w, bits := range a.done {
-			for ; bits != 0; bits &= bits - 1 {
-				a.doneIDs[a.numbered.Tasks[w*64+mathbits.TrailingZeros64(bits)].ID] = true
-			}
-		}
-		a.done = nil
-	}
-	if a.doneIDs[ev.Task] {
-		return false
-	}
-	a.doneIDs[ev.Task] = true
-	return true
+	// tasks per kind: rates[k][:sorted[k]] ascending, the rest in order of
+	// arrival, sorted in when Rates asks (a job of 100,000 maps paid a
+	// sorted insert, a move of half the list, per finished map).
+	rates   map[events.TaskKind][]float64
+	sorted  map[events.TaskKind]int
+	rateSum map[events.TaskKind]float64
+	done    map[string]bool
 }
 
 // NewDurations returns empty statistics.
@@ -238,22 +179,24 @@ func (d *Durations) Observe(ev *events.Event, v cluster.View) {
 		}
 		a := d.apps[ev.App]
 		if a == nil {
-			a = &appDurations{}
+			a = &appDurations{kinds: map[events.TaskKind]*Stats{}, rates: map[events.TaskKind][]float64{},
+				sorted: map[events.TaskKind]int{}, rateSum: map[events.TaskKind]float64{}, done: map[string]bool{}}
 			d.apps[ev.App] = a
 		}
-		if !a.count(ev, at.Task) {
+		if a.done[ev.Task] {
 			return // a task counts once, by its first success
 		}
-		k := a.kind(at.Task.Kind)
-		if k == nil {
-			a.kinds = append(a.kinds, kindDurations{kind: at.Task.Kind, stats: &Stats{}})
-			k = &a.kinds[len(a.kinds)-1]
+		a.done[ev.Task] = true
+		s := a.kinds[at.Task.Kind]
+		if s == nil {
+			s = &Stats{}
+			a.kinds[at.Task.Kind] = s
 		}
 		d := float64(at.FinishTS - at.StartTS)
-		k.stats.add(d)
+		s.add(d)
 		if d > 0 {
-			k.rates = append(k.rates, 1/d)
-			k.rateSum += 1 / d
+			a.rates[at.Task.Kind] = append(a.rates[at.Task.Kind], 1/d)
+			a.rateSum[at.Task.Kind] += 1 / d
 		}
 	}
 }
@@ -261,9 +204,7 @@ func (d *Durations) Observe(ev *events.Event, v cluster.View) {
 // RateSum returns the sum and count of Rates(app, kind).
 func (d *Durations) RateSum(app string, kind events.TaskKind) (sum float64, n int) {
 	if a := d.apps[app]; a != nil {
-		if k := a.kind(kind); k != nil {
-			return k.rateSum, len(k.rates)
-		}
+		return a.rateSum[kind], len(a.rates[kind])
 	}
 	return 0, 0
 }
@@ -279,15 +220,12 @@ func (d *Durations) RateSum(app string, kind events.TaskKind) (sum float64, n in
 // the reference then.
 func (d *Durations) Rates(app string, kind events.TaskKind) []float64 {
 	if a := d.apps[app]; a != nil {
-		k := a.kind(kind)
-		if k == nil {
-			return nil
+		r := a.rates[kind]
+		if m := a.sorted[kind]; m < len(r) {
+			mergeSorted(r, m)
+			a.sorted[kind] = len(r)
 		}
-		if m := k.sorted; m < len(k.rates) {
-			mergeSorted(k.rates, m)
-			k.sorted = len(k.rates)
-		}
-		return k.rates
+		return r
 	}
 	return nil
 }
@@ -323,9 +261,7 @@ func (d *Durations) Of(app string, kind events.TaskKind) Stats {
 // finished task; it then stays the same pointer until the app finishes.
 func (d *Durations) Live(app string, kind events.TaskKind) *Stats {
 	if a := d.apps[app]; a != nil {
-		if k := a.kind(kind); k != nil {
-			return k.stats
-		}
+		return a.kinds[kind]
 	}
 	return nil
 }
