@@ -243,9 +243,15 @@ func (p *Plugin) demandOf(m, r *cluster.TaskCounts) (maps, reduces int) {
 // pools returns the queues with unfinished apps, sorted by name, each with
 // its apps; in submission order when ordered (sums alone need no order).
 func (p *Plugin) pools(v cluster.View, ordered bool) []*pool {
+	return p.poolsOf(p.apps.unfinished(v), ordered)
+}
+
+// poolsOf groups apps, the unfinished ones in order of first sight, into
+// pools as pools does.
+func (p *Plugin) poolsOf(apps []*cluster.App, ordered bool) []*pool {
 	byName := map[string]*pool{}
 	var out []*pool
-	for _, a := range p.apps.unfinished(v) {
+	for _, a := range apps {
 		q := a.Queue
 		if q == "" {
 			q = "default"

@@ -1,9 +1,7 @@
 package dhsa
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
@@ -63,44 +61,9 @@ func (p *refPlugin) ClusterSlots(v cluster.View) Slots {
 	return s
 }
 
-// pools returns the queues with unfinished apps, sorted by name, each with
-// its apps; in submission order when ordered (sums alone need no order).
+// pools is the plugin's grouping over refUnfinished.
 func (p *refPlugin) pools(v cluster.View, ordered bool) []*pool {
-	byName := map[string]*pool{}
-	var out []*pool
-	for _, a := range p.refUnfinished(v) {
-		q := a.Queue
-		if q == "" {
-			q = "default"
-		}
-		pl := byName[q]
-		if pl == nil {
-			pl = &pool{name: q}
-			byName[q] = pl
-			out = append(out, pl)
-		}
-		m, r := a.Count[events.Map], a.Count[events.Reduce]
-		dm, dr := p.appDemand(a)
-		pl.apps = append(pl.apps, a)
-		pl.maps += dm
-		pl.reduces += dr
-		pl.running += m.Running + r.Running
-		pl.pendMaps += m.Pending
-		pl.pendRs += r.Pending
-	}
-	slices.SortFunc(out, func(a, b *pool) int { return cmp.Compare(a.name, b.name) })
-	if !ordered {
-		return out
-	}
-	for _, pl := range out {
-		slices.SortStableFunc(pl.apps, func(a, b *cluster.App) int {
-			if c := cmp.Compare(a.SubmitTS, b.SubmitTS); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.ID, b.ID)
-		})
-	}
-	return out
+	return (&Plugin{cfg: p.cfg}).poolsOf(p.refUnfinished(v), ordered)
 }
 
 // Allocate runs the plugin's variant over the view and returns the pools'
