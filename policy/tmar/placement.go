@@ -553,56 +553,99 @@ func (p *Plugin) shrinkReserved() {
 }
 
 // holds renews the strict place hints of planned maps that have not started:
-// a hold lasts as long as the plan, not just one hint lifetime. The engine
-// drops the repeats while the previous hint is in force.
+// a hold lasts as long as the plan, not just one hint lifetime. A hold
+// whose hint the engine reports in force (p.inForce) is left out: the
+// engine would drop it as a repeat, and building it was most of the tick's
+// hints (TestInForceSameEmitted).
 func (p *Plugin) holds(v cluster.View) []policy.Hint {
 	if !p.cfg.Strict {
 		return nil
 	}
 	now := float64(v.Now()) / 1000
 	rs := p.byID.sorted() // by task id, kept between ticks
-	n, nodesN := 0, 0
-	for _, r := range rs {
-		if r.finish > now && r.task.State == cluster.TaskPending {
-			n++
-			nodesN += 1 + len(r.alts)
-		}
-	}
-	// The hints go in the array of the last Bind's (see Bind), zeroed
-	// first so no hint of that call keeps its strings past this one.
-	clear(p.hintBuf)
-	out := slices.Grow(p.hintBuf[:0], n)
-	// The hints' nodes share one array and their reasons one string, made
-	// for this call (one allocation each instead of one per hint); each
-	// hint's slice is capped at its own nodes.
-	nodeBuf := make([]policy.NodeScore, 0, nodesN)
-	reasons, ends := p.reasonBuf[:0], p.endsBuf[:0] // scratch: the string is a copy
+	send, locs := p.sendBuf[:0], p.locBuf[:0]
+	nodesN := 0
 	for _, r := range rs {
 		if r.finish <= now || r.task.State != cluster.TaskPending {
 			continue
 		}
 		loc := p.holdLocality(r, v)
-		at := len(nodeBuf)
-		nodeBuf = append(nodeBuf, policy.NodeScore{Node: r.node, Score: 1, Locality: loc})
-		for _, a := range r.alts {
-			nodeBuf = append(nodeBuf, policy.NodeScore{Node: a, Score: 1, Locality: loc})
+		if p.inForce != nil && p.holdInForce(r, loc) {
+			continue
 		}
+		send, locs = append(send, r), append(locs, loc)
+		nodesN += 1 + len(r.alts)
+		p.returned(&r.hold.lapse, lapsePlace)
+	}
+	// The hints go in the array of the last Bind's (see Bind), zeroed
+	// first so no hint of that call keeps its strings past this one.
+	clear(p.hintBuf)
+	out := slices.Grow(p.hintBuf[:0], len(send))
+	// The hints' nodes share one array and their reasons one string, made
+	// for this call (one allocation each instead of one per hint); each
+	// hint's slice is capped at its own nodes.
+	nodeBuf := make([]policy.NodeScore, 0, nodesN)
+	reasons, ends := p.reasonBuf[:0], p.endsBuf[:0] // scratch: the string is a copy
+	for k, r := range send {
+		at := len(nodeBuf)
+		nodeBuf = appendHoldNodes(nodeBuf, r, locs[k])
 		// fmt's %.1f is strconv's 'f' with precision 1.
 		reasons = append(reasons, "TMaR plan: finishes at +"...)
 		reasons = strconv.AppendFloat(reasons, r.finish-now, 'f', 1, 64)
 		reasons = append(reasons, "s there (Algorithms 1, 3)"...)
 		ends = append(ends, len(reasons))
-		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
-			Nodes: nodeBuf[at:len(nodeBuf):len(nodeBuf)]})
+		out = append(out, holdHint(r, nodeBuf[at:len(nodeBuf):len(nodeBuf)]))
 	}
 	all := string(reasons)
 	p.reasonBuf, p.endsBuf = reasons, ends
+	clear(send) // no reservation kept past the call
+	p.sendBuf, p.locBuf = send[:0], locs[:0]
 	from := 0
 	for k := range out {
 		out[k].Reason = all[from:ends[k]]
 		from = ends[k]
 	}
 	return out
+}
+
+// holdHint is r's hold naming nodes, without its reason.
+func holdHint(r *reservation, nodes []policy.NodeScore) policy.Hint {
+	return policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true, Nodes: nodes}
+}
+
+// appendHoldNodes appends the nodes r's hold names: its node, then the
+// equal ones, all at the locality loc.
+func appendHoldNodes(b []policy.NodeScore, r *reservation, loc events.Locality) []policy.NodeScore {
+	b = append(b, policy.NodeScore{Node: r.node, Score: 1, Locality: loc})
+	for _, a := range r.alts {
+		b = append(b, policy.NodeScore{Node: a, Score: 1, Locality: loc})
+	}
+	return b
+}
+
+// holdInForce tells whether r's hold, with the locality loc, is in force
+// in the engine. Its target, content and lapse are kept in r while what
+// they are made from (the task, node, equal nodes and locality) is the
+// same.
+func (p *Plugin) holdInForce(r *reservation, loc events.Locality) bool {
+	k := &r.hold
+	if !k.ok || k.task != r.task || k.node != r.node || k.loc != loc || !slices.Equal(k.alts, r.alts) {
+		h := holdHint(r, appendHoldNodes(nil, r, loc))
+		*k = holdKey{ok: true, task: r.task, node: r.node, alts: r.alts, loc: loc}
+		k.target, k.content = p.hintKeyOf(&h)
+	}
+	return p.inForceNow(&k.lapse, k.target, k.content)
+}
+
+// hintKeyOf is h's target and content as the engine compares them
+// (policy.AppendTarget, policy.AppendContent), in one allocation.
+func (p *Plugin) hintKeyOf(h *policy.Hint) (target, content string) {
+	b := policy.AppendTarget(p.keyBuf[:0], h)
+	nt := len(b)
+	b = policy.AppendContent(b, h)
+	p.keyBuf = b
+	s := string(b)
+	return s[:nt], s[nt:]
 }
 
 // holdLocality is localityOn(r.task, r.node, v), kept in r while what it
