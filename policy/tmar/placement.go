@@ -575,7 +575,7 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 		}
 		send, locs = append(send, r), append(locs, loc)
 		nodesN += 1 + len(r.alts)
-		p.returned(&r.hold.lapse, lapsePlace)
+		p.holdReturned(r, loc)
 	}
 	// The hints go in the array of the last Bind's (see Bind), zeroed
 	// first so no hint of that call keeps its strings past this one.
@@ -624,17 +624,34 @@ func appendHoldNodes(b []policy.NodeScore, r *reservation, loc events.Locality) 
 }
 
 // holdInForce tells whether r's hold, with the locality loc, is in force
-// in the engine. Its target, content and lapse are kept in r while what
-// they are made from (the task, node, equal nodes and locality) is the
-// same.
+// in the engine. r.hold is the engine's hint for the task when known (see
+// lapses): what it was made from (the node, equal nodes and locality, of
+// which a hold's content is made) and its lapse. The engine is asked only
+// when that is not known; a hold made from other nodes or another
+// locality is another content, not in force.
 func (p *Plugin) holdInForce(r *reservation, loc events.Locality) bool {
 	k := &r.hold
-	if !k.ok || k.task != r.task || k.node != r.node || k.loc != loc || !slices.Equal(k.alts, r.alts) {
+	if k.lapse.gen != p.lapses.gen || k.task != r.task {
 		h := holdHint(r, appendHoldNodes(nil, r, loc))
-		*k = holdKey{ok: true, task: r.task, node: r.node, alts: r.alts, loc: loc}
-		k.target, k.content = p.hintKeyOf(&h)
+		at := p.inForce.Until(p.hintKeyOf(&h))
+		// Not in force, it is returned and returned sets k again.
+		*k = holdKey{task: r.task, node: r.node, alts: r.alts, loc: loc, lapse: lapse{at: at, gen: p.lapses.gen}}
+		return at > p.lapses.now
 	}
-	return p.inForceNow(&k.lapse, k.target, k.content)
+	if k.node != r.node || k.loc != loc || !slices.Equal(k.alts, r.alts) {
+		return false
+	}
+	return k.lapse.at > p.lapses.now
+}
+
+// holdReturned records that r's hold, with the locality loc, is returned
+// not in force: the engine emits it.
+func (p *Plugin) holdReturned(r *reservation, loc events.Locality) {
+	if p.inForce == nil {
+		return
+	}
+	r.hold = holdKey{task: r.task, node: r.node, alts: r.alts, loc: loc}
+	p.returned(&r.hold.lapse, lapsePlace)
 }
 
 // hintKeyOf is h's target and content as the engine compares them

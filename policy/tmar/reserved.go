@@ -31,20 +31,19 @@ type reservation struct {
 	loc       events.Locality
 	// mt is the re-plan's MapTask of the task (mapTaskOf).
 	mt mapTaskMemo
-	// hold is the target and content of the task's hold (holdInForce).
+	// hold is the engine's hint for the task, when known (holdInForce).
 	hold holdKey
 }
 
-// holdKey is the target and content of a hold as the engine compares them,
-// with what they were made from, and its lapse there (lapse.go).
+// holdKey is the engine's hint for a reservation's task when known
+// (holdInForce): the node, equal nodes and locality it names, and its
+// lapse there (lapse.go).
 type holdKey struct {
-	ok              bool
-	task            *cluster.Task
-	node            string
-	alts            []string
-	loc             events.Locality
-	target, content string
-	lapse           lapse
+	task  *cluster.Task
+	node  string
+	alts  []string
+	loc   events.Locality
+	lapse lapse
 }
 
 // mapTaskMemo is a map's MapTask under the node index of generation gen,
