@@ -515,10 +515,8 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		}
 		// Maps of one job are alike (the paper's premise): its first
 		// stands for the batch.
-		execOn := make([]float64, len(ms))
-		for i := range ms {
-			execOn[i] = p.mapExec(ctx, batch[0].task, nodes[i])
-		}
+		execOn := p.mapExecs(ctx, batch[0].task, nodes[:len(ms)], p.replanExec)
+		p.replanExec = execOn
 		exec := func(i int) float64 { return execOn[i] }
 		p.early.ok = false // PlanMaps updates the cores
 		for _, pl := range planMaps(&p.planSc, ms, rack, mts, now, exec, p.tie()) {

@@ -108,6 +108,8 @@ type mapStage struct {
 	localBuf  []int // levelCodes: the node-local machines of the map, in order
 	// planSc is PlanMaps' working state, reused by the re-plans.
 	planSc planScratch
+	// replanExec is a re-plan batch's Map_Matrix column (mapExecs).
+	replanExec []float64
 	// hintBuf is the slice the last Bind returned, whose array the next
 	// one reuses.
 	hintBuf []policy.Hint
