@@ -372,8 +372,14 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 				sc.sums = append(sc.sums, make([]int64, need-len(sc.sums))...)
 				sc.has = append(sc.has, make([]bool, need-len(sc.has))...)
 			}
+			if k >= len(sc.cols) {
+				sc.cols = append(sc.cols, make([][]int32, k+1-len(sc.cols))...)
+			}
 			sc.sums[k*w+col] += o.Bytes
-			sc.has[k*w+col] = true
+			if !sc.has[k*w+col] {
+				sc.has[k*w+col] = true
+				sc.cols[k] = append(sc.cols[k], int32(col))
+			}
 		}
 	}
 	order := make([]int, len(sc.ids)) // rows by partition id
@@ -383,19 +389,13 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 	sort.Slice(order, func(x, y int) bool { return sc.ids[order[x]] < sc.ids[order[y]] })
 	out := make([]Partition, 0, len(order))
 	for _, k := range order {
-		sums, has := sc.sums[k*w:(k+1)*w], sc.has[k*w:(k+1)*w]
-		n := 0
-		for _, h := range has {
-			if h {
-				n++
-			}
-		}
-		part := Partition{ID: sc.ids[k], At: make(map[int]int64, n)}
-		for c, h := range has {
-			if h {
-				part.At[c-1] = sums[c]
-				part.Bytes += sums[c]
-			}
+		// The row's cells with a piece, listed as first reported: the
+		// row's width is the cluster's, its pieces the app's few maps'.
+		sums, cols := sc.sums[k*w:(k+1)*w], sc.cols[k]
+		part := Partition{ID: sc.ids[k], At: make(map[int]int64, len(cols))}
+		for _, c := range cols {
+			part.At[int(c)-1] = sums[c]
+			part.Bytes += sums[c] // integers: the same sum in any order
 		}
 		if !p.cfg.SpawnReducers {
 			part.Run = 1
@@ -403,8 +403,12 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 		out = append(out, part)
 	}
 	// Leave the scratch zeroed for the next plan.
-	clear(sc.sums[:len(sc.ids)*w])
-	clear(sc.has[:len(sc.ids)*w])
+	for k := range sc.ids {
+		for _, c := range sc.cols[k] {
+			sc.sums[k*w+int(c)], sc.has[k*w+int(c)] = 0, false
+		}
+		sc.cols[k] = sc.cols[k][:0]
+	}
 	for _, id := range sc.ids {
 		if id >= 0 && id < maxDenseID {
 			sc.pos[id] = 0
@@ -427,6 +431,7 @@ type partScratch struct {
 	ids  []int       // row -> partition id
 	sums []int64     // row x (machines + 1) bytes
 	has  []bool      // the same cells: a piece was reported there
+	cols [][]int32   // row -> its cells with a piece, in order of first report
 }
 
 // Extra reports what the reduce-stage plan predicted (the simulator copies
