@@ -310,21 +310,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	// submitted together share it.
 	col := p.mapColumn(ctx, t)
 	lv := p.levelCodes(t)
-	// Sized once and indexed (the columns are the model's size, as lv):
-	// an append per machine was a third of the pass.
-	n := len(lv)
-	execOn := slices.Grow(p.execBuf[:0], n)[:n]
-	col, colRack, colOff := col[:n], p.execColRack[:n], p.execColOff[:n]
-	for i, l := range lv {
-		switch l {
-		case lvRack:
-			execOn[i] = colRack[i]
-		case lvOff:
-			execOn[i] = colOff[i]
-		default: // nothing to read (node-local, or no known input)
-			execOn[i] = col[i]
-		}
-	}
+	execOn := p.execOnLevels(lv, col, p.execColRack, p.execColOff, p.execBuf)
 	p.execBuf = execOn
 	if !p.early.ok || len(p.early.cores) != len(ms) {
 		p.early.fill(ms)
@@ -395,11 +381,14 @@ var lvLocality = [...]events.Locality{lvNone: "", lvNode: events.NodeLocal, lvRa
 
 // levelCodes is levels as codes, in a buffer reused between calls: for
 // each machine of the current model, the locality of t's input there. It
-// leaves in p.localBuf the node-local machines in machine order.
+// leaves in p.localBuf the node-local machines in machine order, and in
+// p.replRacks the racks holding a replica (p.lvInput: some host is
+// named, else every level is lvNone). Every
+// machine is off-rack but those of the replicas' racks (rackMachines), so
+// only those are visited after the off-rack fill.
 func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 	n := len(p.machines)
 	out := slices.Grow(p.lvBuf[:0], n)[:n]
-	clear(out) // lvNone
 	p.lvBuf = out
 	// The racks holding a replica, marked by rack number with a stamp new
 	// to this call.
@@ -408,18 +397,20 @@ func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 	}
 	p.rackStamp++
 	hosts := 0
-	local := p.localBuf[:0]
+	local, racks := p.localBuf[:0], p.replRacks[:0]
 	for _, sp := range t.Splits {
 		for _, h := range sp.Hosts {
 			hosts++
-			if i, ok := p.hostIdx[h]; ok && out[i] != lvNode {
-				out[i] = lvNode
+			if i, ok := p.hostIdx[h]; ok && !slices.Contains(local, i) {
 				local = append(local, i)
 				r := p.rackIx[i]
 				if r >= len(p.rackMark) {
 					p.rackMark = append(p.rackMark, make([]uint64, r+1-len(p.rackMark))...)
 				}
-				p.rackMark[r] = p.rackStamp
+				if p.rackMark[r] != p.rackStamp {
+					p.rackMark[r] = p.rackStamp
+					racks = append(racks, r)
+				}
 			}
 		}
 	}
@@ -428,17 +419,66 @@ func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 		local = []int{} // not nil: the list is known (empty)
 	}
 	p.localBuf = local
+	p.replRacks, p.lvInput = racks, hosts > 0
 	if hosts == 0 {
-		return out // no known input, no read cost
+		clear(out) // no known input, no read cost
+		return out
 	}
-	for i := range out {
-		switch {
-		case out[i] == lvNode:
-		case p.rackIx[i] < len(p.rackMark) && p.rackMark[p.rackIx[i]] == p.rackStamp:
+	if len(p.offFill) != n {
+		p.offFill = slices.Repeat([]uint8{lvOff}, n)
+	}
+	copy(out, p.offFill)
+	byRack := p.rackMachines()
+	for _, r := range racks {
+		for _, i := range byRack[r] {
 			out[i] = lvRack
-		default:
-			out[i] = lvOff
 		}
+	}
+	for _, i := range local {
+		out[i] = lvNode
+	}
+	return out
+}
+
+// rackMachines is the model's machines by rack number (rackIx), made
+// again with a new node index.
+func (p *Plugin) rackMachines() [][]int {
+	if p.byRackOK && p.byRackGen == p.idxGen && p.byRackN == len(p.rackIx) {
+		return p.byRack
+	}
+	for r := range p.byRack {
+		p.byRack[r] = p.byRack[r][:0]
+	}
+	for i, r := range p.rackIx {
+		if r >= len(p.byRack) {
+			p.byRack = append(p.byRack, make([][]int, r+1-len(p.byRack))...)
+		}
+		p.byRack[r] = append(p.byRack[r], i)
+	}
+	p.byRackOK, p.byRackGen, p.byRackN = true, p.idxGen, len(p.rackIx)
+	return p.byRack
+}
+
+// execOnLevels is the map's execution time on each machine at its level lv
+// (levelCodes, whose racks and node-local machines it reads): col
+// node-local or without a known input, colRack rack-local, colOff
+// off-rack, in buf.
+func (p *Plugin) execOnLevels(lv []uint8, col, colRack, colOff, buf []float64) []float64 {
+	n := len(lv)
+	out := slices.Grow(buf[:0], n)[:n]
+	if !p.lvInput { // no known input: every level lvNone
+		copy(out, col[:n])
+		return out
+	}
+	copy(out, colOff[:n])
+	byRack := p.rackMachines()
+	for _, r := range p.replRacks {
+		for _, i := range byRack[r] {
+			out[i] = colRack[i]
+		}
+	}
+	for _, i := range p.localBuf {
+		out[i] = col[i]
 	}
 	return out
 }

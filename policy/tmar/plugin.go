@@ -104,6 +104,15 @@ type mapStage struct {
 	lvBuf     []uint8
 	rackMark  []uint64 // rack number -> rackStamp when it holds a replica (levelCodes)
 	rackStamp uint64
+	replRacks []int   // levelCodes: the racks holding a replica
+	lvInput   bool    // levelCodes: the map names a host
+	offFill   []uint8 // levelCodes: lvOff for every machine
+	// byRack is the machines by rack number under the node index of
+	// generation byRackGen (rackMachines).
+	byRack    [][]int
+	byRackOK  bool
+	byRackGen uint64
+	byRackN   int
 	finBuf    []float64
 	localBuf  []int // levelCodes: the node-local machines of the map, in order
 	// planSc is PlanMaps' working state, reused by the re-plans.
