@@ -99,6 +99,9 @@ type Engine struct {
 	// touched keeps prepare's loads from being optimized away.
 	touched byte
 	id      []byte // hint id buffer
+	// roundTS is the event time of the current round (an event's time in
+	// Apply, the tick's in tick): emit's now, for policy.InForce.
+	roundTS int64
 }
 
 type hintCounter struct {
@@ -149,6 +152,7 @@ func New(stack *policy.Stack, opts Options) *Engine {
 	if opts.Resume != nil {
 		e.resume(opts.Resume)
 	}
+	e.wireInForce()
 	return e
 }
 
@@ -186,6 +190,7 @@ func clone[K comparable](m map[K]uint64) map[K]uint64 {
 // is only valid until the next call.
 func (e *Engine) Apply(ctx context.Context, ev *events.Event) []policy.Hint {
 	e.out = e.out[:0]
+	e.roundTS = ev.TS
 	if !e.state.Apply(ev) {
 		e.stats.Unchanged++
 		return e.maybeTick(ctx, ev.TS)
@@ -315,6 +320,7 @@ func (e *Engine) maybeTick(ctx context.Context, now int64) []policy.Hint {
 
 func (e *Engine) tick(ctx context.Context, now int64) {
 	e.stats.Ticks++
+	e.roundTS = now
 	e.nextTick = now - now%e.tickMS + e.tickMS
 	v := e.state
 	if len(e.stack.Speculators) > 0 {

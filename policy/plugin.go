@@ -81,6 +81,43 @@ type Binder interface {
 	Bind(ctx context.Context, v cluster.View) ([]Hint, *Status)
 }
 
+// InForce is the engine's read-only view of the hints it keeps in force,
+// for a plugin that returns the same hints round after round (TMaR renews
+// every hold and binding each tick). The engine drops a hint whose target
+// and content equal those of a hint still in force as a repeat, and keeps
+// an emitted hint in force for its kind's TTL. With InForce a plugin can
+// leave such a hint out instead of building it; the engine's suppression
+// stays as the safety net, so what is emitted is the same.
+//
+// A plugin may remember when its hint lapses (Until, or Now+TTL for a hint
+// it returned that was not in force: the engine emits it) while no one
+// else emits a hint of that kind (Others unchanged): only an emission with
+// the same target moves a hint's lapse.
+type InForce interface {
+	// Now is the event time (ms) of the engine's current round: the time
+	// the hints returned in this call are stamped with and checked against.
+	Now() int64
+	// TTL is how long (ms) a hint of kind k stays in force once emitted.
+	TTL(k HintKind) int64
+	// Until is when the hint in force with this target and content
+	// (AppendTarget, AppendContent) lapses (ms, after Now), or
+	// math.MinInt64 when none is: returned before then, the engine drops
+	// it as a repeat. It holds for the rest of the call: the engine emits
+	// one plugin call's hints together, after those of the plugins before.
+	Until(target, content string) int64
+	// Others counts the hints of kind k emitted so far under a policy name
+	// other than policy.
+	Others(k HintKind, policy string) uint64
+}
+
+// InForceUser is a plugin that is given its engine's InForce once the
+// engine is made (engine.New). A plugin run without an engine (tests) is
+// given none and returns every hint.
+type InForceUser interface {
+	Plugin
+	UseInForce(InForce)
+}
+
 // Flusher is implemented by plugins that persist learned state; the engine
 // calls Flush at checkpoints and on shutdown.
 type Flusher interface {

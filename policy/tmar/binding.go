@@ -4,6 +4,7 @@
 package tmar
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -183,14 +184,15 @@ func (p *Plugin) placeReducer(ctx context.Context, v cluster.View, t *cluster.Ta
 // and reported its output, bind each partition, largest first, to the node
 // where its reducers finish first, with ceil(size / R_split) reducers. The
 // binding of a partition whose reducer has not started is renewed each
-// tick (the engine drops the repeats while one is in force), so it holds
-// however long the reducer waits for its node.
+// tick, so it holds however long the reducer waits for its node; a renewal
+// the engine has in force (a repeat it would drop) is left out (lapse.go).
 //
 // The returned slice is valid until the next call, which reuses its array:
 // the engine copies every hint out of it (engine.emit) before the next
 // tick, and a tick's hold renewals were a third of the bytes the day
 // allocated (TestEngineCopiesBindHints).
 func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
+	p.beginRound()
 	if p.cfg.Replan {
 		p.replan(ctx, v)
 	}
@@ -202,6 +204,7 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 			delete(p.plans, id)
 			delete(p.planNode, id)
 			delete(p.redCounts, id)
+			delete(p.bound, id)
 		}
 	}
 	for id := range p.rates {
@@ -219,31 +222,100 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 		if a.Finished() || !p.plan(ctx, v, a) {
 			continue
 		}
-		started := map[int]bool{}
-		for _, t := range a.Tasks {
-			if t.Kind == events.Reduce && t.State != cluster.TaskPending {
-				started[t.Partition] = true
+		bs := p.boundOf(a.ID)
+		// A binding in force in the engine is left out (see holds); the
+		// app's reducers are read only when one may be renewed.
+		todo := 0
+		for k := range bs {
+			b := &bs[k]
+			b.send = p.inForce == nil || !p.inForceNow(&b.lapse, b.target, b.content)
+			if b.send {
+				todo++
 			}
 		}
-		plan := p.plans[a.ID]
-		ids := make([]int, 0, len(plan))
-		for id := range plan {
-			if !started[id] {
-				ids = append(ids, id)
-			}
+		if todo == 0 {
+			continue
 		}
-		sort.Ints(ids)
-		for _, id := range ids {
-			b := plan[id]
-			out = append(out, policy.Hint{Kind: policy.KindReduceBinding, App: a.ID, Partition: id,
-				Node: p.planNode[a.ID][id], Reducers: b.Reducers,
-				Reason: fmt.Sprintf("PRB: reducers finish at +%.1fs there (eq. 3-5)", b.Finish-now)})
+		p.markStarted(a)
+		for k := range bs {
+			b := &bs[k]
+			if !b.send || p.started(b.id) {
+				continue
+			}
+			p.returned(&b.lapse, lapseBinding)
+			out = append(out, policy.Hint{Kind: policy.KindReduceBinding, App: a.ID, Partition: b.id,
+				Node: b.node, Reducers: b.reducers,
+				Reason: fmt.Sprintf("PRB: reducers finish at +%.1fs there (eq. 3-5)", b.finish-now)})
 		}
 	}
 	// The next call reuses out's array (see hintBuf); what this call put
 	// beyond the next one's hints is dropped then (holds).
 	p.hintBuf = out
 	return out, nil
+}
+
+// boundPart is a partition's binding as Bind renews it, with the target
+// and content of its hint as the engine compares them.
+type boundPart struct {
+	id              int
+	node            string
+	reducers        int
+	finish          float64
+	target, content string
+	lapse           lapse // in the engine (lapse.go)
+	send            bool  // Bind's scratch: not in force in the engine
+}
+
+// boundOf is the app's plan in partition order, made once per plan: the
+// plan does not change once made.
+func (p *Plugin) boundOf(app string) []boundPart {
+	if bs, ok := p.bound[app]; ok {
+		return bs
+	}
+	plan := p.plans[app]
+	bs := make([]boundPart, 0, len(plan))
+	for id, b := range plan {
+		bs = append(bs, boundPart{id: id, node: p.planNode[app][id], reducers: b.Reducers, finish: b.Finish})
+	}
+	slices.SortFunc(bs, func(x, y boundPart) int { return cmp.Compare(x.id, y.id) })
+	for k := range bs {
+		b := &bs[k]
+		h := policy.Hint{Kind: policy.KindReduceBinding, App: app, Partition: b.id, Node: b.node, Reducers: b.reducers}
+		b.target, b.content = p.hintKeyOf(&h)
+	}
+	p.bound[app] = bs
+	return bs
+}
+
+// markStarted marks the partitions of a's reducers that are not pending,
+// for started (a fresh stamp per call; ids beyond the dense range in a map).
+func (p *Plugin) markStarted(a *cluster.App) {
+	p.startStamp++
+	clear(p.startFar)
+	for _, t := range a.Tasks {
+		if t.Kind != events.Reduce || t.State == cluster.TaskPending {
+			continue
+		}
+		if id := t.Partition; id >= 0 && id < maxDenseID {
+			if id >= len(p.startMark) {
+				p.startMark = append(p.startMark, make([]uint64, id+1-len(p.startMark))...)
+			}
+			p.startMark[id] = p.startStamp
+		} else {
+			if p.startFar == nil {
+				p.startFar = map[int]bool{}
+			}
+			p.startFar[id] = true
+		}
+	}
+}
+
+// started tells whether markStarted marked partition id.
+func (p *Plugin) started(id int) bool {
+	if id >= 0 && id < maxDenseID {
+		return id < len(p.startMark) && p.startMark[id] == p.startStamp
+	}
+	return p.startFar[id]
 }
 
 // partitions gathers the app's partition sizes and where their pieces lie
@@ -300,8 +372,14 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 				sc.sums = append(sc.sums, make([]int64, need-len(sc.sums))...)
 				sc.has = append(sc.has, make([]bool, need-len(sc.has))...)
 			}
+			if k >= len(sc.cols) {
+				sc.cols = append(sc.cols, make([][]int32, k+1-len(sc.cols))...)
+			}
 			sc.sums[k*w+col] += o.Bytes
-			sc.has[k*w+col] = true
+			if !sc.has[k*w+col] {
+				sc.has[k*w+col] = true
+				sc.cols[k] = append(sc.cols[k], int32(col))
+			}
 		}
 	}
 	order := make([]int, len(sc.ids)) // rows by partition id
@@ -311,19 +389,13 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 	sort.Slice(order, func(x, y int) bool { return sc.ids[order[x]] < sc.ids[order[y]] })
 	out := make([]Partition, 0, len(order))
 	for _, k := range order {
-		sums, has := sc.sums[k*w:(k+1)*w], sc.has[k*w:(k+1)*w]
-		n := 0
-		for _, h := range has {
-			if h {
-				n++
-			}
-		}
-		part := Partition{ID: sc.ids[k], At: make(map[int]int64, n)}
-		for c, h := range has {
-			if h {
-				part.At[c-1] = sums[c]
-				part.Bytes += sums[c]
-			}
+		// The row's cells with a piece, listed as first reported: the
+		// row's width is the cluster's, its pieces the app's few maps'.
+		sums, cols := sc.sums[k*w:(k+1)*w], sc.cols[k]
+		part := Partition{ID: sc.ids[k], At: make(map[int]int64, len(cols))}
+		for _, c := range cols {
+			part.At[int(c)-1] = sums[c]
+			part.Bytes += sums[c] // integers: the same sum in any order
 		}
 		if !p.cfg.SpawnReducers {
 			part.Run = 1
@@ -331,8 +403,12 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 		out = append(out, part)
 	}
 	// Leave the scratch zeroed for the next plan.
-	clear(sc.sums[:len(sc.ids)*w])
-	clear(sc.has[:len(sc.ids)*w])
+	for k := range sc.ids {
+		for _, c := range sc.cols[k] {
+			sc.sums[k*w+int(c)], sc.has[k*w+int(c)] = 0, false
+		}
+		sc.cols[k] = sc.cols[k][:0]
+	}
 	for _, id := range sc.ids {
 		if id >= 0 && id < maxDenseID {
 			sc.pos[id] = 0
@@ -355,6 +431,7 @@ type partScratch struct {
 	ids  []int       // row -> partition id
 	sums []int64     // row x (machines + 1) bytes
 	has  []bool      // the same cells: a piece was reported there
+	cols [][]int32   // row -> its cells with a piece, in order of first report
 }
 
 // Extra reports what the reduce-stage plan predicted (the simulator copies

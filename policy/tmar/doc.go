@@ -29,10 +29,13 @@
 // started yet, in the orders the re-plan and the holds read them, kept
 // between ticks); PRB in binding.go (plan, Bind, reducer placement) over
 // prb.go (Algorithms 3 and 4, eq. 3-5); power.go (Algorithm 2, eq. 2:
-// TMaR*'s tie-break).
+// TMaR*'s tie-break); lapse.go (when the hints Bind renews lapse in the
+// engine).
 //
 // Every tick re-plans each pending map and renews its hold, so the state
 // the ticks share is kept between them (orders, per-map MapTask and
 // locality, working vectors) and checked against the code it replaced by
-// random tests (*SameAsRef, *SameAsScan).
+// random tests (*SameAsRef, *SameAsScan). A renewed hold or binding that
+// the engine has in force is not returned (policy.InForce, lapse.go): the
+// engine would drop it as a repeat (TestInForceSameEmitted).
 package tmar

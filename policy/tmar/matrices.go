@@ -6,6 +6,7 @@ package tmar
 
 import (
 	"context"
+	"slices"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
@@ -410,6 +411,46 @@ func (p *Plugin) mapExec(ctx context.Context, t *cluster.Task, n *cluster.Node) 
 	return p.cfg.DefaultMapS * p.nodeSpeedScale(n)
 }
 
+// mapExecs sets out[i] to mapExec(ctx, t, nodes[i]) for every node: the
+// job type's rows, the app's rate and the split size are read once, not
+// per node (a re-plan and a Map_Matrix column read them for every machine
+// of the cluster), with mapExec's arithmetic (TestMapExecsSameAsMapExec).
+func (p *Plugin) mapExecs(ctx context.Context, t *cluster.Task, nodes []*cluster.Node, out []float64) []float64 {
+	out = slices.Grow(out[:0], len(nodes))[:len(nodes)]
+	if len(nodes) == 0 {
+		return out
+	}
+	jt := jobType(t.App)
+	rows := p.rows(ctx, jt)
+	rate := rows.RateSGB
+	if r := p.rates[t.App.ID]; r != nil && r.n > 0 {
+		rate = r.sum / float64(r.n)
+	}
+	seeds := p.cfg.MapMatrix[jt]
+	if b := splitBytes(t); rate > 0 && b > 0 {
+		rb := rate * float64(b) / gib
+		for i, n := range nodes {
+			f := rows.NodeFactor[n.ID]
+			if f <= 0 {
+				f = p.priorFactor(jt, n)
+			}
+			out[i] = p.cfg.TaskOverheadS + rb*f
+		}
+		return out
+	}
+	for i, n := range nodes {
+		switch {
+		case rows.Map[n.ID] > 0:
+			out[i] = rows.Map[n.ID]
+		case seeds[n.ID] > 0:
+			out[i] = seeds[n.ID]
+		default:
+			out[i] = p.cfg.DefaultMapS * p.nodeSpeedScale(n)
+		}
+	}
+	return out
+}
+
 // execKey identifies a Map_Matrix column: an app's maps of one split size,
 // on the model of one instant, with the matrices as learned at learnVer.
 type execKey struct {
@@ -431,9 +472,8 @@ func (p *Plugin) mapColumn(ctx context.Context, t *cluster.Task) []float64 {
 	p.execColRack, p.execColOff = p.execColRack[:0], p.execColOff[:0]
 	// The read costs depend on the split size alone, part of the key.
 	rack, off := p.readCost(t, events.RackLocal), p.readCost(t, events.OffRack)
-	for i := range p.machines {
-		e := p.mapExec(ctx, t, p.nodeAt[i])
-		p.execCol = append(p.execCol, e)
+	p.execCol = p.mapExecs(ctx, t, p.nodeAt[:len(p.machines)], p.execCol)
+	for _, e := range p.execCol {
 		p.execColRack = append(p.execColRack, e+rack)
 		p.execColOff = append(p.execColOff, e+off)
 	}

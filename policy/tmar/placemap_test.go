@@ -152,7 +152,9 @@ func (p *Plugin) levels(t *cluster.Task) []events.Locality {
 }
 
 // levelCodes gives the levels levels gives, on random clusters and splits
-// (hosts unknown to the model, repeated, none).
+// (hosts unknown to the model, repeated, none), one plugin per cluster
+// reused for several maps; execOnLevels picks each machine's column by
+// its level as Place did.
 func TestLevelCodesSameAsLevels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 1))
 	for iter := range 2000 {
@@ -167,28 +169,48 @@ func TestLevelCodesSameAsLevels(t *testing.T) {
 			p.hostIdx[fmt.Sprint("h", i)] = i
 			p.hostIdx[fmt.Sprint("h", i, ":8041")] = i
 		}
-		task := &cluster.Task{}
-		for range rng.IntN(3) {
-			var sp events.Split
-			for range rng.IntN(4) {
-				sp.Hosts = append(sp.Hosts, fmt.Sprint("h", rng.IntN(nm+3)))
+		for range 3 {
+			task := &cluster.Task{}
+			for range rng.IntN(3) {
+				var sp events.Split
+				for range rng.IntN(4) {
+					sp.Hosts = append(sp.Hosts, fmt.Sprint("h", rng.IntN(nm+3)))
+				}
+				task.Splits = append(task.Splits, sp)
 			}
-			task.Splits = append(task.Splits, sp)
-		}
-		want := p.levels(task)
-		got := p.levelCodes(task)
-		local := []int{}
-		for i := range want {
-			if lvLocality[got[i]] != want[i] {
-				t.Fatalf("instance %d machine %d: got %q want %q", iter, i, lvLocality[got[i]], want[i])
+			want := p.levels(task)
+			got := p.levelCodes(task)
+			local := []int{}
+			for i := range want {
+				if lvLocality[got[i]] != want[i] {
+					t.Fatalf("instance %d machine %d: got %q want %q", iter, i, lvLocality[got[i]], want[i])
+				}
+				if want[i] == events.NodeLocal {
+					local = append(local, i)
+				}
 			}
-			if want[i] == events.NodeLocal {
-				local = append(local, i)
+			// The node-local machines in machine order (placeMap's nodeLocal).
+			if !reflect.DeepEqual(p.localBuf, local) {
+				t.Fatalf("instance %d: node-local machines %v, want %v", iter, p.localBuf, local)
 			}
-		}
-		// The node-local machines in machine order (placeMap's nodeLocal).
-		if !reflect.DeepEqual(p.localBuf, local) {
-			t.Fatalf("instance %d: node-local machines %v, want %v", iter, p.localBuf, local)
+			// execOnLevels is Place's pick of a column by level, machine by machine.
+			col, colRack, colOff := make([]float64, nm), make([]float64, nm), make([]float64, nm)
+			for i := range nm {
+				col[i], colRack[i], colOff[i] = rng.Float64(), rng.Float64(), rng.Float64()
+			}
+			exec := p.execOnLevels(got, col, colRack, colOff, nil)
+			for i, l := range got {
+				want := col[i] // nothing to read (node-local, or no known input)
+				switch l {
+				case lvRack:
+					want = colRack[i]
+				case lvOff:
+					want = colOff[i]
+				}
+				if exec[i] != want {
+					t.Fatalf("instance %d machine %d (level %d): exec %v, want %v", iter, i, l, exec[i], want)
+				}
+			}
 		}
 	}
 }

@@ -310,21 +310,7 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	// submitted together share it.
 	col := p.mapColumn(ctx, t)
 	lv := p.levelCodes(t)
-	// Sized once and indexed (the columns are the model's size, as lv):
-	// an append per machine was a third of the pass.
-	n := len(lv)
-	execOn := slices.Grow(p.execBuf[:0], n)[:n]
-	col, colRack, colOff := col[:n], p.execColRack[:n], p.execColOff[:n]
-	for i, l := range lv {
-		switch l {
-		case lvRack:
-			execOn[i] = colRack[i]
-		case lvOff:
-			execOn[i] = colOff[i]
-		default: // nothing to read (node-local, or no known input)
-			execOn[i] = col[i]
-		}
-	}
+	execOn := p.execOnLevels(lv, col, p.execColRack, p.execColOff, p.execBuf)
 	p.execBuf = execOn
 	if !p.early.ok || len(p.early.cores) != len(ms) {
 		p.early.fill(ms)
@@ -395,11 +381,14 @@ var lvLocality = [...]events.Locality{lvNone: "", lvNode: events.NodeLocal, lvRa
 
 // levelCodes is levels as codes, in a buffer reused between calls: for
 // each machine of the current model, the locality of t's input there. It
-// leaves in p.localBuf the node-local machines in machine order.
+// leaves in p.localBuf the node-local machines in machine order, and in
+// p.replRacks the racks holding a replica (p.lvInput: some host is
+// named, else every level is lvNone). Every
+// machine is off-rack but those of the replicas' racks (rackMachines), so
+// only those are visited after the off-rack fill.
 func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 	n := len(p.machines)
 	out := slices.Grow(p.lvBuf[:0], n)[:n]
-	clear(out) // lvNone
 	p.lvBuf = out
 	// The racks holding a replica, marked by rack number with a stamp new
 	// to this call.
@@ -408,18 +397,20 @@ func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 	}
 	p.rackStamp++
 	hosts := 0
-	local := p.localBuf[:0]
+	local, racks := p.localBuf[:0], p.replRacks[:0]
 	for _, sp := range t.Splits {
 		for _, h := range sp.Hosts {
 			hosts++
-			if i, ok := p.hostIdx[h]; ok && out[i] != lvNode {
-				out[i] = lvNode
+			if i, ok := p.hostIdx[h]; ok && !slices.Contains(local, i) {
 				local = append(local, i)
 				r := p.rackIx[i]
 				if r >= len(p.rackMark) {
 					p.rackMark = append(p.rackMark, make([]uint64, r+1-len(p.rackMark))...)
 				}
-				p.rackMark[r] = p.rackStamp
+				if p.rackMark[r] != p.rackStamp {
+					p.rackMark[r] = p.rackStamp
+					racks = append(racks, r)
+				}
 			}
 		}
 	}
@@ -428,17 +419,66 @@ func (p *Plugin) levelCodes(t *cluster.Task) []uint8 {
 		local = []int{} // not nil: the list is known (empty)
 	}
 	p.localBuf = local
+	p.replRacks, p.lvInput = racks, hosts > 0
 	if hosts == 0 {
-		return out // no known input, no read cost
+		clear(out) // no known input, no read cost
+		return out
 	}
-	for i := range out {
-		switch {
-		case out[i] == lvNode:
-		case p.rackIx[i] < len(p.rackMark) && p.rackMark[p.rackIx[i]] == p.rackStamp:
+	if len(p.offFill) != n {
+		p.offFill = slices.Repeat([]uint8{lvOff}, n)
+	}
+	copy(out, p.offFill)
+	byRack := p.rackMachines()
+	for _, r := range racks {
+		for _, i := range byRack[r] {
 			out[i] = lvRack
-		default:
-			out[i] = lvOff
 		}
+	}
+	for _, i := range local {
+		out[i] = lvNode
+	}
+	return out
+}
+
+// rackMachines is the model's machines by rack number (rackIx), made
+// again with a new node index.
+func (p *Plugin) rackMachines() [][]int {
+	if p.byRackOK && p.byRackGen == p.idxGen && p.byRackN == len(p.rackIx) {
+		return p.byRack
+	}
+	for r := range p.byRack {
+		p.byRack[r] = p.byRack[r][:0]
+	}
+	for i, r := range p.rackIx {
+		if r >= len(p.byRack) {
+			p.byRack = append(p.byRack, make([][]int, r+1-len(p.byRack))...)
+		}
+		p.byRack[r] = append(p.byRack[r], i)
+	}
+	p.byRackOK, p.byRackGen, p.byRackN = true, p.idxGen, len(p.rackIx)
+	return p.byRack
+}
+
+// execOnLevels is the map's execution time on each machine at its level lv
+// (levelCodes, whose racks and node-local machines it reads): col
+// node-local or without a known input, colRack rack-local, colOff
+// off-rack, in buf.
+func (p *Plugin) execOnLevels(lv []uint8, col, colRack, colOff, buf []float64) []float64 {
+	n := len(lv)
+	out := slices.Grow(buf[:0], n)[:n]
+	if !p.lvInput { // no known input: every level lvNone
+		copy(out, col[:n])
+		return out
+	}
+	copy(out, colOff[:n])
+	byRack := p.rackMachines()
+	for _, r := range p.replRacks {
+		for _, i := range byRack[r] {
+			out[i] = colRack[i]
+		}
+	}
+	for _, i := range p.localBuf {
+		out[i] = col[i]
 	}
 	return out
 }
@@ -515,10 +555,8 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		}
 		// Maps of one job are alike (the paper's premise): its first
 		// stands for the batch.
-		execOn := make([]float64, len(ms))
-		for i := range ms {
-			execOn[i] = p.mapExec(ctx, batch[0].task, nodes[i])
-		}
+		execOn := p.mapExecs(ctx, batch[0].task, nodes[:len(ms)], p.replanExec)
+		p.replanExec = execOn
 		exec := func(i int) float64 { return execOn[i] }
 		p.early.ok = false // PlanMaps updates the cores
 		for _, pl := range planMaps(&p.planSc, ms, rack, mts, now, exec, p.tie()) {
@@ -553,56 +591,116 @@ func (p *Plugin) shrinkReserved() {
 }
 
 // holds renews the strict place hints of planned maps that have not started:
-// a hold lasts as long as the plan, not just one hint lifetime. The engine
-// drops the repeats while the previous hint is in force.
+// a hold lasts as long as the plan, not just one hint lifetime. A hold
+// whose hint the engine reports in force (p.inForce) is left out: the
+// engine would drop it as a repeat, and building it was most of the tick's
+// hints (TestInForceSameEmitted).
 func (p *Plugin) holds(v cluster.View) []policy.Hint {
 	if !p.cfg.Strict {
 		return nil
 	}
 	now := float64(v.Now()) / 1000
 	rs := p.byID.sorted() // by task id, kept between ticks
-	n, nodesN := 0, 0
-	for _, r := range rs {
-		if r.finish > now && r.task.State == cluster.TaskPending {
-			n++
-			nodesN += 1 + len(r.alts)
-		}
-	}
-	// The hints go in the array of the last Bind's (see Bind), zeroed
-	// first so no hint of that call keeps its strings past this one.
-	clear(p.hintBuf)
-	out := slices.Grow(p.hintBuf[:0], n)
-	// The hints' nodes share one array and their reasons one string, made
-	// for this call (one allocation each instead of one per hint); each
-	// hint's slice is capped at its own nodes.
-	nodeBuf := make([]policy.NodeScore, 0, nodesN)
-	reasons, ends := p.reasonBuf[:0], p.endsBuf[:0] // scratch: the string is a copy
+	send, locs := p.sendBuf[:0], p.locBuf[:0]
+	nodesN := 0
 	for _, r := range rs {
 		if r.finish <= now || r.task.State != cluster.TaskPending {
 			continue
 		}
 		loc := p.holdLocality(r, v)
-		at := len(nodeBuf)
-		nodeBuf = append(nodeBuf, policy.NodeScore{Node: r.node, Score: 1, Locality: loc})
-		for _, a := range r.alts {
-			nodeBuf = append(nodeBuf, policy.NodeScore{Node: a, Score: 1, Locality: loc})
+		if p.inForce != nil && p.holdInForce(r, loc) {
+			continue
 		}
+		send, locs = append(send, r), append(locs, loc)
+		nodesN += 1 + len(r.alts)
+		p.holdReturned(r, loc)
+	}
+	// The hints go in the array of the last Bind's (see Bind), zeroed
+	// first so no hint of that call keeps its strings past this one.
+	clear(p.hintBuf)
+	out := slices.Grow(p.hintBuf[:0], len(send))
+	// The hints' nodes share one array and their reasons one string, made
+	// for this call (one allocation each instead of one per hint); each
+	// hint's slice is capped at its own nodes.
+	nodeBuf := make([]policy.NodeScore, 0, nodesN)
+	reasons, ends := p.reasonBuf[:0], p.endsBuf[:0] // scratch: the string is a copy
+	for k, r := range send {
+		at := len(nodeBuf)
+		nodeBuf = appendHoldNodes(nodeBuf, r, locs[k])
 		// fmt's %.1f is strconv's 'f' with precision 1.
 		reasons = append(reasons, "TMaR plan: finishes at +"...)
 		reasons = strconv.AppendFloat(reasons, r.finish-now, 'f', 1, 64)
 		reasons = append(reasons, "s there (Algorithms 1, 3)"...)
 		ends = append(ends, len(reasons))
-		out = append(out, policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true,
-			Nodes: nodeBuf[at:len(nodeBuf):len(nodeBuf)]})
+		out = append(out, holdHint(r, nodeBuf[at:len(nodeBuf):len(nodeBuf)]))
 	}
 	all := string(reasons)
 	p.reasonBuf, p.endsBuf = reasons, ends
+	clear(send) // no reservation kept past the call
+	p.sendBuf, p.locBuf = send[:0], locs[:0]
 	from := 0
 	for k := range out {
 		out[k].Reason = all[from:ends[k]]
 		from = ends[k]
 	}
 	return out
+}
+
+// holdHint is r's hold naming nodes, without its reason.
+func holdHint(r *reservation, nodes []policy.NodeScore) policy.Hint {
+	return policy.Hint{Kind: policy.KindPlace, App: r.task.App.ID, Task: r.task.ID, Strict: true, Nodes: nodes}
+}
+
+// appendHoldNodes appends the nodes r's hold names: its node, then the
+// equal ones, all at the locality loc.
+func appendHoldNodes(b []policy.NodeScore, r *reservation, loc events.Locality) []policy.NodeScore {
+	b = append(b, policy.NodeScore{Node: r.node, Score: 1, Locality: loc})
+	for _, a := range r.alts {
+		b = append(b, policy.NodeScore{Node: a, Score: 1, Locality: loc})
+	}
+	return b
+}
+
+// holdInForce tells whether r's hold, with the locality loc, is in force
+// in the engine. r.hold is the engine's hint for the task when known (see
+// lapses): what it was made from (the node, equal nodes and locality, of
+// which a hold's content is made) and its lapse. The engine is asked only
+// when that is not known; a hold made from other nodes or another
+// locality is another content, not in force.
+func (p *Plugin) holdInForce(r *reservation, loc events.Locality) bool {
+	k := &r.hold
+	if k.lapse.gen != p.lapses.gen || k.task != r.task {
+		h := holdHint(r, appendHoldNodes(nil, r, loc))
+		at := p.inForce.Until(p.hintKeyOf(&h))
+		// Not in force, it is returned and returned sets k again.
+		*k = holdKey{task: r.task, node: r.node, alts: r.alts, loc: loc, lapse: lapse{at: at, gen: p.lapses.gen}}
+		return at > p.lapses.now
+	}
+	if k.node != r.node || k.loc != loc || !slices.Equal(k.alts, r.alts) {
+		return false
+	}
+	return k.lapse.at > p.lapses.now
+}
+
+// holdReturned records that r's hold, with the locality loc, is returned
+// not in force: the engine emits it.
+func (p *Plugin) holdReturned(r *reservation, loc events.Locality) {
+	if p.inForce == nil {
+		return
+	}
+	r.hold = holdKey{task: r.task, node: r.node, alts: r.alts, loc: loc}
+	p.returned(&r.hold.lapse, lapsePlace)
+}
+
+// hintKeyOf is h's target and content as the engine compares them
+// (policy.AppendTarget, policy.AppendContent), in one allocation.
+func (p *Plugin) hintKeyOf(h *policy.Hint) (target, content string) {
+	b := policy.AppendTarget(p.keyBuf[:0], h)
+	nt := len(b)
+	b = policy.AppendContent(b, h)
+	p.keyBuf = b
+	s := string(b)
+	return s[:nt], s[nt:]
 }
 
 // holdLocality is localityOn(r.task, r.node, v), kept in r while what it

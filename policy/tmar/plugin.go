@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
 )
 
@@ -37,6 +38,12 @@ type Plugin struct {
 	cfg        Config
 	store      policy.ProfileStore
 	log        zerolog.Logger
+	// inForce is the engine's view of the hints in force (UseInForce): Bind
+	// leaves out the holds and bindings in force there. Nil: every one is
+	// returned, the engine dropping the repeats.
+	inForce policy.InForce
+	// lapses is what Bind remembers of when its hints lapse (lapse.go).
+	lapses lapses
 
 	learner  // Map_Matrix and Reduce_Matrix (matrices.go)
 	mapStage // the machine model and the maps planned (placement.go)
@@ -97,10 +104,21 @@ type mapStage struct {
 	lvBuf     []uint8
 	rackMark  []uint64 // rack number -> rackStamp when it holds a replica (levelCodes)
 	rackStamp uint64
+	replRacks []int   // levelCodes: the racks holding a replica
+	lvInput   bool    // levelCodes: the map names a host
+	offFill   []uint8 // levelCodes: lvOff for every machine
+	// byRack is the machines by rack number under the node index of
+	// generation byRackGen (rackMachines).
+	byRack    [][]int
+	byRackOK  bool
+	byRackGen uint64
+	byRackN   int
 	finBuf    []float64
 	localBuf  []int // levelCodes: the node-local machines of the map, in order
 	// planSc is PlanMaps' working state, reused by the re-plans.
 	planSc planScratch
+	// replanExec is a re-plan batch's Map_Matrix column (mapExecs).
+	replanExec []float64
 	// hintBuf is the slice the last Bind returned, whose array the next
 	// one reuses.
 	hintBuf []policy.Hint
@@ -108,6 +126,11 @@ type mapStage struct {
 	reasonBuf []byte
 	endsBuf   []int
 	altBuf    []int
+	// holds' scratch: the holds returned and their localities; a hint's
+	// target and content as they are built (hintKeyOf).
+	sendBuf []*reservation
+	locBuf  []events.Locality
+	keyBuf  []byte
 }
 
 // prb is the reduce stage's state: PRB's plan per app.
@@ -127,6 +150,14 @@ type prb struct {
 	// redCounts caches each planned app's reducers per partition
 	// (reducersOf), dropped with the plan.
 	redCounts map[string]*reducerCount
+	// bound is each planned app's bindings in partition order, as Bind
+	// renews them (boundOf), dropped with the plan.
+	bound map[string][]boundPart
+	// startMark, startStamp: Bind's set of partitions whose reducer has
+	// started (dense ids; startFar the others).
+	startMark  []uint64
+	startStamp uint64
+	startFar   map[int]bool
 
 	// What PRB predicted, for Extra: the sum over planned apps of their
 	// predicted completion (latest reducer finish) since submission.
@@ -158,7 +189,8 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 			outTotals: map[string]*outTotal{}},
 		mapStage: mapStage{reserved: map[string]*reservation{}, modelAt: -1,
 			byID: resOrder{cmp: byTaskID}, bySubmit: resOrder{cmp: bySubmission}},
-		prb: prb{plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, redCounts: map[string]*reducerCount{}}}
+		prb: prb{plans: map[string]map[int]Binding{}, planNode: map[string]map[int]string{}, redCounts: map[string]*reducerCount{},
+			bound: map[string][]boundPart{}}}
 	for jt, row := range cfg.MapMatrix {
 		var sum float64
 		n := 0
@@ -177,6 +209,9 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 
 // Name implements policy.Plugin.
 func (p *Plugin) Name() string { return p.name }
+
+// UseInForce implements policy.InForceUser.
+func (p *Plugin) UseInForce(f policy.InForce) { p.inForce = f }
 
 // StrictPlacement implements policy.StrictPlacer.
 func (p *Plugin) StrictPlacement() bool { return p.cfg.Strict }
@@ -212,4 +247,6 @@ var (
 	_ policy.Placer   = (*Plugin)(nil)
 	_ policy.Binder   = (*Plugin)(nil)
 	_ policy.Flusher  = (*Plugin)(nil)
+
+	_ policy.InForceUser = (*Plugin)(nil)
 )

@@ -31,6 +31,19 @@ type reservation struct {
 	loc       events.Locality
 	// mt is the re-plan's MapTask of the task (mapTaskOf).
 	mt mapTaskMemo
+	// hold is the engine's hint for the task, when known (holdInForce).
+	hold holdKey
+}
+
+// holdKey is the engine's hint for a reservation's task when known
+// (holdInForce): the node, equal nodes and locality it names, and its
+// lapse there (lapse.go).
+type holdKey struct {
+	task  *cluster.Task
+	node  string
+	alts  []string
+	loc   events.Locality
+	lapse lapse
 }
 
 // mapTaskMemo is a map's MapTask under the node index of generation gen,

@@ -80,6 +80,7 @@ func TestHoldsSameAsRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
 	for iter := range 40 {
 		e, p := build(t, Name, nil)
+		p.UseInForce(nil) // every hold, as holdsRef (TestInForceSameEmitted checks the one left out)
 		ctx := context.Background()
 		var list evs
 		cluster3(&list)
