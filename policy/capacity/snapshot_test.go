@@ -53,6 +53,9 @@ func TestSnapshotReuseSameAsFresh(t *testing.T) {
 				if a, b := got.Pick(need, nil, avoid), want.Pick(need, nil, avoid); a != b {
 					t.Fatalf("seed %d round %d: picked %v, fresh %v", seed, round, a, b)
 				}
+				if a, b := got.Slots(need), want.Slots(need); a != b {
+					t.Fatalf("seed %d round %d: %d slots after the picks, fresh %d", seed, round, a, b)
+				}
 			}
 		}
 	}
