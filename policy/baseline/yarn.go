@@ -173,9 +173,11 @@ func NewYARN(_ context.Context, h policy.Handle) (policy.Plugin, error) {
 func (*YARN) Name() string { return NameYARN }
 
 // Observe implements policy.Observer: it folds finished durations into the
-// statistics and re-reads the task an event touched.
+// statistics, re-reads the task an event touched and keeps the free
+// capacity of the nodes a heartbeat, registration or loss changed.
 func (p *YARN) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 	p.durations.Observe(ev, v)
+	p.capacity.Observe(ev, v)
 	switch ev.Type {
 	case events.AppFinished:
 		if a := v.App(ev.App); a != nil {

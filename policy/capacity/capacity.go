@@ -42,6 +42,10 @@ type Scratch struct {
 	free []freeNode
 	ptrs []*freeNode
 	heap freeHeap
+	// Once Observe has been called: a record per node of the state's node
+	// list, in its order, kept up to date by Observe, and each node's index.
+	slot map[string]int32
+	recs []tracked
 }
 
 type freeNode struct {
@@ -74,6 +78,9 @@ func New(v cluster.View) *Capacity {
 // Snapshot is New in s's arrays: the Capacity it returns is valid until the
 // next call.
 func (s *Scratch) Snapshot(v cluster.View) *Capacity {
+	if s.slot != nil {
+		return s.snapshotTracked(v)
+	}
 	nodes := v.Nodes()
 	// The last snapshot's entries are still in s.free: where one holds the
 	// same node at the same place (the node list seldom changes between
