@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
@@ -15,7 +16,7 @@ import (
 // forgotten) and are re-read, and where the speculator joins mid-stream.
 func TestYARNAtAppIsTheJobsRecords(t *testing.T) {
 	ctx := context.Background()
-	checked := 0
+	checked, linked := 0, 0
 	for seed := range uint64(20) {
 		g := &yarnStream{r: rand.New(rand.NewPCG(seed, 13)), now: 1_000_000, tasks: map[string][]string{}}
 		st := cluster.New()
@@ -55,12 +56,24 @@ func TestYARNAtAppIsTheJobsRecords(t *testing.T) {
 					if want := p.jobs[a]; j != want || j.forgotten || len(j.tasks) != len(a.Tasks) {
 						t.Fatalf("seed %d step %d speculator %d: app %s: records %p, the map's %p", seed, step, k, a.ID, j, want)
 					}
+					for ki, kind := range [2]events.TaskKind{events.Map, events.Reduce} {
+						// Found ahead of the gate or by it: always the app's own.
+						if c := j.counts[ki]; c != nil && c != a.Count[kind] {
+							t.Fatalf("seed %d step %d: app %s %s: counters %p, the app's %p", seed, step, a.ID, kind, c, a.Count[kind])
+						}
+						if s := j.stats[ki]; s != nil && s != p.durations.Live(a.ID, kind) {
+							t.Fatalf("seed %d step %d: app %s %s: statistics %p, live %p", seed, step, a.ID, kind, s, p.durations.Live(a.ID, kind))
+						}
+						if j.stats[ki] != nil {
+							linked++
+						}
+					}
 					checked++
 				}
 			}
 		}
 	}
-	if checked < 10_000 {
-		t.Fatalf("only %d app records checked", checked)
+	if checked < 10_000 || linked < 1_000 {
+		t.Fatalf("only %d app records checked, %d with statistics", checked, linked)
 	}
 }
