@@ -72,6 +72,25 @@ func (s *Scratch) sync(nodes []*cluster.Node) {
 		s.slot[n.ID] = int32(len(s.recs))
 		s.recs = append(s.recs, t)
 	}
+	// Room for a snapshot of every node, made as nodes arrive (doubling)
+	// and written once: the first snapshot of 10,000 nodes otherwise wrote
+	// about 700 KB of fresh memory, a page fault per 4 KB in the round.
+	if n := len(s.recs); cap(s.free) < n || cap(s.ptrs) < n || cap(s.heap) < n {
+		s.free = prefault(s.free[:0], 2*n)
+		s.ptrs = prefault(s.ptrs[:0], 2*n)
+		s.heap = prefault(s.heap[:0], 2*n)
+	}
+}
+
+// prefault returns s with room for n elements, having written the room of
+// a new array (fresh pages are mapped on the first write).
+func prefault[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s
+	}
+	s = slices.Grow(s, n-len(s))
+	clear(s[len(s):cap(s)])
+	return s
 }
 
 // snapshotTracked is Snapshot from the records Observe keeps.
