@@ -71,16 +71,56 @@ func New(v cluster.View) *Capacity {
 	return new(Scratch).Snapshot(v)
 }
 
+// Reserve gives s room for a snapshot of n nodes (and a fourth more) and
+// writes the new arrays once, keeping the last snapshot's entries. A policy
+// calls it as nodes register (rare events), so that the first snapshot of a
+// large cluster, in a round whose latency counts, does not first-touch its
+// arrays (about 700 KB at 10,000 nodes, a page fault per 4 KB).
+func (s *Scratch) Reserve(n int) {
+	if cap(s.free) >= n && cap(s.ptrs) >= n && cap(s.heap) >= n {
+		return
+	}
+	n += n/4 + 16
+	s.free = prefault(s.free, n)
+	s.ptrs = prefault(s.ptrs, n)
+	s.heap = prefault(s.heap, n)
+}
+
+// prefault returns s with room for n elements, having written the room of
+// a new array (fresh pages are mapped on the first write).
+func prefault[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s
+	}
+	s = slices.Grow(s, n-len(s))
+	clear(s[len(s):cap(s)])
+	return s
+}
+
 // Snapshot is New in s's arrays: the Capacity it returns is valid until the
 // next call.
 func (s *Scratch) Snapshot(v cluster.View) *Capacity {
 	nodes := v.Nodes()
+	// The last snapshot's entries are still in s.free: where one holds the
+	// same node at the same place (the node list seldom changes between
+	// rounds), its id and id key are reused rather than read again from
+	// the id's bytes, a cache miss per node at 10,000 nodes. Entry k is
+	// read before it is written.
+	old := s.free
 	s.free = slices.Grow(s.free[:0], len(nodes)) // one allocation, not one per node
 	for _, n := range nodes {
 		if n.State != cluster.NodeRunning || n.HeartbeatTS == 0 {
 			continue
 		}
-		s.free = append(s.free, freeNode{node: n, id: n.ID, idKey: idPrefix(n.ID), vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
+		k := len(s.free)
+		var id string
+		var idKey uint64
+		if k < len(old) && old[k].node == n && old[k].id == n.ID {
+			id, idKey = old[k].id, old[k].idKey
+		} else {
+			id, idKey = n.ID, idPrefix(n.ID)
+		}
+		s.free = append(s.free, freeNode{node: n, id: id, idKey: idKey, vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
 	}
 	s.ptrs = slices.Grow(s.ptrs[:0], len(s.free))
 	for i := range s.free {
@@ -121,7 +161,7 @@ func (f *freeNode) slots(need Need) int {
 func (c *Capacity) Pick(need Need, ok func(*cluster.Node) bool, avoid ...string) *cluster.Node {
 	if !c.built {
 		c.heap = append(c.heap[:0], c.nodes...)
-		heap.Init(&c.heap)
+		c.heap.init()
 		c.built = true
 		if c.scratch != nil {
 			c.scratch.heap = c.heap
@@ -172,6 +212,14 @@ func (c *Capacity) Pick(need Need, ok func(*cluster.Node) bool, avoid ...string)
 		return nil
 	}
 	return chosen.node
+}
+
+// init orders h as a heap: heap.Init's steps, without the interface calls
+// (10,000 nodes a round).
+func (h freeHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
 }
 
 // down restores the heap order below i after h[i] got worse (heap.Fix
