@@ -57,14 +57,21 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	n.taskLoad += taskLoad(j)
 	j.containerNo++
 	idx, ver := s.attemptSlot()
-	a := &attempt{
+	// The slot's previous attempt (over, out of every list by now: see
+	// retireSlots) is overwritten rather than a new one allocated: 356,000
+	// attempts of 384 bytes in the FB-2009 day, 18 % of its allocation.
+	a := s.attempts[idx]
+	if a == nil || s.opts.freshAttempts {
+		a = new(attempt)
+		s.attempts[idx] = a
+	}
+	*a = attempt{
 		idx: idx, ver: ver,
 		id:        "attempt_" + t.id[len("task_"):] + "_" + strconv.Itoa(int(t.launches)),
 		container: s.containerID(j),
 		task:      t, node: n, spec: spec, loc: loc, startMS: s.now, slow: 1, endMS: -1,
 		partition: -1,
 	}
-	s.attempts[idx] = a
 	s.detailLaunched(a)
 	t.attempts = append(t.attempts, a)
 	t.launches++
@@ -518,7 +525,11 @@ func (s *sim) stop(a *attempt) {
 	}
 	s.scheduleHB(n)
 	if !s.opts.keepHistory {
-		s.freeSlots = append(s.freeSlots, a.idx) // its queued events are stale now (ver)
+		// Its queued events are stale now (ver). The slot, and the record
+		// with it, become free when the event that ended it has been
+		// handled (retireSlots): the caller, and hints applied meanwhile,
+		// may still read a.
+		s.retired = append(s.retired, a.idx)
 		// The task keeps only the attempts not over: a job of 100,000 maps
 		// held every finished one until its last reducer ended.
 		if i := slices.Index(t.attempts, a); i >= 0 {
@@ -548,6 +559,9 @@ func (s *sim) logTask(a *attempt, state string) {
 // run's attempt count; the version continues the slot's last attempt's, so
 // the events queued for that attempt stay stale.
 func (s *sim) attemptSlot() (int32, uint32) {
+	if s.opts.freshAttempts {
+		s.retireSlots() // stop's order of free slots, as before records were reused
+	}
 	if n := len(s.freeSlots); n > 0 {
 		i := s.freeSlots[n-1]
 		s.freeSlots = s.freeSlots[:n-1]
@@ -555,6 +569,14 @@ func (s *sim) attemptSlot() (int32, uint32) {
 	}
 	s.attempts = append(s.attempts, nil)
 	return int32(len(s.attempts) - 1), 0
+}
+
+// retireSlots frees the slots of the attempts stopped since the last call.
+// dispatch calls it after each event, when nothing refers to those
+// attempts any more (see stop), so launch may overwrite their records.
+func (s *sim) retireSlots() {
+	s.freeSlots = append(s.freeSlots, s.retired...)
+	s.retired = s.retired[:0]
 }
 
 // attemptEnd: the attempt's last phase is over; the first finisher of a

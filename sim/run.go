@@ -77,6 +77,10 @@ type Options struct {
 	// tests that inspect them after the run. Off, a finished job keeps only
 	// what the results need, so memory follows what is running.
 	keepHistory bool
+	// freshAttempts allocates every attempt's record anew and frees an
+	// attempt's slot as soon as it stops, as before records were reused:
+	// the reference TestAttemptReuseChangesNothing compares against.
+	freshAttempts bool
 	// rackChunk, when > 0, is the number of map outputs a chunk summary
 	// of a rack-fetch job holds (rackChunkLen), for tests.
 	rackChunk int
@@ -213,6 +217,7 @@ type sim struct {
 	// slots of attempts that are over are reused (freeSlots).
 	attempts  []*attempt
 	freeSlots []int32
+	retired   []int32 // slots of attempts stopped during the current event (retireSlots)
 	running   []*attempt
 	parked    []int32 // FIFO of parked nodes (entries may be stale)
 	parkHead  int
@@ -475,6 +480,9 @@ func (s *sim) dispatch(it item) {
 		}
 	case evPolicyTick:
 		s.policyTick()
+	}
+	if len(s.retired) > 0 {
+		s.retireSlots()
 	}
 }
 
