@@ -24,6 +24,7 @@ func (s *sim) use(n *node, dv, dm int) {
 	n.usedV += dv
 	n.usedM += dm
 	n.dirty = true
+	s.dirty.add(n.idx)
 	n.maxUsedV = max(n.maxUsedV, n.usedV)
 	n.maxUsedM = max(n.maxUsedM, n.usedM)
 	// A node-capacity hint may leave a node above its new capacity until
@@ -31,6 +32,12 @@ func (s *sim) use(n *node, dv, dm int) {
 	if dv > 0 && (n.usedV > n.capV || n.usedM > n.capM) {
 		s.m.overCapacity++
 	}
+}
+
+// clean marks n's usage reported.
+func (s *sim) clean(n *node) {
+	n.dirty = false
+	s.dirty.del(n.idx)
 }
 
 // account integrates power (linear in vcore utilization) and busy vcores.

@@ -221,6 +221,9 @@ type sim struct {
 	running   []*attempt
 	parked    []int32 // FIFO of parked nodes (entries may be stale)
 	parkHead  int
+	// dirty holds the nodes whose node.dirty is set, loadWatch those with
+	// a background load series or a load average (policyTick).
+	dirty, loadWatch nodeBits
 
 	totalVCores int
 	hbMS        int64
@@ -361,6 +364,12 @@ func (s *sim) buildCluster() {
 			s.nodeNet = append(s.nodeNet, nodeNet{rack: n.rack, out: n.out, in: n.in})
 			s.nodeBy[n.id] = n
 			s.totalVCores += n.vcores
+		}
+	}
+	s.dirty, s.loadWatch = newNodeBits(len(s.nodes)), newNodeBits(len(s.nodes))
+	for _, n := range s.nodes {
+		if n.loaded || n.load.AvgS > 0 {
+			s.loadWatch.add(n.idx)
 		}
 	}
 	for _, r := range s.racks {
@@ -582,12 +591,15 @@ func (s *sim) policyTick() {
 	}
 	if s.now-s.lastHBEvent >= s.hbEventMS {
 		s.lastHBEvent = s.now
-		for _, n := range s.nodes {
+		// Every node in index order, as far as one can report: a node
+		// outside both sets is not dirty and has no load to watch.
+		for i := nextIn(s.dirty, s.loadWatch, 0); i >= 0; i = nextIn(s.dirty, s.loadWatch, i+1) {
+			n := s.nodes[i]
 			if n.loaded && s.loadAt(n, s.now) != n.lastLoad || n.load.AvgS > 0 {
 				n.dirty = true // its (average) load moved: load-aware policies want to know
 			}
 			if n.dirty {
-				n.dirty = false
+				s.clean(n)
 				s.emitHeartbeat(n)
 			}
 		}
