@@ -333,11 +333,34 @@ type job struct {
 }
 
 type attempt struct {
+	// The reduce copy state a fetch's end and the next fetch's start read
+	// and write (linkDone, fetchMore) comes first, in the record's first
+	// two cache lines (records are 384 bytes, a multiple of 64, so they
+	// start on a line): spread over the record it was three lines per
+	// fetch, each a likely miss.
+	//
+	// Line 1: the fetch list and the counts.
+	fetchQ    []pendFetch // sources in listing order; fetchHead.. are still to fetch
+	fetchHead int
+	active    int
+	fetched   int64
+	// dst and rackFetch are the reducer's node index and its job's
+	// rackFetch, beside the copy state a fetch reads (the node and job
+	// records are further lines, out of cache from one fetch to the next).
+	dst       int32
+	rackFetch bool
+	polling   bool
+	inWait    bool
+	cursor    int
+	// Line 2: the fetches in flight, and the task (the end of the list).
+	flows   []int32 // its fetches in flight, in start order (a view of flowBuf up to ParallelCopies of them)
+	flowBuf [DefaultParallelCopies]int32
+	task    *task
+	node    *node
+
 	idx       int32
 	id        string
 	container string
-	task      *task
-	node      *node
 	spec      bool
 	loc       events.Locality
 	startMS   int64
@@ -356,25 +379,11 @@ type attempt struct {
 	work2   float64 // map sort or reduce work, ms at speed 1
 	endMS   int64   // end of the last phase (-1 while copying)
 	phaseMS events.PhaseDurations
-	// reduce copy state
-	cursor    int
+	// the rest of the reduce copy state
 	pend      *fetchIndex // source node -> its latest entry in fetchQ (listed when >= fetchHead)
-	fetchQ    []pendFetch // sources in listing order; fetchHead.. are still to fetch
-	fetchHead int
-	active    int
-	// dst and rackFetch are the reducer's node index and its job's
-	// rackFetch, beside the copy state a fetch reads (the node and job
-	// records are further lines, out of cache from one fetch to the next).
-	dst       int32
-	rackFetch bool
-	flows     []int32 // its fetches in flight, in start order (a view of flowBuf up to ParallelCopies of them)
-	flowBuf   [DefaultParallelCopies]int32
-	fetched   int64
-	shareOut  int64 // the last map output size polled (-1: none) and the reducer's bytes of it
+	shareOut  int64       // the last map output size polled (-1: none) and the reducer's bytes of it
 	shareB    int64
 	localCur  int // pollRacks: outputs of its node already counted (index in rackChunks.byNode)
-	polling   bool
-	inWait    bool
 	copyEndMS int64
 	partition int
 }
