@@ -220,7 +220,7 @@ func (s *sim) startReduce(a *attempt) {
 	a.shareOut = -1
 	// Beside the attempt's copy state, not in a slice of its own: a fetch's
 	// end searches it, and a separate array was a cache miss there.
-	a.flows = a.flowBuf[:0]
+	a.flowN = 0
 	a.dst, a.rackFetch = a.node.idx, a.task.job.rackFetch
 	s.getPend(a)
 	a.copyEndMS = -1
@@ -245,7 +245,7 @@ func (s *sim) poll(a *attempt) {
 	outs, self, x := j.outputs, a.node.idx, a.pend
 	dense := x.dense
 	cursor, shareOut, shareB, fetched := a.cursor, a.shareOut, a.shareB, a.fetched
-	q, head := a.fetchQ, a.fetchHead
+	q, head := a.fetchQ, int(a.fetchHead)
 	for ; cursor < len(outs); cursor++ {
 		o := outs[cursor]
 		if o.bytes != shareOut {
@@ -283,7 +283,7 @@ func (s *sim) poll(a *attempt) {
 // fetchMore starts fetches up to ParallelCopies and detects the end of the
 // copy phase.
 func (s *sim) fetchMore(a *attempt) {
-	for a.active < s.sc.YARN.ParallelCopies && a.fetchHead < len(a.fetchQ) {
+	for a.nFlight() < s.sc.YARN.ParallelCopies && int(a.fetchHead) < len(a.fetchQ) {
 		// Taken off the list; its index entry stays (below fetchHead it
 		// means not listed), as deleting from a map costs more than it saves.
 		e := a.fetchQ[a.fetchHead]
@@ -306,13 +306,12 @@ func (s *sim) fetchMore(a *attempt) {
 			nl += 2
 		}
 		id := s.net.start(s.now, a, cross, b, links[:nl])
-		a.flows = append(a.flows, id)
-		a.active++
+		a.addFlow(id)
 		for _, li := range links[:nl] {
 			s.reschedule(li)
 		}
 	}
-	if a.active > 0 || a.fetchHead < len(a.fetchQ) {
+	if a.nFlight() > 0 || int(a.fetchHead) < len(a.fetchQ) {
 		return
 	}
 	j := a.task.job
@@ -372,16 +371,10 @@ func (s *sim) linkDone(li int32, ver uint32) {
 				s.reschedule(x)
 			}
 		}
-		a.active--
+		a.removeFlow(id)
 		a.fetched += b
 		if cross {
 			s.m.crossRackBytes += b
-		}
-		for i, x := range a.flows {
-			if x == id {
-				a.flows = append(a.flows[:i], a.flows[i+1:]...)
-				break
-			}
 		}
 		s.fetchMore(a)
 	}
@@ -481,14 +474,14 @@ func (s *sim) stop(a *attempt) {
 	a.over = true
 	a.ver++
 	t, n, j := a.task, a.node, a.task.job
-	for _, id := range a.flows {
+	for _, id := range a.inFlight() {
 		fl, nl := s.net.flows[id].links, s.net.flows[id].nlinks
 		s.net.finish(s.now, id)
 		for _, li := range fl[:nl] {
 			s.reschedule(li)
 		}
 	}
-	a.flows = nil
+	a.flowN, a.flowMore = 0, nil
 	if a.pend != nil {
 		s.putPend(a)
 	}

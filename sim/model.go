@@ -334,29 +334,29 @@ type job struct {
 
 type attempt struct {
 	// The reduce copy state a fetch's end and the next fetch's start read
-	// and write (linkDone, fetchMore) comes first, in the record's first
-	// two cache lines (records are 384 bytes, a multiple of 64, so they
-	// start on a line): spread over the record it was three lines per
-	// fetch, each a likely miss.
-	//
-	// Line 1: the fetch list and the counts.
+	// and write (linkDone, fetchMore) is the record's first cache line
+	// (records are 384 bytes, a multiple of 64, so they start on a line):
+	// spread over the record it was three lines per fetch, each a likely
+	// miss.
 	fetchQ    []pendFetch // sources in listing order; fetchHead.. are still to fetch
-	fetchHead int
-	active    int
 	fetched   int64
+	fetchHead int32
 	// dst and rackFetch are the reducer's node index and its job's
 	// rackFetch, beside the copy state a fetch reads (the node and job
 	// records are further lines, out of cache from one fetch to the next).
-	dst       int32
+	dst int32
+	// Its fetches in flight, in start order: flowBuf[:flowN], or flowMore
+	// when there may be more than flowBuf holds (flowN < 0; see addFlow).
+	flowBuf   [DefaultParallelCopies]int32
+	flowN     int8
 	rackFetch bool
 	polling   bool
 	inWait    bool
-	cursor    int
-	// Line 2: the fetches in flight, and the task (the end of the list).
-	flows   []int32 // its fetches in flight, in start order (a view of flowBuf up to ParallelCopies of them)
-	flowBuf [DefaultParallelCopies]int32
-	task    *task
-	node    *node
+
+	flowMore []int32
+	cursor   int
+	task     *task
+	node     *node
 
 	idx       int32
 	id        string
@@ -386,6 +386,52 @@ type attempt struct {
 	localCur  int // pollRacks: outputs of its node already counted (index in rackChunks.byNode)
 	copyEndMS int64
 	partition int
+}
+
+// inFlight is the attempt's fetches in flight, in start order.
+func (a *attempt) inFlight() []int32 {
+	if a.flowN >= 0 {
+		return a.flowBuf[:a.flowN]
+	}
+	return a.flowMore
+}
+
+// nFlight is len(a.inFlight()).
+func (a *attempt) nFlight() int {
+	if a.flowN >= 0 {
+		return int(a.flowN)
+	}
+	return len(a.flowMore)
+}
+
+// addFlow appends fetch id to the fetches in flight. They move to flowMore
+// for good when flowBuf is full (ParallelCopies above its default).
+func (a *attempt) addFlow(id int32) {
+	if a.flowN >= 0 && int(a.flowN) < len(a.flowBuf) {
+		a.flowBuf[a.flowN] = id
+		a.flowN++
+		return
+	}
+	if a.flowN >= 0 {
+		a.flowMore = append(a.flowMore[:0], a.flowBuf[:a.flowN]...)
+		a.flowN = -1
+	}
+	a.flowMore = append(a.flowMore, id)
+}
+
+// removeFlow takes fetch id, which is in flight, off the list.
+func (a *attempt) removeFlow(id int32) {
+	l := a.inFlight()
+	i := 0
+	for l[i] != id {
+		i++
+	}
+	copy(l[i:], l[i+1:])
+	if a.flowN >= 0 {
+		a.flowN--
+	} else {
+		a.flowMore = a.flowMore[:len(a.flowMore)-1]
+	}
 }
 
 // partBytes is the part of a map output of out bytes that goes to partition
