@@ -406,7 +406,7 @@ func (s *sim) run(ctx context.Context) error {
 		it := s.q.pop()
 		s.now = it.at
 		s.m.simEvents++
-		s.m.byKind[it.kind]++
+		s.m.byKind[it.kind()]++
 		if steps&0xfff == 0 || s.checkCtx { // first at step 0, then every 4096 events
 			s.checkCtx = false
 			if err := ctx.Err(); err != nil {
@@ -465,7 +465,7 @@ func (s *sim) reportProgress() {
 
 // dispatch runs one queued event.
 func (s *sim) dispatch(it item) {
-	switch it.kind {
+	switch it.kind() {
 	case evSubmit:
 		s.submit(int(it.ref))
 	case evHeartbeat:
