@@ -353,39 +353,42 @@ type attempt struct {
 	polling   bool
 	inWait    bool
 
-	flowMore []int32
-	cursor   int
+	// Lines 2 and 3: what a progress report reads (policy ticks report
+	// every running attempt), the version and state every queued event of
+	// the attempt checks, and the poll's cursor.
 	task     *task
 	node     *node
-
+	id       string
+	mapEndMS int64 // map: end of the map phase; reduce: end of sort
+	// Progress is work done, not time elapsed, so a task slowed down midway
+	// (a degradation window) reports it only from then on.
+	spd       float64 // compute speed fixed at the phase start
+	readAt    int64   // map: input read starts (after the launch overhead)
+	readMS    float64 // map: read time
+	workAt    int64   // start of the first compute phase (map compute, reduce merge)
+	work1     float64 // map compute or reduce merge work, ms at speed 1
+	work2     float64 // map sort or reduce work, ms at speed 1
+	copyEndMS int64
+	partition int
+	cursor    int
+	ver       uint32
+	over      bool
 	idx       int32
-	id        string
+
 	container string
 	spec      bool
 	loc       events.Locality
 	startMS   int64
-	ver       uint32
-	over      bool
 	runIdx    int
 	slow      float64
-	mapEndMS  int64 // map: end of the map phase; reduce: end of sort
-	// Progress is work done, not time elapsed, so a task slowed down midway
-	// (a degradation window) reports it only from then on.
-	spd     float64 // compute speed fixed at the phase start
-	readAt  int64   // map: input read starts (after the launch overhead)
-	readMS  float64 // map: read time
-	workAt  int64   // start of the first compute phase (map compute, reduce merge)
-	work1   float64 // map compute or reduce merge work, ms at speed 1
-	work2   float64 // map sort or reduce work, ms at speed 1
-	endMS   int64   // end of the last phase (-1 while copying)
-	phaseMS events.PhaseDurations
+	endMS     int64 // end of the last phase (-1 while copying)
+	phaseMS   events.PhaseDurations
 	// the rest of the reduce copy state
-	pend      *fetchIndex // source node -> its latest entry in fetchQ (listed when >= fetchHead)
-	shareOut  int64       // the last map output size polled (-1: none) and the reducer's bytes of it
-	shareB    int64
-	localCur  int // pollRacks: outputs of its node already counted (index in rackChunks.byNode)
-	copyEndMS int64
-	partition int
+	flowMore []int32
+	pend     *fetchIndex // source node -> its latest entry in fetchQ (listed when >= fetchHead)
+	shareOut int64       // the last map output size polled (-1: none) and the reducer's bytes of it
+	shareB   int64
+	localCur int // pollRacks: outputs of its node already counted (index in rackChunks.byNode)
 }
 
 // inFlight is the attempt's fetches in flight, in start order.
