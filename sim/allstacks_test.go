@@ -67,6 +67,46 @@ func TestForgettingFinishedJobsChangesNothing(t *testing.T) {
 	}
 }
 
+// A run that overwrites the records of stopped attempts (the default when
+// finished jobs are forgotten) gives the same results, event log and
+// tasks.csv as one that allocates every record anew and frees a slot the
+// moment its attempt stops, for every policy (kill and speculate hints end
+// attempts in the middle of another event).
+func TestAttemptReuseChangesNothing(t *testing.T) {
+	reg := plugins.NewRegistry()
+	for _, name := range reg.Names() {
+		t.Run(name, func(t *testing.T) {
+			run := func(fresh bool) (*sim, []byte, []byte, []byte) {
+				var evs, tasks bytes.Buffer
+				s, err := newSim(t.Context(), mustLoad(t, "testdata/stragglers.yaml"), name,
+					Options{Registry: reg, Events: &evs, Tasks: &tasks, freshAttempts: fresh})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.run(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				res, _ := json.Marshal(s.results())
+				return s, res, evs.Bytes(), tasks.Bytes()
+			}
+			_, wantRes, wantEvs, wantTasks := run(true)
+			s, res, evs, tasks := run(false)
+			if len(s.attempts) >= s.m.launched {
+				t.Errorf("%d records for %d attempts: none reused", len(s.attempts), s.m.launched)
+			}
+			if !bytes.Equal(res, wantRes) {
+				t.Error("results differ when attempt records are reused")
+			}
+			if !bytes.Equal(evs, wantEvs) {
+				t.Error("event log differs when attempt records are reused")
+			}
+			if !bytes.Equal(tasks, wantTasks) {
+				t.Error("tasks.csv differs when attempt records are reused")
+			}
+		})
+	}
+}
+
 // Options.Tasks streams one row per attempt as it ends and changes nothing
 // in the results.
 func TestTasksCSV(t *testing.T) {

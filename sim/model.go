@@ -333,50 +333,108 @@ type job struct {
 }
 
 type attempt struct {
-	idx       int32
-	id        string
-	container string
-	task      *task
-	node      *node
-	spec      bool
-	loc       events.Locality
-	startMS   int64
-	ver       uint32
-	over      bool
-	runIdx    int
-	slow      float64
-	mapEndMS  int64 // map: end of the map phase; reduce: end of sort
-	// Progress is work done, not time elapsed, so a task slowed down midway
-	// (a degradation window) reports it only from then on.
-	spd     float64 // compute speed fixed at the phase start
-	readAt  int64   // map: input read starts (after the launch overhead)
-	readMS  float64 // map: read time
-	workAt  int64   // start of the first compute phase (map compute, reduce merge)
-	work1   float64 // map compute or reduce merge work, ms at speed 1
-	work2   float64 // map sort or reduce work, ms at speed 1
-	endMS   int64   // end of the last phase (-1 while copying)
-	phaseMS events.PhaseDurations
-	// reduce copy state
-	cursor    int
-	pend      *fetchIndex // source node -> its latest entry in fetchQ (listed when >= fetchHead)
+	// The reduce copy state a fetch's end and the next fetch's start read
+	// and write (linkDone, fetchMore) is the record's first cache line
+	// (records are 384 bytes, a multiple of 64, so they start on a line):
+	// spread over the record it was three lines per fetch, each a likely
+	// miss.
 	fetchQ    []pendFetch // sources in listing order; fetchHead.. are still to fetch
-	fetchHead int
-	active    int
+	fetched   int64
+	fetchHead int32
 	// dst and rackFetch are the reducer's node index and its job's
 	// rackFetch, beside the copy state a fetch reads (the node and job
 	// records are further lines, out of cache from one fetch to the next).
-	dst       int32
-	rackFetch bool
-	flows     []int32 // its fetches in flight, in start order (a view of flowBuf up to ParallelCopies of them)
+	dst int32
+	// Its fetches in flight, in start order: flowBuf[:flowN], or flowMore
+	// when there may be more than flowBuf holds (flowN < 0; see addFlow).
 	flowBuf   [DefaultParallelCopies]int32
-	fetched   int64
-	shareOut  int64 // the last map output size polled (-1: none) and the reducer's bytes of it
-	shareB    int64
-	localCur  int // pollRacks: outputs of its node already counted (index in rackChunks.byNode)
+	flowN     int8
+	rackFetch bool
 	polling   bool
 	inWait    bool
+
+	// Lines 2 and 3: what a progress report reads (policy ticks report
+	// every running attempt), the version and state every queued event of
+	// the attempt checks, and the poll's cursor.
+	task     *task
+	node     *node
+	id       string
+	mapEndMS int64 // map: end of the map phase; reduce: end of sort
+	// Progress is work done, not time elapsed, so a task slowed down midway
+	// (a degradation window) reports it only from then on.
+	spd       float64 // compute speed fixed at the phase start
+	readAt    int64   // map: input read starts (after the launch overhead)
+	readMS    float64 // map: read time
+	workAt    int64   // start of the first compute phase (map compute, reduce merge)
+	work1     float64 // map compute or reduce merge work, ms at speed 1
+	work2     float64 // map sort or reduce work, ms at speed 1
 	copyEndMS int64
 	partition int
+	cursor    int
+	ver       uint32
+	over      bool
+	idx       int32
+
+	container string
+	spec      bool
+	loc       events.Locality
+	startMS   int64
+	runIdx    int
+	slow      float64
+	endMS     int64 // end of the last phase (-1 while copying)
+	phaseMS   events.PhaseDurations
+	// the rest of the reduce copy state
+	flowMore []int32
+	pend     *fetchIndex // source node -> its latest entry in fetchQ (listed when >= fetchHead)
+	shareOut int64       // the last map output size polled (-1: none) and the reducer's bytes of it
+	shareB   int64
+	localCur int // pollRacks: outputs of its node already counted (index in rackChunks.byNode)
+}
+
+// inFlight is the attempt's fetches in flight, in start order.
+func (a *attempt) inFlight() []int32 {
+	if a.flowN >= 0 {
+		return a.flowBuf[:a.flowN]
+	}
+	return a.flowMore
+}
+
+// nFlight is len(a.inFlight()).
+func (a *attempt) nFlight() int {
+	if a.flowN >= 0 {
+		return int(a.flowN)
+	}
+	return len(a.flowMore)
+}
+
+// addFlow appends fetch id to the fetches in flight. They move to flowMore
+// for good when flowBuf is full (ParallelCopies above its default).
+func (a *attempt) addFlow(id int32) {
+	if a.flowN >= 0 && int(a.flowN) < len(a.flowBuf) {
+		a.flowBuf[a.flowN] = id
+		a.flowN++
+		return
+	}
+	if a.flowN >= 0 {
+		a.flowMore = append(a.flowMore[:0], a.flowBuf[:a.flowN]...)
+		a.flowN = -1
+	}
+	a.flowMore = append(a.flowMore, id)
+}
+
+// removeFlow takes fetch id, which is in flight, off the list.
+func (a *attempt) removeFlow(id int32) {
+	l := a.inFlight()
+	i := 0
+	for l[i] != id {
+		i++
+	}
+	copy(l[i:], l[i+1:])
+	if a.flowN >= 0 {
+		a.flowN--
+	} else {
+		a.flowMore = a.flowMore[:len(a.flowMore)-1]
+	}
 }
 
 // partBytes is the part of a map output of out bytes that goes to partition

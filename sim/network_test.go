@@ -246,3 +246,30 @@ func TestStartServesLeastShare(t *testing.T) {
 		}
 	}
 }
+
+// An attempt's fetches in flight (flowBuf, then flowMore past its size)
+// keep the order and contents of a plain slice under random starts and
+// ends, up to more than flowBuf holds (ParallelCopies above its default).
+func TestFlowListSameAsSlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 3))
+	for trial := range 2000 {
+		var a attempt
+		var ref []int32
+		limit := 1 + rng.IntN(3*DefaultParallelCopies)
+		next := int32(0)
+		for range 200 {
+			if len(ref) < limit && (len(ref) == 0 || rng.IntN(2) == 0) {
+				a.addFlow(next)
+				ref = append(ref, next)
+				next++
+			} else {
+				i := rng.IntN(len(ref))
+				a.removeFlow(ref[i])
+				ref = slices.Delete(ref, i, i+1)
+			}
+			if !slices.Equal(a.inFlight(), ref) || a.nFlight() != len(ref) {
+				t.Fatalf("trial %d (limit %d): in flight %v (%d), want %v", trial, limit, a.inFlight(), a.nFlight(), ref)
+			}
+		}
+	}
+}

@@ -37,7 +37,7 @@ func BenchmarkQueue(b *testing.B) {
 	}
 	for b.Loop() {
 		it := q.pop()
-		q.push(it.at+1024, it.kind, it.ref, 0)
+		q.push(it.at+1024, it.kind(), it.ref, 0)
 	}
 }
 
@@ -48,7 +48,15 @@ func TestQueueSameAsSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 200 {
 		var q queue
-		var ref []item
+		// The reference: (at, seq, ref) in a plain slice, the least
+		// (at, seq) popped by a scan.
+		type refItem struct {
+			at   int64
+			seq  uint64
+			ref  int32
+			kind evKind
+		}
+		var ref []refItem
 		var seq uint64
 		var now int64
 		spread := int64(1) << (round % 40)
@@ -62,21 +70,22 @@ func TestQueueSameAsSort(t *testing.T) {
 					at = now
 				}
 				seq++
-				q.push(at, evHeartbeat, int32(step), 0)
-				ref = append(ref, item{at: at, seq: seq, ref: int32(step)})
+				kind := evKind(rng.IntN(int(evPolicyTick) + 1))
+				q.push(at, kind, int32(step), uint32(seq))
+				ref = append(ref, refItem{at: at, seq: seq, ref: int32(step), kind: kind})
 				continue
 			}
 			best := 0
 			for i := range ref {
-				if ref[i].less(&ref[best]) {
+				if a, b := ref[i], ref[best]; a.at < b.at || a.at == b.at && a.seq < b.seq {
 					best = i
 				}
 			}
 			want := ref[best]
 			ref = append(ref[:best], ref[best+1:]...)
 			got := q.pop()
-			if got.at != want.at || got.seq != want.seq || got.ref != want.ref {
-				t.Fatalf("round %d step %d: pop (%d, %d), want (%d, %d)", round, step, got.at, got.seq, want.at, want.seq)
+			if got.at != want.at || got.seq() != want.seq || got.ref != want.ref || got.ver != uint32(want.seq) || got.kind() != want.kind {
+				t.Fatalf("round %d step %d: pop (%d, %d), want (%d, %d)", round, step, got.at, got.seq(), want.at, want.seq)
 			}
 			now = got.at
 			if q.len() != len(ref) {

@@ -117,7 +117,7 @@ func (s *sim) pollOutputs(a *attempt, stop int) {
 	me := a.node.idx
 	shareOut, shareB := a.shareOut, a.shareB
 	fetched := a.fetched
-	q, head := a.fetchQ, a.fetchHead
+	q, head := a.fetchQ, int(a.fetchHead)
 	for _, o := range j.outputs[a.cursor:stop] {
 		if o.bytes != shareOut {
 			// A job's outputs have at most two sizes: compute each once.
@@ -177,7 +177,7 @@ func (s *sim) pollChunk(a *attempt, k int) {
 		}
 		src := s.rackRep[r.rack]
 		q := a.fetchQ
-		if i := a.pend.racks[r.rack]; int(i) >= a.fetchHead && int(i) < len(q) && q[i].src == src { // still listed
+		if i := a.pend.racks[r.rack]; i >= a.fetchHead && int(i) < len(q) && q[i].src == src { // still listed
 			q[i].bytes += b
 		} else {
 			a.pend.racks[r.rack] = int32(len(q))

@@ -77,6 +77,10 @@ type Options struct {
 	// tests that inspect them after the run. Off, a finished job keeps only
 	// what the results need, so memory follows what is running.
 	keepHistory bool
+	// freshAttempts allocates every attempt's record anew and frees an
+	// attempt's slot as soon as it stops, as before records were reused:
+	// the reference TestAttemptReuseChangesNothing compares against.
+	freshAttempts bool
 	// rackChunk, when > 0, is the number of map outputs a chunk summary
 	// of a rack-fetch job holds (rackChunkLen), for tests.
 	rackChunk int
@@ -213,9 +217,13 @@ type sim struct {
 	// slots of attempts that are over are reused (freeSlots).
 	attempts  []*attempt
 	freeSlots []int32
+	retired   []int32 // slots of attempts stopped during the current event (retireSlots)
 	running   []*attempt
 	parked    []int32 // FIFO of parked nodes (entries may be stale)
 	parkHead  int
+	// dirty holds the nodes whose node.dirty is set, loadWatch those with
+	// a background load series or a load average (policyTick).
+	dirty, loadWatch nodeBits
 
 	totalVCores int
 	hbMS        int64
@@ -358,6 +366,12 @@ func (s *sim) buildCluster() {
 			s.totalVCores += n.vcores
 		}
 	}
+	s.dirty, s.loadWatch = newNodeBits(len(s.nodes)), newNodeBits(len(s.nodes))
+	for _, n := range s.nodes {
+		if n.loaded || n.load.AvgS > 0 {
+			s.loadWatch.add(n.idx)
+		}
+	}
 	for _, r := range s.racks {
 		rep := int32(-1)
 		if len(r.nodes) > 0 {
@@ -392,7 +406,7 @@ func (s *sim) run(ctx context.Context) error {
 		it := s.q.pop()
 		s.now = it.at
 		s.m.simEvents++
-		s.m.byKind[it.kind]++
+		s.m.byKind[it.kind()]++
 		if steps&0xfff == 0 || s.checkCtx { // first at step 0, then every 4096 events
 			s.checkCtx = false
 			if err := ctx.Err(); err != nil {
@@ -451,7 +465,7 @@ func (s *sim) reportProgress() {
 
 // dispatch runs one queued event.
 func (s *sim) dispatch(it item) {
-	switch it.kind {
+	switch it.kind() {
 	case evSubmit:
 		s.submit(int(it.ref))
 	case evHeartbeat:
@@ -475,6 +489,9 @@ func (s *sim) dispatch(it item) {
 		}
 	case evPolicyTick:
 		s.policyTick()
+	}
+	if len(s.retired) > 0 {
+		s.retireSlots()
 	}
 }
 
@@ -574,12 +591,15 @@ func (s *sim) policyTick() {
 	}
 	if s.now-s.lastHBEvent >= s.hbEventMS {
 		s.lastHBEvent = s.now
-		for _, n := range s.nodes {
+		// Every node in index order, as far as one can report: a node
+		// outside both sets is not dirty and has no load to watch.
+		for i := nextIn(s.dirty, s.loadWatch, 0); i >= 0; i = nextIn(s.dirty, s.loadWatch, i+1) {
+			n := s.nodes[i]
 			if n.loaded && s.loadAt(n, s.now) != n.lastLoad || n.load.AvgS > 0 {
 				n.dirty = true // its (average) load moved: load-aware policies want to know
 			}
 			if n.dirty {
-				n.dirty = false
+				s.clean(n)
 				s.emitHeartbeat(n)
 			}
 		}

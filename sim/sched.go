@@ -78,7 +78,7 @@ func (s *sim) heartbeat(n *node) {
 	if s.assigners {
 		// Assigners decide at the node's heartbeat (the RM's scheduling
 		// moment): report it first so their place hints shape this offer.
-		n.dirty = false
+		s.clean(n)
 		if s.sc.YARN.Preassign {
 			s.hbNode = n
 		}
