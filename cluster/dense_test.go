@@ -173,8 +173,9 @@ func TestRackListSameAsSortedKeys(t *testing.T) {
 }
 
 // TestAttemptSameAsIndex checks View.Attempt, which answers the attempt
-// the last event named by its id string, against the index, for that
-// string, a copy of it, and other ids, while apps finish and are forgotten.
+// the last event named without the index, against the index, for that
+// event's id string, a copy of it, and other ids, while apps finish and are
+// forgotten.
 func TestAttemptSameAsIndex(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 5))

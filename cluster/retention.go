@@ -110,7 +110,7 @@ func (s *State) drop(a *App) {
 			}
 			s.attempts.del(at.ID)
 			if s.lastAttempt == at {
-				s.lastAttempt, s.lastID = nil, ""
+				s.lastAttempt = nil
 			}
 		}
 	}

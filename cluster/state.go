@@ -52,10 +52,6 @@ type State struct {
 	// lastAttempt is the attempt the newest event named (written only by
 	// Apply, so concurrent readers holding the engine still may read it).
 	lastAttempt *Attempt
-	// lastID is the id string of the event that named lastAttempt: the
-	// observers ask for that attempt with that very string, which compares
-	// equal by its pointer without reading the bytes.
-	lastID string
 
 	// Retention (see retention.go): finished apps in the order they
 	// finished, the event time of the next batch of forgetting, and the
@@ -124,7 +120,7 @@ func (s *State) Apps() []*App { return s.appList }
 // Attempt implements View. The attempt the last event applied named is
 // answered without a map lookup: observers look it up again right after.
 func (s *State) Attempt(id string) *Attempt {
-	if at := s.lastAttempt; at != nil && id == s.lastID {
+	if at := s.lastAttempt; at != nil && at.ID == id {
 		return at
 	}
 	return s.attempts.get(id)
@@ -424,7 +420,7 @@ func (s *State) attempt(ev *events.Event) *Attempt {
 		s.attempts.put(at)
 		t.addAttempt(at)
 	}
-	s.lastAttempt, s.lastID = at, ev.Attempt
+	s.lastAttempt = at
 	return at
 }
 
