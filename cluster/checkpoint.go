@@ -3,6 +3,7 @@ package cluster
 import (
 	"cmp"
 	"fmt"
+	"hash/maphash"
 	"slices"
 
 	"github.com/rmsidecar/rmsidecar/events"
@@ -101,10 +102,10 @@ func (s *State) Checkpoint() *Checkpoint {
 	for _, a := range s.appList {
 		ac := AppCk{App: *a, Sub: exportStamp(a.subStamp), Fin: exportStamp(a.finStamp), Submitted: a.submitted,
 			Tasks: make([]TaskCk, 0, len(a.Tasks))}
-		ac.App.Tasks, ac.App.Count, ac.App.taskIndex = nil, nil, nil
+		ac.App.Tasks, ac.App.Count, ac.App.taskSlots, ac.App.seed = nil, nil, nil, maphash.Seed{}
 		for _, t := range a.Tasks {
-			tc := TaskCk{Task: *t, Pend: exportStamp(t.pendStamp), Pending: t.pending}
-			tc.Task.App, tc.Task.Attempts = nil, nil
+			tc := TaskCk{Task: *t, Pend: exportStamp(t.pendStamp()), Pending: t.pending}
+			tc.Task.App, tc.Task.Attempts, tc.Task.first = nil, nil, [1]*Attempt{}
 			ac.Tasks = append(ac.Tasks, tc)
 			for _, at := range t.Attempts {
 				atc := AttemptCk{Attempt: *at, App: a.ID, TaskID: t.ID,
@@ -156,9 +157,9 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 			return nil, fmt.Errorf("restore cluster state: apps[%d]: empty id", i)
 		}
 		a := s.app(ac.ID)
-		index, count := a.taskIndex, a.Count
+		slots, seed, count := a.taskSlots, a.seed, a.Count
 		*a = ac.App
-		a.taskIndex, a.Count, a.Tasks = index, count, nil
+		a.taskSlots, a.seed, a.Count, a.Tasks = slots, seed, count, nil
 		a.subStamp, a.finStamp, a.submitted = ac.Sub.internal(), ac.Fin.internal(), ac.Submitted
 		for j := range ac.Tasks {
 			tc := &ac.Tasks[j]
@@ -171,17 +172,19 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 			t.seq = seq
 			// Counts start from the pending state s.task recorded; the
 			// attempts below re-derive the real state.
-			t.App, t.State, t.FinishTS, t.Attempts = a, TaskPending, 0, nil
-			t.pendStamp, t.pending = tc.Pend.internal(), tc.Pending
+			t.App, t.State, t.FinishTS, t.Attempts, t.first = a, TaskPending, 0, nil, [1]*Attempt{}
+			// As for attempts below: the pending stamp's time is PendingTS,
+			// which a checkpoint holds twice; the stamp decides.
+			t.PendingTS, t.pendID, t.pending = tc.Pend.TS, tc.Pend.ID, tc.Pending
 		}
 	}
 	for i := range c.Attempts {
 		atc := &c.Attempts[i]
 		a := s.apps[atc.App]
-		if a == nil || a.taskIndex[atc.TaskID] == nil {
+		if a == nil || a.Task(atc.TaskID) == nil {
 			return nil, fmt.Errorf("restore cluster state: attempt %s: unknown task %s/%s", atc.ID, atc.App, atc.TaskID)
 		}
-		t := a.taskIndex[atc.TaskID]
+		t := a.Task(atc.TaskID)
 		at := &Attempt{}
 		*at = atc.Attempt
 		at.Task, at.onNode, at.late = t, nil, nil
@@ -195,7 +198,7 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 		}
 		at.allocated = atc.Allocated
 		s.attempts.put(at)
-		t.Attempts = append(t.Attempts, at)
+		t.addAttempt(at)
 		if at.Node != "" && at.Running() {
 			s.node(at.Node)
 		}

@@ -52,7 +52,11 @@ func (x *attemptIndex) get(id string) *Attempt {
 
 // put indexes at under at.ID, replacing an attempt with the same id.
 func (x *attemptIndex) put(at *Attempt) {
-	if (x.n+1)*2 > len(x.slots) {
+	// Up to seven eighths full: a hit probes about four 16-byte slots
+	// (one or two cache lines) and the table is half the size it is at a
+	// load of one half. At 110,000 attempts that is 2 MB instead of 4, and
+	// the smaller table misses the caches less: the engine got faster.
+	if (x.n+1)*8 > len(x.slots)*7 {
 		x.grow()
 	}
 	h := x.hash(at.ID)

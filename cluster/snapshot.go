@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"cmp"
+	"hash/maphash"
 	"slices"
 
 	"github.com/rmsidecar/rmsidecar/events"
@@ -39,10 +40,10 @@ func (s *State) Snapshot() Snapshot {
 	slices.SortFunc(snap.Nodes, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
 	for _, a := range s.appList {
 		as := AppSnapshot{App: *a}
-		as.App.Tasks, as.App.Count, as.App.taskIndex = nil, nil, nil
+		as.App.Tasks, as.App.Count, as.App.taskSlots, as.App.seed = nil, nil, nil, maphash.Seed{}
 		for _, t := range a.Tasks {
 			ts := TaskSnapshot{Task: *t}
-			ts.Task.Attempts, ts.Task.App = nil, nil
+			ts.Task.Attempts, ts.Task.App, ts.Task.first = nil, nil, [1]*Attempt{}
 			for _, at := range t.Attempts {
 				c := *at
 				c.Task, c.onNode = nil, nil

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"hash/maphash"
 	"slices"
 	"sort"
 
@@ -46,6 +47,7 @@ type State struct {
 
 	apps     map[string]*App
 	appList  []*App
+	seed     maphash.Seed // of every app's task index
 	attempts attemptIndex
 	// lastAttempt is the attempt the newest event named (written only by
 	// Apply, so concurrent readers holding the engine still may read it).
@@ -83,6 +85,7 @@ func New(opts ...Option) *State {
 		racks:      make(map[string][]*Node),
 		hosts:      make(map[string][]*Node),
 		apps:       make(map[string]*App),
+		seed:       maphash.MakeSeed(),
 	}
 	for _, o := range opts {
 		o(s)
@@ -182,19 +185,24 @@ func (s *State) setRack(n *Node, rack string) {
 	if n.Rack == rack {
 		return
 	}
+	// rackList stays sorted by inserting and deleting the one rack that
+	// appears or empties: rebuilding and sorting it on every registration
+	// was 40 % of building a 10,000-node cluster (250 racks).
 	if n.Rack != "" {
 		s.racks[n.Rack] = slices.DeleteFunc(s.racks[n.Rack], func(x *Node) bool { return x == n })
 		if len(s.racks[n.Rack]) == 0 {
 			delete(s.racks, n.Rack)
+			if i, ok := slices.BinarySearch(s.rackList, n.Rack); ok {
+				s.rackList = slices.Delete(s.rackList, i, i+1)
+			}
 		}
 	}
 	n.Rack = rack
-	s.racks[rack] = append(s.racks[rack], n)
-	s.rackList = s.rackList[:0]
-	for r := range s.racks {
-		s.rackList = append(s.rackList, r)
+	if _, ok := s.racks[rack]; !ok {
+		i, _ := slices.BinarySearch(s.rackList, rack)
+		s.rackList = slices.Insert(s.rackList, i, rack)
 	}
-	sort.Strings(s.rackList)
+	s.racks[rack] = append(s.racks[rack], n)
 }
 
 // nodeRegistered and nodeLost share the lifecycle stamp: the newer decides.
@@ -278,7 +286,7 @@ func (s *State) addSample(n *Node, smp LoadSample) bool {
 func (s *State) app(id string) *App {
 	a := s.apps[id]
 	if a == nil {
-		a = &App{ID: id, taskIndex: make(map[string]*Task), Count: map[events.TaskKind]*TaskCounts{
+		a = &App{ID: id, seed: s.seed, Count: map[events.TaskKind]*TaskCounts{
 			events.Map: {}, events.Reduce: {},
 		}}
 		s.apps[id] = a
@@ -357,14 +365,14 @@ func (s *State) endWithApp(a *App) {
 }
 
 func (s *State) task(a *App, id string, kind events.TaskKind) *Task {
-	t := a.taskIndex[id]
+	t := a.Task(id)
 	if t == nil {
 		t = &Task{ID: id, App: a, Kind: kind, Partition: -1, State: TaskPending, seq: int32(len(a.Tasks))}
 		if t.Kind == "" {
 			t.Kind = kindFromID(id)
 		}
-		a.taskIndex[id] = t
 		a.Tasks = append(a.Tasks, t)
+		a.indexLast()
 		a.Count[t.Kind].Pending++
 	}
 	return t
@@ -387,10 +395,10 @@ func kindFromID(id string) events.TaskKind {
 func (s *State) taskPending(ev *events.Event) bool {
 	a := s.app(ev.App)
 	t := s.task(a, ev.Task, ev.Kind)
-	if !t.pendStamp.before(ev.TS, ev.ID) {
+	if !t.pendStamp().before(ev.TS, ev.ID) {
 		return false
 	}
-	t.pendStamp = stamp{ev.TS, ev.ID}
+	t.PendingTS, t.pendID = ev.TS, ev.ID // the pending stamp
 	t.pending = true
 	if t.Kind != ev.Kind {
 		s.setTaskState(t, t.State, ev.Kind)
@@ -400,7 +408,6 @@ func (s *State) taskPending(ev *events.Event) bool {
 	if ev.Partition != nil {
 		t.Partition = *ev.Partition
 	}
-	t.PendingTS = ev.TS
 	return true
 }
 
@@ -411,7 +418,7 @@ func (s *State) attempt(ev *events.Event) *Attempt {
 		t := s.task(a, ev.Task, "")
 		at = &Attempt{ID: ev.Attempt, Task: t}
 		s.attempts.put(at)
-		t.Attempts = append(t.Attempts, at)
+		t.addAttempt(at)
 	}
 	s.lastAttempt = at
 	return at
