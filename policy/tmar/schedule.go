@@ -330,6 +330,9 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 		core, free := ms[i].earliest()
 		if core < 0 {
 			offers[i] = offer{}
+			if tie.Power && pres[i] {
+				bl.touch(i)
+			}
 			fin[i], pres[i], en[i] = 0, false, 0
 			return
 		}
@@ -347,11 +350,17 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 		e := execOn[i] + tasks[ti].Read[level]
 		start := fmax(free, ready)
 		offers[i] = offer{cand: cand{machine: i, core: core, task: ti, start: start, finish: start + e, exec: e}, present: true, level: level}
-		fin[i], pres[i] = offers[i].finish, true
 		if tie.Power {
-			en[i] = ms[i].addedEnergy(start, e)
-			bl.touch(i)
+			// The blocks are refreshed only for an offer that changed
+			// (most recomputed offers come back the same).
+			was, wasF, wasP := en[i], fin[i], pres[i]
+			en[i], fin[i], pres[i] = ms[i].addedEnergy(start, e), offers[i].finish, true
+			if en[i] != was || fin[i] != wasF || !wasP || was != was || wasF != wasF {
+				bl.touch(i)
+			}
+			return
 		}
+		fin[i], pres[i] = offers[i].finish, true
 	}
 	tree := &sc.tree
 	tree.reset(len(ms))
@@ -553,6 +562,7 @@ type powerBlocks struct {
 	n          []int
 	odd, stale []bool
 	staleList  []int
+	idx        []int // by machine slot: the block's machines in finish order
 	order      []int // refresh's scratch
 }
 
@@ -561,6 +571,10 @@ func (bl *powerBlocks) reset(n int) {
 	nb := (n + powerBlock - 1) / powerBlock
 	bl.fin, bl.minE = grown(bl.fin, nb*powerBlock), grown(bl.minE, nb*powerBlock)
 	bl.n = grown(bl.n, nb)
+	bl.idx = grown(bl.idx, n)
+	for i := range bl.idx {
+		bl.idx[i] = i
+	}
 	bl.odd, bl.stale = grown(bl.odd, nb), grown(bl.stale, nb)
 	bl.staleList = bl.staleList[:0]
 	for b := range nb {
@@ -582,8 +596,18 @@ func (bl *powerBlocks) refresh(fin, en []float64, pres []bool) {
 	for _, b := range bl.staleList {
 		bl.stale[b] = false
 		lo := b * powerBlock
+		hi := min(len(fin), lo+powerBlock)
+		// The block's machines in their last finish order (all of them,
+		// present or not), so the insertion sort below mostly finds them
+		// in order.
+		all := bl.idx[lo:hi]
+		for k := 1; k < len(all); k++ {
+			for j := k; j > 0 && fin[all[j]] < fin[all[j-1]]; j-- {
+				all[j], all[j-1] = all[j-1], all[j]
+			}
+		}
 		ord, odd := bl.order[:0], false
-		for i := lo; i < min(len(fin), lo+powerBlock); i++ {
+		for _, i := range all {
 			if !pres[i] {
 				continue
 			}
@@ -597,8 +621,7 @@ func (bl *powerBlocks) refresh(fin, en []float64, pres []bool) {
 		if odd {
 			continue
 		}
-		// Insertion sort by finish: 32 offers at most.
-		for k := 1; k < len(ord); k++ {
+		for k := 1; k < len(ord); k++ { // in order but for NaNs, none here
 			for j := k; j > 0 && fin[ord[j]] < fin[ord[j-1]]; j-- {
 				ord[j], ord[j-1] = ord[j-1], ord[j]
 			}
