@@ -524,9 +524,17 @@ func powerScan(fin, en []float64, pres []bool, bl *powerBlocks, best int, limit 
 		if !bl.odd[b] {
 			lo := b * powerBlock
 			sf := bl.fin[lo : lo+bl.n[b]]
-			c := 0 // the offers within the window
-			for c < len(sf) && sf[c] <= limit {
-				c++
+			c := len(sf) // the offers within the window: sf[:c] <= limit
+			if c > 0 && !(sf[c-1] <= limit) {
+				lo, hi := 0, c-1 // sf[hi] is past the window
+				for lo < hi {
+					if mid := (lo + hi) / 2; sf[mid] <= limit {
+						lo = mid + 1
+					} else {
+						hi = mid
+					}
+				}
+				c = lo
 			}
 			if c == 0 {
 				continue
