@@ -252,6 +252,8 @@ type planScratch struct {
 	rackNum      map[int]int // denseRacks: rack -> number
 	done         []bool
 	execOn, fin  []float64
+	en           []float64 // the offers' added energy (eq. 2), tmar-power only
+	blocks       powerBlocks
 	pres, dirty  []bool
 	offers       []planOffer
 	dirtyList    []int
@@ -265,11 +267,6 @@ type planOffer struct {
 	cand
 	present bool
 	level   int
-	// energy is the offer's added energy (eq. 2) once eOK: the power
-	// tie-break reads it from the offer, which changes only when it is
-	// recomputed.
-	energy float64
-	eOK    bool
 }
 
 // grown is s with length n, its first n entries zeroed, reusing its array.
@@ -321,11 +318,22 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 	// tie-break's passes over every machine.
 	sc.fin, sc.pres = grown(sc.fin, len(ms)), grown(sc.pres, len(ms))
 	fin, pres := sc.fin, sc.pres
+	// The power tie-break reads every offer's added energy (eq. 2) at each
+	// map, most machines finishing within its window: it is computed with
+	// the offer, which changes only when the offer is recomputed (ms[i]
+	// changes only for the machine chosen, whose offer is then recomputed).
+	sc.en = grown(sc.en, len(ms))
+	en := sc.en
+	bl := &sc.blocks
+	bl.reset(len(ms))
 	compute := func(i int) {
 		core, free := ms[i].earliest()
 		if core < 0 {
 			offers[i] = offer{}
-			fin[i], pres[i] = 0, false
+			if tie.Power && pres[i] {
+				bl.touch(i)
+			}
+			fin[i], pres[i], en[i] = 0, false, 0
 			return
 		}
 		var ti int
@@ -342,6 +350,16 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 		e := execOn[i] + tasks[ti].Read[level]
 		start := fmax(free, ready)
 		offers[i] = offer{cand: cand{machine: i, core: core, task: ti, start: start, finish: start + e, exec: e}, present: true, level: level}
+		if tie.Power {
+			// The blocks are refreshed only for an offer that changed
+			// (most recomputed offers come back the same).
+			was, wasF, wasP := en[i], fin[i], pres[i]
+			en[i], fin[i], pres[i] = ms[i].addedEnergy(start, e), offers[i].finish, true
+			if en[i] != was || fin[i] != wasF || !wasP || was != was || wasF != wasF {
+				bl.touch(i)
+			}
+			return
+		}
 		fin[i], pres[i] = offers[i].finish, true
 	}
 	tree := &sc.tree
@@ -394,26 +412,12 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 				}
 			}
 			if best >= 0 {
-				energy := func(i int) float64 {
-					if o := &offers[i]; !o.eOK {
-						o.energy, o.eOK = ms[i].addedEnergy(o.start, o.exec), true
-					}
-					return offers[i].energy
-				}
 				limit := fin[best] + fmax(0, tie.Within) + tieEpsilon
 				if tie.WithinMakespan {
 					limit = fmax(limit, span+tieEpsilon)
 				}
-				bestE := energy(best)
-				for i, f := range fin {
-					if !pres[i] || f > limit || i == best {
-						continue
-					}
-					e := energy(i)
-					if e < bestE-1e-9 || (e <= bestE+1e-9 && f < fin[best]-tieEpsilon) {
-						best, bestE = i, e
-					}
-				}
+				bl.refresh(fin, en, pres)
+				best = powerScan(fin, en, pres, bl, best, limit)
 			}
 			k = best
 		} else {
@@ -497,6 +501,146 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 		}
 	}
 	return out
+}
+
+// powerScan is PowerTie.choose's pass over the offers within the tie window
+// (finish no later than limit) from the earliest finish best: the one
+// adding the least energy en (eq. 2), an earlier finish among equal
+// energies. fin, en and pres are the offers by machine, side by side; bl
+// (refreshed) holds them by block of machines, sorted by finish.
+//
+// A block is skipped when none of its offers within the window passes the
+// comparison below: none has an energy below bestE-1e-9, and either none
+// has one within bestE+1e-9 or none finishes before bestF-tieEpsilon. The
+// energies are all close (the same power per core over similar times) but
+// the least of them are mostly on busy machines finishing past the window,
+// so a block is read by its offers within the window (a prefix of its
+// finish order) and only the blocks that may hold a new best are scanned,
+// in machine order as before (the comparison is not transitive).
+func powerScan(fin, en []float64, pres []bool, bl *powerBlocks, best int, limit float64) int {
+	bestE, bestF := en[best], fin[best]
+	en, pres = en[:len(fin)], pres[:len(fin)]
+	for b := range bl.n {
+		if !bl.odd[b] {
+			lo := b * powerBlock
+			sf := bl.fin[lo : lo+bl.n[b]]
+			c := len(sf) // the offers within the window: sf[:c] <= limit
+			if c > 0 && !(sf[c-1] <= limit) {
+				lo, hi := 0, c-1 // sf[hi] is past the window
+				for lo < hi {
+					if mid := (lo + hi) / 2; sf[mid] <= limit {
+						lo = mid + 1
+					} else {
+						hi = mid
+					}
+				}
+				c = lo
+			}
+			if c == 0 {
+				continue
+			}
+			if me := bl.minE[lo+c-1]; me >= bestE-1e-9 && (me > bestE+1e-9 || sf[0] >= bestF-tieEpsilon) {
+				continue
+			}
+		}
+		hi := min(len(fin), (b+1)*powerBlock)
+		for i := b * powerBlock; i < hi; i++ {
+			f := fin[i]
+			if !pres[i] || f > limit || i == best {
+				continue
+			}
+			if e := en[i]; e < bestE-1e-9 || (e <= bestE+1e-9 && f < bestF-tieEpsilon) {
+				best, bestE, bestF = i, e, f
+			}
+		}
+	}
+	return best
+}
+
+// powerBlock is how many machines powerBlocks summarises together.
+const powerBlock = 32
+
+// powerBlocks is, per block of powerBlock machines, the finishes of the
+// offers present there in ascending order (fin, n of them from the block's
+// first machine's index) and the least energy of each prefix of that order
+// (minE); odd when a finish or an energy is NaN (the block is then always
+// scanned). A block whose offer changed is stale until refresh.
+type powerBlocks struct {
+	fin, minE  []float64 // by machine slot: block b's from b*powerBlock
+	n          []int
+	odd, stale []bool
+	staleList  []int
+	idx        []int // by machine slot: the block's machines in finish order
+	order      []int // refresh's scratch
+}
+
+// reset sizes bl for n machines, every block stale.
+func (bl *powerBlocks) reset(n int) {
+	nb := (n + powerBlock - 1) / powerBlock
+	bl.fin, bl.minE = grown(bl.fin, nb*powerBlock), grown(bl.minE, nb*powerBlock)
+	bl.n = grown(bl.n, nb)
+	bl.idx = grown(bl.idx, n)
+	for i := range bl.idx {
+		bl.idx[i] = i
+	}
+	bl.odd, bl.stale = grown(bl.odd, nb), grown(bl.stale, nb)
+	bl.staleList = bl.staleList[:0]
+	for b := range nb {
+		bl.stale[b] = true
+		bl.staleList = append(bl.staleList, b)
+	}
+}
+
+// touch marks machine i's block stale.
+func (bl *powerBlocks) touch(i int) {
+	if b := i / powerBlock; !bl.stale[b] {
+		bl.stale[b] = true
+		bl.staleList = append(bl.staleList, b)
+	}
+}
+
+// refresh recomputes the stale blocks from the offers.
+func (bl *powerBlocks) refresh(fin, en []float64, pres []bool) {
+	for _, b := range bl.staleList {
+		bl.stale[b] = false
+		lo := b * powerBlock
+		hi := min(len(fin), lo+powerBlock)
+		// The block's machines in their last finish order (all of them,
+		// present or not), so the insertion sort below mostly finds them
+		// in order.
+		all := bl.idx[lo:hi]
+		for k := 1; k < len(all); k++ {
+			for j := k; j > 0 && fin[all[j]] < fin[all[j-1]]; j-- {
+				all[j], all[j-1] = all[j-1], all[j]
+			}
+		}
+		ord, odd := bl.order[:0], false
+		for _, i := range all {
+			if !pres[i] {
+				continue
+			}
+			if e, f := en[i], fin[i]; e != e || f != f {
+				odd = true
+			}
+			ord = append(ord, i)
+		}
+		bl.order = ord
+		bl.odd[b], bl.n[b] = odd, len(ord)
+		if odd {
+			continue
+		}
+		for k := 1; k < len(ord); k++ { // in order but for NaNs, none here
+			for j := k; j > 0 && fin[ord[j]] < fin[ord[j-1]]; j-- {
+				ord[j], ord[j-1] = ord[j-1], ord[j]
+			}
+		}
+		me := math.Inf(1)
+		for k, i := range ord {
+			me = min(me, en[i])
+			bl.fin[lo+k], bl.minE[lo+k] = fin[i], me
+		}
+	}
+	bl.staleList = bl.staleList[:0]
 }
 
 // finishTree is a tournament tree over machines' offers: each node holds the
