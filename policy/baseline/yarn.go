@@ -312,22 +312,11 @@ func (p *YARN) reserve() {
 		return
 	}
 	n += n/4 + 16 // a fourth more: a tighter margin than doubling's, for the memory
-	p.out = prefault(p.out, n)
-	p.open = prefault(p.open, n)
-	p.cands = prefault(p.cands, 2*n)
-	p.reason = prefault(p.reason, 128*n)
-	p.reasonEnd = prefault(p.reasonEnd, n)
-}
-
-// prefault returns s with room for n elements, having written the room of
-// a new array (fresh pages are mapped on the first write).
-func prefault[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s
-	}
-	s = slices.Grow(s, n-len(s))
-	clear(s[len(s):cap(s)])
-	return s
+	p.out = capacity.Prefault(p.out, n)
+	p.open = capacity.Prefault(p.open, n)
+	p.cands = capacity.Prefault(p.cands, 2*n)
+	p.reason = capacity.Prefault(p.reason, 128*n)
+	p.reasonEnd = capacity.Prefault(p.reasonEnd, n)
 }
 
 // more appends the records of a's tasks first seen since.

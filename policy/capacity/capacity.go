@@ -81,14 +81,16 @@ func (s *Scratch) Reserve(n int) {
 		return
 	}
 	n += n/4 + 16
-	s.free = prefault(s.free, n)
-	s.ptrs = prefault(s.ptrs, n)
-	s.heap = prefault(s.heap, n)
+	s.free = Prefault(s.free, n)
+	s.ptrs = Prefault(s.ptrs, n)
+	s.heap = Prefault(s.heap, n)
 }
 
-// prefault returns s with room for n elements, having written the room of
-// a new array (fresh pages are mapped on the first write).
-func prefault[T any](s []T, n int) []T {
+// Prefault returns s with room for n elements, having written the room of
+// a new array (fresh pages are mapped on the first write), so that a
+// latency-bound round that fills it later takes no page faults. The yarn
+// scan reserves its buffers with it too.
+func Prefault[T any](s []T, n int) []T {
 	if cap(s) >= n {
 		return s
 	}
