@@ -462,19 +462,25 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 	return out, nil
 }
 
+// capsOfGrants sums the pools' grants (granted) and adds the headroom
+// every pool's caps carry, the slots nobody demands (allowed): the inputs
+// of NodeCaps.
+func capsOfGrants(alloc []Allocation) (allowed, granted Slots) {
+	for _, a := range alloc {
+		granted.Map += a.Maps
+		granted.Reduce += a.Reduces
+	}
+	allowed = granted
+	allowed.Map += alloc[0].MaxMaps - alloc[0].Maps
+	allowed.Reduce += alloc[0].MaxReduces - alloc[0].Reduces
+	return allowed, granted
+}
+
 // nodeHints appends one ratio hint per running node whose caps changed (all
 // of them when the refresh is due): NodeCaps of the pools' total grants plus
 // headroom.
 func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what reason, out []policy.Hint) []policy.Hint {
-	var allowed Slots
-	for _, a := range alloc {
-		allowed.Map += a.Maps
-		allowed.Reduce += a.Reduces
-	}
-	granted := allowed
-	// Every pool's caps carry the same headroom (slots nobody demands).
-	allowed.Map += alloc[0].MaxMaps - alloc[0].Maps
-	allowed.Reduce += alloc[0].MaxReduces - alloc[0].Reduces
+	allowed, granted := capsOfGrants(alloc)
 	now := v.Now()
 	all := p.nodeCaps == nil || p.nodesDirty || now-p.nodeSent >= p.cfg.NodeCapsRefresh.Milliseconds()
 	in := capsInputs{allowed, granted, slots}

@@ -152,15 +152,7 @@ func (p *refPlugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *po
 // of them when the refresh is due): NodeCaps of the pools' total grants plus
 // headroom.
 func (p *refPlugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what string, out []policy.Hint) []policy.Hint {
-	var allowed Slots
-	for _, a := range alloc {
-		allowed.Map += a.Maps
-		allowed.Reduce += a.Reduces
-	}
-	granted := allowed
-	// Every pool's caps carry the same headroom (slots nobody demands).
-	allowed.Map += alloc[0].MaxMaps - alloc[0].Maps
-	allowed.Reduce += alloc[0].MaxReduces - alloc[0].Reduces
+	allowed, granted := capsOfGrants(alloc)
 	now := v.Now()
 	all := p.nodeCaps == nil || p.nodesDirty || now-p.nodeSent >= p.cfg.NodeCapsRefresh.Milliseconds()
 	caps := func(vcores int) (Slots, Slots) {
