@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -277,6 +278,22 @@ func TestCheckpointRealState(t *testing.T) {
 	if !reflect.DeepEqual(st.Snapshot(), eng.State().Snapshot()) {
 		t.Error("restored state differs from the engine's")
 	}
+	// `rmsidecar profiles export` and `import` carry the chunks with the
+	// header: the imported store loads the same checkpoint.
+	var doc bytes.Buffer
+	if err := db.Export(ctx, &doc); err != nil {
+		t.Fatal(err)
+	}
+	other := profiles.NewMemory()
+	defer other.Close()
+	if err := other.Import(ctx, &doc); err != nil {
+		t.Fatal(err)
+	}
+	got, err = ProfileCheckpoints{Store: other}.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameCheckpoint(t, got, oldForm(t, c))
 }
 
 // TestCheckpointFormat1Loads: a checkpoint written by main 3e0954f (the
