@@ -106,8 +106,8 @@ func (a *arena) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// maxArena: an arena grown beyond it (a large import) is dropped rather
-// than kept for the store's lifetime.
+// maxArena: an arena grown beyond it (a large import) is dropped at the
+// next write transaction rather than kept for the store's lifetime.
 const maxArena = 16 << 20
 
 // init creates the buckets of a new file, or checks that an existing file is
