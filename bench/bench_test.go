@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -121,10 +122,12 @@ func BenchmarkFirstScan(b *testing.B) {
 
 // fullSizeEngine builds the full-size cluster in a fresh engine, applies the
 // steady stream (Full's engine events) and collects: the state a live
-// sidecar holds at 10,000 nodes and 100,000 containers. Close the store.
-func fullSizeEngine(ctx context.Context, b *testing.B) (*engine.Engine, *profiles.DB) {
+// sidecar holds at 10,000 nodes and 100,000 containers, times scale.
+// Close the store.
+func fullSizeEngine(ctx context.Context, b *testing.B, scale float64) (*engine.Engine, *profiles.DB) {
 	b.Helper()
 	o := Quick()
+	o.Nodes, o.Containers = int(float64(o.Nodes)*scale), int(float64(o.Containers)*scale)
 	o.Log = zerolog.Nop()
 	store := profiles.NewMemory()
 	stack, err := buildStack(o.Stack, store, o.Log)
@@ -143,7 +146,7 @@ func fullSizeEngine(ctx context.Context, b *testing.B) (*engine.Engine, *profile
 func BenchmarkLiveHeap(b *testing.B) {
 	ctx := context.Background()
 	for range b.N {
-		eng, store := fullSizeEngine(ctx, b)
+		eng, store := fullSizeEngine(ctx, b, 1)
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "live-MB")
@@ -167,12 +170,22 @@ func BenchmarkLiveHeap(b *testing.B) {
 // a live sidecar's checkpoint at full size. It builds the state of
 // BenchmarkLiveHeap, then saves one checkpoint the way the loop does (the
 // state's and engine's copies, encoded into a bbolt profiles file) and
-// reports the process's peak RSS before and after the save, and the size
-// of the saved file.
+// reports the process's peak RSS before and after the save, the size of
+// the saved file, the bytes the save allocated (the copies excluded) and
+// the process CPU of the save and of loading the checkpoint back.
+// BENCH_CKPT_SCALE (e.g. 0.5, 2) scales the state, to see what grows with it.
 func BenchmarkCheckpointPeak(b *testing.B) {
 	ctx := context.Background()
+	scale := 1.0
+	if v := os.Getenv("BENCH_CKPT_SCALE"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 {
+			b.Fatalf("BENCH_CKPT_SCALE=%q: not a positive number", v)
+		}
+		scale = f
+	}
 	for range b.N {
-		eng, store := fullSizeEngine(ctx, b)
+		eng, store := fullSizeEngine(ctx, b, scale)
 		before := peakRSSMB()
 		path := filepath.Join(b.TempDir(), "profiles.db")
 		db, err := profiles.Open(path, profiles.Options{})
@@ -180,10 +193,22 @@ func BenchmarkCheckpointPeak(b *testing.B) {
 			b.Fatal(err)
 		}
 		c := &sidecar.Checkpoint{V: 1, Cluster: eng.State().Checkpoint(), Engine: eng.Checkpoint()}
-		if err := (sidecar.ProfileCheckpoints{Store: db}).Save(ctx, c); err != nil {
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
+		cpu0 := cpuTime()
+		ck := sidecar.ProfileCheckpoints{Store: db}
+		if err := ck.Save(ctx, c); err != nil {
 			b.Fatal(err)
 		}
+		saveCPU := cpuTime() - cpu0
+		runtime.ReadMemStats(&ms1)
 		after := peakRSSMB()
+		cpu0 = cpuTime()
+		got, err := ck.Load(ctx)
+		if err != nil || got == nil {
+			b.Fatalf("load: %v", err)
+		}
+		loadCPU := cpuTime() - cpu0
 		if err := db.Close(); err != nil {
 			b.Fatal(err)
 		}
@@ -194,7 +219,11 @@ func BenchmarkCheckpointPeak(b *testing.B) {
 		b.ReportMetric(before, "peak-RSS-MB-before")
 		b.ReportMetric(after, "peak-RSS-MB-after")
 		b.ReportMetric(float64(fi.Size())/(1<<20), "file-MB")
+		b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/(1<<20), "save-alloc-MB")
+		b.ReportMetric(saveCPU.Seconds(), "save-cpu-s")
+		b.ReportMetric(loadCPU.Seconds(), "load-cpu-s")
 		runtime.KeepAlive(eng)
+		runtime.KeepAlive(got)
 		store.Close()
 	}
 }

@@ -56,6 +56,7 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, openError(path, timeout, err)
 	}
 	b := &boltBackend{db: bdb}
+	b.enc = json.NewEncoder(&b.arena)
 	if err := b.init(opts.ReadOnly); err != nil {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("profiles: open %s: %w", path, err)
@@ -85,7 +86,29 @@ func openError(path string, timeout time.Duration, err error) error {
 	}
 }
 
-type boltBackend struct{ db *bolt.DB }
+type boltBackend struct {
+	db *bolt.DB
+	// arena holds the encoded envelopes of the write transaction in
+	// progress: bbolt keeps a reference to every put value until the commit,
+	// so the values cannot share a buffer within a transaction, but the next
+	// transaction (under bbolt's writer lock, so after the commit) can reuse
+	// it. A large value written in pieces then leaves no garbage per piece.
+	arena arena
+	enc   *json.Encoder // encodes into arena
+}
+
+// arena is an append-only buffer, reset at the start of each write
+// transaction.
+type arena struct{ buf []byte }
+
+func (a *arena) Write(p []byte) (int, error) {
+	a.buf = append(a.buf, p...)
+	return len(p), nil
+}
+
+// maxArena: an arena grown beyond it (a large import) is dropped at the
+// next write transaction rather than kept for the store's lifetime.
+const maxArena = 16 << 20
 
 // init creates the buckets of a new file, or checks that an existing file is
 // a profiles store of a format this code understands.
@@ -169,7 +192,15 @@ func (b *boltBackend) view(fn func(r reader) error) error {
 }
 
 func (b *boltBackend) update(fn func(w writer) error) error {
-	return b.db.Update(func(tx *bolt.Tx) error { return fn(boltWriter{boltReader{tx}}) })
+	return b.db.Update(func(tx *bolt.Tx) error {
+		// The previous transaction has committed or rolled back: bbolt no
+		// longer refers to the arena's bytes.
+		if cap(b.arena.buf) > maxArena {
+			b.arena.buf = nil
+		}
+		b.arena.buf = b.arena.buf[:0]
+		return fn(boltWriter{boltReader{tx}, b})
+	})
 }
 
 func (b *boltBackend) close() error { return b.db.Close() }
@@ -203,6 +234,11 @@ func (r boltReader) get(ns, key string) (envelope, bool, error) {
 		return envelope{}, false, err
 	}
 	return e, true, nil
+}
+
+func (r boltReader) has(ns, key string) (bool, error) {
+	bk := r.tx.Bucket([]byte(bucketNS)).Bucket([]byte(ns))
+	return bk != nil && bk.Get([]byte(key)) != nil, nil
 }
 
 func (r boltReader) keys(ns string) ([]string, error) {
@@ -243,13 +279,20 @@ func (r boltReader) rev() (uint64, error) {
 	return binary.BigEndian.Uint64(v), nil
 }
 
-type boltWriter struct{ boltReader }
+type boltWriter struct {
+	boltReader
+	b *boltBackend
+}
 
 func (w boltWriter) put(ns, key string, e envelope) error {
-	v, err := json.Marshal(e)
-	if err != nil {
+	// The same bytes as json.Marshal(e) (an Encoder escapes HTML too), less
+	// the Encoder's trailing newline, appended to the arena.
+	start := len(w.b.arena.buf)
+	if err := w.b.enc.Encode(e); err != nil {
+		w.b.arena.buf = w.b.arena.buf[:start]
 		return err
 	}
+	v := w.b.arena.buf[start : len(w.b.arena.buf)-1 : len(w.b.arena.buf)-1]
 	bk, err := w.tx.Bucket([]byte(bucketNS)).CreateBucketIfNotExists([]byte(ns))
 	if err != nil {
 		return err

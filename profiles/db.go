@@ -10,6 +10,9 @@ import (
 // reader is a consistent read view of a backend.
 type reader interface {
 	get(ns, key string) (envelope, bool, error)
+	// has reports whether ns/key exists without decoding it (deleting a
+	// large record need not copy it first).
+	has(ns, key string) (bool, error)
 	keys(ns string) ([]string, error)
 	namespaces() ([]string, error)
 	rev() (uint64, error)
@@ -187,6 +190,58 @@ func (db *DB) Rev(ctx context.Context) (uint64, error) {
 	return rev, nil
 }
 
+// View runs fn in one read transaction: every Get and List made through tx
+// sees the same committed state, whatever writers commit meanwhile. fn must
+// not call methods of db itself and must not keep tx after returning.
+func (db *DB) View(ctx context.Context, fn func(tx *ReadTx) error) error {
+	leave, err := db.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	err = db.b.view(func(r reader) error { return fn(&ReadTx{ctx: ctx, r: r}) })
+	if err != nil {
+		return fmt.Errorf("profiles: view: %w", err)
+	}
+	return nil
+}
+
+// ReadTx is a read transaction handed to View's function.
+type ReadTx struct {
+	ctx context.Context
+	r   reader
+}
+
+// Get decodes ns/key into v as of the transaction's view.
+func (tx *ReadTx) Get(ns, key string, v any) (bool, error) {
+	if err := checkName(ns, key); err != nil {
+		return false, err
+	}
+	if err := tx.ctx.Err(); err != nil {
+		return false, err
+	}
+	e, found, err := tx.r.get(ns, key)
+	if err != nil || !found {
+		return found, err
+	}
+	if err := json.Unmarshal(e.Value, v); err != nil {
+		return true, fmt.Errorf("profiles: decode %s/%s (schema %d): %w", ns, key, e.Schema, err)
+	}
+	return true, nil
+}
+
+// List returns the keys of ns as of the transaction's view.
+func (tx *ReadTx) List(ns string) ([]string, error) {
+	if err := validNS(ns); err != nil {
+		return nil, err
+	}
+	return tx.r.keys(ns)
+}
+
+// Namespaces returns the namespaces that hold at least one record, as of
+// the transaction's view.
+func (tx *ReadTx) Namespaces() ([]string, error) { return tx.r.namespaces() }
+
 // Batch runs fn in one write transaction: either every Put and Delete made
 // through tx is committed, or (when fn returns an error or panics) none is.
 // fn must not call methods of db itself (that would deadlock the backend) and
@@ -262,12 +317,31 @@ func (tx *Tx) putRaw(ns, key string, schema int, raw json.RawMessage) error {
 	return nil
 }
 
+// PutRaw stages raw, already encoded JSON under ns/key with the given schema
+// (values below 1 mean 1). It lets a writer that encodes a large value in
+// pieces hand each piece over without building a Go value for it. raw is
+// copied before PutRaw returns, so the caller may reuse its buffer.
+func (tx *Tx) PutRaw(ns, key string, schema int, raw json.RawMessage) error {
+	if err := checkName(ns, key); err != nil {
+		return err
+	}
+	// bbolt's backend would reject invalid JSON when it encodes the
+	// envelope, the memory backend would not: check here for both.
+	if !json.Valid(raw) {
+		return fmt.Errorf("profiles: put %s/%s: value is not valid JSON", ns, key)
+	}
+	if schema < 1 {
+		schema = 1
+	}
+	return tx.putRaw(ns, key, schema, raw)
+}
+
 // Delete stages the removal of ns/key.
 func (tx *Tx) Delete(ns, key string) error {
 	if err := checkName(ns, key); err != nil {
 		return err
 	}
-	if _, found, err := tx.w.get(ns, key); err != nil || !found {
+	if found, err := tx.w.has(ns, key); err != nil || !found {
 		return err
 	}
 	if _, err := tx.nextRev(); err != nil {
@@ -294,6 +368,10 @@ func (tx *Tx) Get(ns, key string, v any) (bool, error) {
 	}
 	return true, nil
 }
+
+// Namespaces returns the namespaces that hold at least one record as the
+// transaction sees them.
+func (tx *Tx) Namespaces() ([]string, error) { return tx.w.namespaces() }
 
 // List returns the keys of ns as the transaction sees them.
 func (tx *Tx) List(ns string) ([]string, error) {

@@ -74,6 +74,11 @@ func (r memReader) get(ns, key string) (envelope, bool, error) {
 	return cloneEnvelope(e), true, nil
 }
 
+func (r memReader) has(ns, key string) (bool, error) {
+	_, ok := r.m.data[ns][key]
+	return ok, nil
+}
+
 func (r memReader) keys(ns string) ([]string, error) {
 	out := make([]string, 0, len(r.m.data[ns]))
 	for k := range r.m.data[ns] {
@@ -108,6 +113,13 @@ func (w *memWriter) get(ns, key string) (envelope, bool, error) {
 		return cloneEnvelope(*e), true, nil
 	}
 	return memReader{w.base}.get(ns, key)
+}
+
+func (w *memWriter) has(ns, key string) (bool, error) {
+	if e, ok := w.staged[nsKey{ns, key}]; ok {
+		return e != nil, nil
+	}
+	return memReader{w.base}.has(ns, key)
 }
 
 func (w *memWriter) keys(ns string) ([]string, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events/kafka"
 	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/profiles"
 )
 
 // Checkpoint is what a restart resumes from: the cluster state, the engine's
@@ -42,12 +43,34 @@ const (
 	checkpointKey = "checkpoint"
 )
 
-// ProfileCheckpoints keeps the checkpoint in the profiles store.
-type ProfileCheckpoints struct{ Store policy.ProfileStore }
+// ProfileCheckpoints keeps the checkpoint in the profiles store: in chunks
+// (format 2, see ckFormatChunked) when the store is a *profiles.DB, as one
+// record (format 1) otherwise. Load reads both formats. Saves must not run
+// concurrently (the loop saves one at a time).
+type ProfileCheckpoints struct {
+	Store policy.ProfileStore
+	// chunkBytes is the size a chunk is cut at (0: defaultChunkBytes); tests
+	// set it small to get many chunks.
+	chunkBytes int
+	// afterChunk (tests) runs after each chunk is committed; its error
+	// stops the save there.
+	afterChunk func(ns string) error
+}
 
 // Save implements Checkpointer.
 func (p ProfileCheckpoints) Save(ctx context.Context, c *Checkpoint) error {
-	if err := p.Store.Put(ctx, checkpointNS, checkpointKey, c); err != nil {
+	cs, ok := p.Store.(chunkStore)
+	if !ok {
+		if err := p.Store.Put(ctx, checkpointNS, checkpointKey, c); err != nil {
+			return fmt.Errorf("save checkpoint: %w", err)
+		}
+		return nil
+	}
+	limit := p.chunkBytes
+	if limit <= 0 {
+		limit = defaultChunkBytes
+	}
+	if err := saveChunked(ctx, cs, c, limit, p.afterChunk); err != nil {
 		return fmt.Errorf("save checkpoint: %w", err)
 	}
 	return nil
@@ -55,18 +78,50 @@ func (p ProfileCheckpoints) Save(ctx context.Context, c *Checkpoint) error {
 
 // Load implements Checkpointer.
 func (p ProfileCheckpoints) Load(ctx context.Context) (*Checkpoint, error) {
-	var c Checkpoint
-	ok, err := p.Store.Get(ctx, checkpointNS, checkpointKey, &c)
+	var (
+		c   *Checkpoint
+		err error
+	)
+	if cs, ok := p.Store.(chunkStore); ok {
+		// One read view: the header and the chunks it names are of the
+		// same save even if a save commits meanwhile.
+		err = cs.View(ctx, func(tx *profiles.ReadTx) error {
+			var err error
+			c, err = loadCheckpoint(tx.Get)
+			return err
+		})
+	} else {
+		c, err = loadCheckpoint(func(ns, key string, v any) (bool, error) { return p.Store.Get(ctx, ns, key, v) })
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint: %w", err)
 	}
-	if !ok {
-		return nil, nil
+	return c, nil
+}
+
+// loadCheckpoint reads the checkpoint in either format; nil, nil when there
+// is none.
+func loadCheckpoint(get getFunc) (*Checkpoint, error) {
+	var s storedCheckpoint
+	ok, err := get(checkpointNS, checkpointKey, &s)
+	if err != nil || !ok {
+		return nil, err
 	}
-	if c.V != 1 {
-		return nil, fmt.Errorf("load checkpoint: version %d, want 1", c.V)
+	switch s.V {
+	case ckFormatSingle:
+		return &s.Checkpoint, nil
+	case ckFormatChunked:
+		c, err := loadChunks(get, &s)
+		if err != nil {
+			return nil, fmt.Errorf("generation %d: %w", s.Gen, err)
+		}
+		if c.V != 1 {
+			return nil, fmt.Errorf("version %d, want 1", c.V)
+		}
+		return c, nil
+	default:
+		return nil, fmt.Errorf("version %d, want 1 or %d", s.V, ckFormatChunked)
 	}
-	return &c, nil
 }
 
 // Checkpointer stores the loop's checkpoint.
