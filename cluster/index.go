@@ -44,14 +44,16 @@ func (x *attemptIndex) get(id string) *Attempt {
 		if s.hash == 0 {
 			return nil
 		}
-		if s.hash == h && s.at.ID == id {
+		if s.hash == h && s.at.hasID(id) {
 			return s.at
 		}
 	}
 }
 
-// put indexes at under at.ID, replacing an attempt with the same id.
+// put indexes at under at.ID, replacing an attempt with the same id. It
+// gives at its copy of the id (Attempt.setKey), which get compares.
 func (x *attemptIndex) put(at *Attempt) {
+	at.setKey()
 	// Up to seven eighths full: a hit probes about four 16-byte slots
 	// (one or two cache lines) and the table is half the size it is at a
 	// load of one half. At 110,000 attempts that is 2 MB instead of 4, and
@@ -68,7 +70,7 @@ func (x *attemptIndex) put(at *Attempt) {
 			x.n++
 			return
 		}
-		if s.hash == h && s.at.ID == at.ID {
+		if s.hash == h && s.at.hasID(at.ID) {
 			s.at = at
 			return
 		}
@@ -89,7 +91,7 @@ func (x *attemptIndex) del(id string) {
 		if s.hash == 0 {
 			return
 		}
-		if s.hash == h && s.at.ID == id {
+		if s.hash == h && s.at.hasID(id) {
 			break
 		}
 		i = (i + 1) & mask

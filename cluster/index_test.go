@@ -48,3 +48,48 @@ func TestAttemptIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestAttemptHasID checks the attempt's own copy of its id (setKey, hasID)
+// against comparing ID itself: ids around the lengths the copy holds, with
+// and without YARN's "attempt_" prefix, against ids that differ in one byte,
+// in length, or in the prefix only.
+func TestAttemptHasID(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	randID := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "_0123456789mr"[r.IntN(13)]
+		}
+		return string(b)
+	}
+	var ids []string
+	for n := range 48 {
+		for range 4 {
+			s := randID(n)
+			ids = append(ids, s, attemptPrefix+s, "attempX_"+s, attemptPrefix[:min(n, len(attemptPrefix))])
+		}
+	}
+	ids = append(ids, "attempt_1763719200000_0001_m_000045_0", "attempt_1763719200000_12345_m_000045_10")
+	for _, id := range ids {
+		at := &Attempt{ID: id}
+		at.setKey()
+		others := []string{id, id + "0", "", attemptPrefix + id, randID(len(id))}
+		if len(id) > 0 {
+			others = append(others, id[:len(id)-1], id[1:])
+			for range 4 {
+				b := []byte(id)
+				b[r.IntN(len(b))] ^= 1
+				others = append(others, string(b))
+			}
+		}
+		for _, o := range others {
+			if got, want := at.hasID(o), id == o; got != want {
+				t.Fatalf("Attempt{ID: %q}.hasID(%q) = %v, want %v (key %v)", id, o, got, want, at.key)
+			}
+		}
+		// An attempt whose key was never set falls back to ID.
+		if !(&Attempt{ID: id}).hasID(id) {
+			t.Fatalf("unset key: hasID(%q) false", id)
+		}
+	}
+}

@@ -120,7 +120,7 @@ func (s *State) Apps() []*App { return s.appList }
 // Attempt implements View. The attempt the last event applied named is
 // answered without a map lookup: observers look it up again right after.
 func (s *State) Attempt(id string) *Attempt {
-	if at := s.lastAttempt; at != nil && at.ID == id {
+	if at := s.lastAttempt; at != nil && at.hasID(id) {
 		return at
 	}
 	return s.attempts.get(id)
