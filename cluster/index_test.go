@@ -3,6 +3,7 @@ package cluster
 import (
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -90,6 +91,41 @@ func TestAttemptHasID(t *testing.T) {
 		// An attempt whose key was never set falls back to ID.
 		if !(&Attempt{ID: id}).hasID(id) {
 			t.Fatalf("unset key: hasID(%q) false", id)
+		}
+	}
+}
+
+// TestNodeIndex checks the node index against a map through random adds
+// and gets of ids of every length the nodes' copy of the id holds and
+// longer, growing past several sizes.
+func TestNodeIndex(t *testing.T) {
+	var x nodeIndex
+	want := map[string]*Node{}
+	r := rand.New(rand.NewPCG(5, 6))
+	if x.get("n") != nil {
+		t.Fatal("empty index found a node")
+	}
+	id := func() string {
+		return "nm" + strconv.Itoa(r.IntN(3000)) + ".example.com:80" + strings.Repeat("4", r.IntN(20))
+	}
+	for step := range 50_000 {
+		k := id()
+		if r.IntN(3) == 0 {
+			if want[k] == nil {
+				n := &Node{ID: k}
+				x.add(n)
+				want[k] = n
+			}
+		} else if got := x.get(k); got != want[k] {
+			t.Fatalf("step %d: get(%s) = %p, want %p", step, k, got, want[k])
+		}
+		if x.n != len(want) {
+			t.Fatalf("step %d: %d nodes, want %d", step, x.n, len(want))
+		}
+	}
+	for k, n := range want {
+		if x.get(k) != n || x.get(k+"x") != nil || x.get(k[:len(k)-1]) != want[k[:len(k)-1]] {
+			t.Fatalf("get(%s) wrong", k)
 		}
 	}
 }

@@ -39,7 +39,7 @@ type State struct {
 	historyLen int
 	now        int64
 
-	nodes    map[string]*Node
+	nodes    nodeIndex
 	nodeList []*Node
 	racks    map[string][]*Node
 	rackList []string
@@ -81,7 +81,6 @@ func WithHistoryLen(n int) Option {
 func New(opts ...Option) *State {
 	s := &State{
 		historyLen: DefaultHistoryLen,
-		nodes:      make(map[string]*Node),
 		racks:      make(map[string][]*Node),
 		hosts:      make(map[string][]*Node),
 		apps:       make(map[string]*App),
@@ -97,7 +96,7 @@ func New(opts ...Option) *State {
 func (s *State) Now() int64 { return s.now }
 
 // Node implements View.
-func (s *State) Node(id string) *Node { return s.nodes[id] }
+func (s *State) Node(id string) *Node { return s.nodes.get(id) }
 
 // Nodes implements View.
 func (s *State) Nodes() []*Node { return s.nodeList }
@@ -170,10 +169,10 @@ func (s *State) apply(ev *events.Event) bool {
 }
 
 func (s *State) node(id string) *Node {
-	n := s.nodes[id]
+	n := s.nodes.get(id)
 	if n == nil {
 		n = &Node{ID: id}
-		s.nodes[id] = n
+		s.nodes.add(n)
 		s.nodeList = append(s.nodeList, n)
 		h := HostOf(id)
 		s.hosts[h] = append(s.hosts[h], n)

@@ -46,6 +46,10 @@ type Node struct {
 	PowerMaxW  float64   `json:"power_max_w,omitempty"`
 	Labels     []string  `json:"labels,omitempty"`
 
+	// key is the node's copy of ID, which the node index compares; it and
+	// hbStamp sit with what a heartbeat writes.
+	key idKey
+
 	// Latest heartbeat.
 	HeartbeatTS        int64   `json:"heartbeat_ts"`
 	UsedVCores         int     `json:"used_vcores"`
@@ -57,6 +61,7 @@ type Node struct {
 	NetRxBps           float64 `json:"net_rx_bps,omitempty"`
 	NetTxBps           float64 `json:"net_tx_bps,omitempty"`
 	ReportedContainers int     `json:"reported_containers"`
+	hbStamp            stamp
 
 	// History holds the newest heartbeat samples, oldest first.
 	History []LoadSample `json:"history,omitempty"`
@@ -64,7 +69,7 @@ type Node struct {
 	// Running lists the attempts currently running on this node (order of arrival).
 	Running []*Attempt `json:"-"`
 
-	regStamp, hbStamp stamp
+	regStamp stamp
 }
 
 // FreeVCores is the capacity not used according to the latest heartbeat.
@@ -233,50 +238,15 @@ type Attempt struct {
 	onNode  *Node // node whose Running list holds this attempt
 }
 
-// idKey is an attempt id's bytes held in the attempt: key[0] is the length
-// (with idKeyPrefixed set when the id starts with attemptPrefix, which is
-// then left out), key[1:] the bytes; key[0] == 0 when the id does not fit.
-type idKey [32]byte
-
-const (
-	idKeyPrefixed = 0x80
-	// attemptPrefix starts every attempt id YARN makes; an id that starts
-	// with it is held without it, so the ids of real clusters (about 37
-	// bytes: attempt_1763719200000_0001_m_000045_0) fit.
-	attemptPrefix = "attempt_"
-)
-
 // setKey copies ID into key when it fits.
-func (a *Attempt) setKey() {
-	id, flag := a.ID, byte(0)
-	if len(id) >= len(a.key) && id[:min(len(id), len(attemptPrefix))] == attemptPrefix {
-		id, flag = id[len(attemptPrefix):], idKeyPrefixed
-	}
-	if len(id) >= len(a.key) || len(id) == 0 {
-		a.key[0] = 0
-		return
-	}
-	copy(a.key[1:], id)
-	a.key[0] = byte(len(id)) | flag
-}
+func (a *Attempt) setKey() { a.key.set(a.ID, attemptPrefix) }
 
 // hasID reports whether the attempt's id is id. The index finds an attempt
 // by a hash and then compares the id in full; ID's bytes are an allocation
 // of their own, so comparing them was a cache miss of its own on every
 // look-up (a quarter of the engine's time), where key is read with the
 // fields the event then writes.
-func (a *Attempt) hasID(id string) bool {
-	k := int(a.key[0])
-	switch {
-	case k == 0:
-		return a.ID == id
-	case k&idKeyPrefixed != 0:
-		k &^= idKeyPrefixed
-		return len(id) == len(attemptPrefix)+k && string(a.key[1:1+k]) == id[len(attemptPrefix):] &&
-			id[:len(attemptPrefix)] == attemptPrefix
-	}
-	return len(id) == k && string(a.key[1:1+k]) == id
-}
+func (a *Attempt) hasID(id string) bool { return a.key.is(id, a.ID, attemptPrefix) }
 
 // lateStamps are an attempt's stamps of its finish and its map output.
 type lateStamps struct {
