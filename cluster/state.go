@@ -61,6 +61,10 @@ type State struct {
 	nextForget int64
 	gone       map[string]int64
 	goneList   []goneApp
+	// notGone is an app id found not gone, so the events of one app in a
+	// row look gone up once (a map look-up per event in the simulator,
+	// which forgets finished apps); drop clears it.
+	notGone string
 }
 
 var _ View = (*State)(nil)
@@ -138,10 +142,11 @@ func (s *State) Apply(ev *events.Event) bool {
 }
 
 func (s *State) apply(ev *events.Event) bool {
-	if ev.App != "" && s.gone != nil {
+	if ev.App != "" && s.gone != nil && ev.App != s.notGone {
 		if _, ok := s.gone[ev.App]; ok {
 			return false // finished and forgotten: a late event must not bring it back
 		}
+		s.notGone = ev.App
 	}
 	switch ev.Type {
 	case events.NodeRegistered:
