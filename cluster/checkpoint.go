@@ -145,6 +145,7 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 		n := s.node(nc.ID)
 		rack := nc.Rack
 		*n = nc.Node
+		n.key.set(n.ID, "") // the index's copy of the id, as add made it
 		n.Rack, n.Running = "", nil
 		if rack != "" {
 			s.setRack(n, rack)
@@ -227,7 +228,7 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 	}
 	// Running lists were rebuilt in attempt order; put them back in arrival order.
 	for i := range c.Nodes {
-		n := s.nodes[c.Nodes[i].ID]
+		n := s.nodes.get(c.Nodes[i].ID)
 		if len(n.Running) < 2 {
 			continue
 		}

@@ -44,14 +44,16 @@ func (x *attemptIndex) get(id string) *Attempt {
 		if s.hash == 0 {
 			return nil
 		}
-		if s.hash == h && s.at.ID == id {
+		if s.hash == h && s.at.hasID(id) {
 			return s.at
 		}
 	}
 }
 
-// put indexes at under at.ID, replacing an attempt with the same id.
+// put indexes at under at.ID, replacing an attempt with the same id. It
+// gives at its copy of the id (Attempt.setKey), which get compares.
 func (x *attemptIndex) put(at *Attempt) {
+	at.setKey()
 	// Up to seven eighths full: a hit probes about four 16-byte slots
 	// (one or two cache lines) and the table is half the size it is at a
 	// load of one half. At 110,000 attempts that is 2 MB instead of 4, and
@@ -68,7 +70,7 @@ func (x *attemptIndex) put(at *Attempt) {
 			x.n++
 			return
 		}
-		if s.hash == h && s.at.ID == at.ID {
+		if s.hash == h && s.at.hasID(at.ID) {
 			s.at = at
 			return
 		}
@@ -89,7 +91,7 @@ func (x *attemptIndex) del(id string) {
 		if s.hash == 0 {
 			return
 		}
-		if s.hash == h && s.at.ID == id {
+		if s.hash == h && s.at.hasID(id) {
 			break
 		}
 		i = (i + 1) & mask
@@ -117,6 +119,85 @@ func (x *attemptIndex) grow() {
 		x.seed = maphash.MakeSeed()
 	}
 	x.slots = make([]attemptSlot, size)
+	mask := uint64(size - 1)
+	for _, s := range old {
+		if s.hash == 0 {
+			continue
+		}
+		i := s.hash & mask
+		for x.slots[i].hash != 0 {
+			i = (i + 1) & mask
+		}
+		x.slots[i] = s
+	}
+}
+
+// nodeIndex finds a node by its id, as attemptIndex finds attempts: a flat
+// table of (hash, *Node) slots with linear probing, the id compared against
+// the node's own copy of it (Node.key). It replaces a map[string]*Node, whose
+// look-up per heartbeat (a quarter of the live stream) read the map's group,
+// then the key's bytes (their own allocation), then the node. Nodes are
+// never removed.
+type nodeIndex struct {
+	slots []nodeSlot // len is zero or a power of two
+	n     int
+	seed  maphash.Seed
+}
+
+type nodeSlot struct {
+	hash uint64 // 0: empty
+	n    *Node
+}
+
+func (x *nodeIndex) hash(id string) uint64 {
+	h := maphash.String(x.seed, id)
+	if h == 0 {
+		h = 1
+	}
+	return h
+}
+
+// get returns the node with id, or nil.
+func (x *nodeIndex) get(id string) *Node {
+	if x.n == 0 {
+		return nil
+	}
+	h := x.hash(id)
+	mask := uint64(len(x.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &x.slots[i]
+		if s.hash == 0 {
+			return nil
+		}
+		if s.hash == h && s.n.key.is(id, s.n.ID, "") {
+			return s.n
+		}
+	}
+}
+
+// add indexes n, whose id no indexed node has, and gives n its copy of the id.
+func (x *nodeIndex) add(n *Node) {
+	n.key.set(n.ID, "")
+	if 2*(x.n+1) > len(x.slots) { // at most half full: nodes are few
+		x.grow()
+	}
+	h := x.hash(n.ID)
+	mask := uint64(len(x.slots) - 1)
+	i := h & mask
+	for x.slots[i].hash != 0 {
+		i = (i + 1) & mask
+	}
+	x.slots[i] = nodeSlot{h, n}
+	x.n++
+}
+
+func (x *nodeIndex) grow() {
+	old := x.slots
+	size := max(64, 2*len(old))
+	if x.slots == nil {
+		x.seed = maphash.MakeSeed()
+	}
+	x.slots = make([]nodeSlot, size)
 	mask := uint64(size - 1)
 	for _, s := range old {
 		if s.hash == 0 {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -45,6 +46,86 @@ func TestAttemptIndex(t *testing.T) {
 		id := "attempt_" + strconv.Itoa(i)
 		if _, ok := want[id]; !ok && x.get(id) != nil {
 			t.Fatalf("get(%s) found a deleted attempt", id)
+		}
+	}
+}
+
+// TestAttemptHasID checks the attempt's own copy of its id (setKey, hasID)
+// against comparing ID itself: ids around the lengths the copy holds, with
+// and without YARN's "attempt_" prefix, against ids that differ in one byte,
+// in length, or in the prefix only.
+func TestAttemptHasID(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	randID := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "_0123456789mr"[r.IntN(13)]
+		}
+		return string(b)
+	}
+	var ids []string
+	for n := range 48 {
+		for range 4 {
+			s := randID(n)
+			ids = append(ids, s, attemptPrefix+s, "attempX_"+s, attemptPrefix[:min(n, len(attemptPrefix))])
+		}
+	}
+	ids = append(ids, "attempt_1763719200000_0001_m_000045_0", "attempt_1763719200000_12345_m_000045_10")
+	for _, id := range ids {
+		at := &Attempt{ID: id}
+		at.setKey()
+		others := []string{id, id + "0", "", attemptPrefix + id, randID(len(id))}
+		if len(id) > 0 {
+			others = append(others, id[:len(id)-1], id[1:])
+			for range 4 {
+				b := []byte(id)
+				b[r.IntN(len(b))] ^= 1
+				others = append(others, string(b))
+			}
+		}
+		for _, o := range others {
+			if got, want := at.hasID(o), id == o; got != want {
+				t.Fatalf("Attempt{ID: %q}.hasID(%q) = %v, want %v (key %v)", id, o, got, want, at.key)
+			}
+		}
+		// An attempt whose key was never set falls back to ID.
+		if !(&Attempt{ID: id}).hasID(id) {
+			t.Fatalf("unset key: hasID(%q) false", id)
+		}
+	}
+}
+
+// TestNodeIndex checks the node index against a map through random adds
+// and gets of ids of every length the nodes' copy of the id holds and
+// longer, growing past several sizes.
+func TestNodeIndex(t *testing.T) {
+	var x nodeIndex
+	want := map[string]*Node{}
+	r := rand.New(rand.NewPCG(5, 6))
+	if x.get("n") != nil {
+		t.Fatal("empty index found a node")
+	}
+	id := func() string {
+		return "nm" + strconv.Itoa(r.IntN(3000)) + ".example.com:80" + strings.Repeat("4", r.IntN(20))
+	}
+	for step := range 50_000 {
+		k := id()
+		if r.IntN(3) == 0 {
+			if want[k] == nil {
+				n := &Node{ID: k}
+				x.add(n)
+				want[k] = n
+			}
+		} else if got := x.get(k); got != want[k] {
+			t.Fatalf("step %d: get(%s) = %p, want %p", step, k, got, want[k])
+		}
+		if x.n != len(want) {
+			t.Fatalf("step %d: %d nodes, want %d", step, x.n, len(want))
+		}
+	}
+	for k, n := range want {
+		if x.get(k) != n || x.get(k+"x") != nil || x.get(k[:len(k)-1]) != want[k[:len(k)-1]] {
+			t.Fatalf("get(%s) wrong", k)
 		}
 	}
 }

@@ -116,6 +116,9 @@ func (s *State) drop(a *App) {
 	}
 	delete(s.apps, a.ID)
 	a.gone = true
+	if s.notGone == a.ID {
+		s.notGone = ""
+	}
 	if s.gone == nil {
 		s.gone = make(map[string]int64)
 	}

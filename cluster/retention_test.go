@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 
@@ -128,5 +129,45 @@ func TestRetentionIgnoresLateEventsAndSurvivesCheckpoint(t *testing.T) {
 	r.Apply(&events.Event{V: 1, ID: "hb2", Type: events.NodeHeartbeat, TS: 200_000, Node: node})
 	if r.App("run") != nil || len(r.Node(node).Running) != 0 {
 		t.Errorf("finished app or its container kept after retention in the restored state")
+	}
+}
+
+// TestGoneCheckedPerEvent holds the check of a forgotten app's events (with
+// the last app found not gone remembered) to its definition: an event of an
+// app that Gone reports changes nothing. Random events of a few apps, each
+// app's events in runs (so the remembered app is hit), apps finishing and
+// being forgotten while remembered, and late events after that.
+func TestGoneCheckedPerEvent(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	s := New(WithRetention(Retention{AfterMS: 1}))
+	applyAll(s, []events.Event{{V: 1, ID: "n", Type: events.NodeRegistered, TS: 1, Node: "n1", Rack: "/r", VCores: 8, MemoryMB: 8192}})
+	ts, seq := int64(10), 0
+	for step := range 20_000 {
+		app := "app_" + strconv.Itoa(r.IntN(8))
+		for range 1 + r.IntN(4) {
+			ts += int64(r.IntN(700))
+			seq++
+			task := "task_" + app + "_m_" + strconv.Itoa(r.IntN(3))
+			ev := events.Event{V: 1, ID: strconv.Itoa(seq), TS: ts, App: app, Task: task}
+			switch r.IntN(6) {
+			case 0:
+				ev.Type, ev.Maps = events.AppSubmitted, 3
+			case 1:
+				ev.Type, ev.State = events.AppFinished, events.StateSucceeded
+			case 2:
+				ev.Type, ev.Kind = events.TaskPending, events.Map
+			case 3:
+				ev.Type, ev.Attempt, ev.Container, ev.Node = events.ContainerAllocated, task+"_0", "c"+ev.ID, "n1"
+			default:
+				ev.Type, ev.Attempt, ev.Progress = events.TaskProgress, task+"_0", r.Float64()
+			}
+			gone := s.Gone(app)
+			if changed := s.Apply(&ev); gone && (changed || s.App(app) != nil) {
+				t.Fatalf("step %d: %s of forgotten app %s applied (changed %v)", step, ev.Type, app, changed)
+			}
+		}
+	}
+	if len(s.goneList) == 0 {
+		t.Fatal("no app was forgotten: the test did not test")
 	}
 }

@@ -39,7 +39,7 @@ type State struct {
 	historyLen int
 	now        int64
 
-	nodes    map[string]*Node
+	nodes    nodeIndex
 	nodeList []*Node
 	racks    map[string][]*Node
 	rackList []string
@@ -61,6 +61,10 @@ type State struct {
 	nextForget int64
 	gone       map[string]int64
 	goneList   []goneApp
+	// notGone is an app id found not gone, so the events of one app in a
+	// row look gone up once (a map look-up per event in the simulator,
+	// which forgets finished apps); drop clears it.
+	notGone string
 }
 
 var _ View = (*State)(nil)
@@ -81,7 +85,6 @@ func WithHistoryLen(n int) Option {
 func New(opts ...Option) *State {
 	s := &State{
 		historyLen: DefaultHistoryLen,
-		nodes:      make(map[string]*Node),
 		racks:      make(map[string][]*Node),
 		hosts:      make(map[string][]*Node),
 		apps:       make(map[string]*App),
@@ -97,7 +100,7 @@ func New(opts ...Option) *State {
 func (s *State) Now() int64 { return s.now }
 
 // Node implements View.
-func (s *State) Node(id string) *Node { return s.nodes[id] }
+func (s *State) Node(id string) *Node { return s.nodes.get(id) }
 
 // Nodes implements View.
 func (s *State) Nodes() []*Node { return s.nodeList }
@@ -120,7 +123,7 @@ func (s *State) Apps() []*App { return s.appList }
 // Attempt implements View. The attempt the last event applied named is
 // answered without a map lookup: observers look it up again right after.
 func (s *State) Attempt(id string) *Attempt {
-	if at := s.lastAttempt; at != nil && at.ID == id {
+	if at := s.lastAttempt; at != nil && at.hasID(id) {
 		return at
 	}
 	return s.attempts.get(id)
@@ -139,10 +142,11 @@ func (s *State) Apply(ev *events.Event) bool {
 }
 
 func (s *State) apply(ev *events.Event) bool {
-	if ev.App != "" && s.gone != nil {
+	if ev.App != "" && s.gone != nil && ev.App != s.notGone {
 		if _, ok := s.gone[ev.App]; ok {
 			return false // finished and forgotten: a late event must not bring it back
 		}
+		s.notGone = ev.App
 	}
 	switch ev.Type {
 	case events.NodeRegistered:
@@ -170,10 +174,10 @@ func (s *State) apply(ev *events.Event) bool {
 }
 
 func (s *State) node(id string) *Node {
-	n := s.nodes[id]
+	n := s.nodes.get(id)
 	if n == nil {
 		n = &Node{ID: id}
-		s.nodes[id] = n
+		s.nodes.add(n)
 		s.nodeList = append(s.nodeList, n)
 		h := HostOf(id)
 		s.hosts[h] = append(s.hosts[h], n)

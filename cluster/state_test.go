@@ -250,7 +250,12 @@ func TestLookupsAfterEachEvent(t *testing.T) {
 	for i := range evs {
 		s.Apply(&evs[i])
 		for _, id := range []string{"n1", "n2", "n3", "n4", ""} {
-			want := s.nodes[id]
+			var want *Node // the node list scanned, for the index
+			for _, n := range s.nodeList {
+				if n.ID == id {
+					want = n
+				}
+			}
 			if got := s.Node(id); got != want || (got != nil && got.ID != id) {
 				t.Fatalf("after event %s: Node(%q) = %p, want %p", evs[i].ID, id, got, want)
 			}

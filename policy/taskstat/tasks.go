@@ -149,15 +149,22 @@ type Durations struct {
 }
 
 type appDurations struct {
-	kinds map[events.TaskKind]*Stats
+	// kinds holds each kind's statistics and rates together, so a finished
+	// task costs one look-up by kind (it was four maps by kind).
+	kinds map[events.TaskKind]*kindDurations
+	done  map[string]bool
+}
+
+// kindDurations are an app's statistics of one task kind.
+type kindDurations struct {
+	stats Stats
 	// rates are the progress rates (1/duration, per ms) of the finished
-	// tasks per kind: rates[k][:sorted[k]] ascending, the rest in order of
-	// arrival, sorted in when Rates asks (a job of 100,000 maps paid a
-	// sorted insert, a move of half the list, per finished map).
-	rates   map[events.TaskKind][]float64
-	sorted  map[events.TaskKind]int
-	rateSum map[events.TaskKind]float64
-	done    map[string]bool
+	// tasks: rates[:sorted] ascending, the rest in order of arrival,
+	// sorted in when Rates asks (a job of 100,000 maps paid a sorted
+	// insert, a move of half the list, per finished map).
+	rates   []float64
+	sorted  int
+	rateSum float64
 }
 
 // NewDurations returns empty statistics.
@@ -179,32 +186,31 @@ func (d *Durations) Observe(ev *events.Event, v cluster.View) {
 		}
 		a := d.apps[ev.App]
 		if a == nil {
-			a = &appDurations{kinds: map[events.TaskKind]*Stats{}, rates: map[events.TaskKind][]float64{},
-				sorted: map[events.TaskKind]int{}, rateSum: map[events.TaskKind]float64{}, done: map[string]bool{}}
+			a = &appDurations{kinds: map[events.TaskKind]*kindDurations{}, done: map[string]bool{}}
 			d.apps[ev.App] = a
 		}
-		if a.done[ev.Task] {
-			return // a task counts once, by its first success
+		n := len(a.done)
+		if a.done[ev.Task] = true; len(a.done) == n {
+			return // a task counts once, by its first success (one map access, not two)
 		}
-		a.done[ev.Task] = true
-		s := a.kinds[at.Task.Kind]
-		if s == nil {
-			s = &Stats{}
-			a.kinds[at.Task.Kind] = s
+		k := a.kinds[at.Task.Kind]
+		if k == nil {
+			k = &kindDurations{}
+			a.kinds[at.Task.Kind] = k
 		}
 		d := float64(at.FinishTS - at.StartTS)
-		s.add(d)
+		k.stats.add(d)
 		if d > 0 {
-			a.rates[at.Task.Kind] = append(a.rates[at.Task.Kind], 1/d)
-			a.rateSum[at.Task.Kind] += 1 / d
+			k.rates = append(k.rates, 1/d)
+			k.rateSum += 1 / d
 		}
 	}
 }
 
 // RateSum returns the sum and count of Rates(app, kind).
 func (d *Durations) RateSum(app string, kind events.TaskKind) (sum float64, n int) {
-	if a := d.apps[app]; a != nil {
-		return a.rateSum[kind], len(a.rates[kind])
+	if k := d.kind(app, kind); k != nil {
+		return k.rateSum, len(k.rates)
 	}
 	return 0, 0
 }
@@ -219,13 +225,12 @@ func (d *Durations) RateSum(app string, kind events.TaskKind) (sum float64, n in
 // eq. 7) of its own rates and is never below it. Its finished siblings are
 // the reference then.
 func (d *Durations) Rates(app string, kind events.TaskKind) []float64 {
-	if a := d.apps[app]; a != nil {
-		r := a.rates[kind]
-		if m := a.sorted[kind]; m < len(r) {
-			mergeSorted(r, m)
-			a.sorted[kind] = len(r)
+	if k := d.kind(app, kind); k != nil {
+		if k.sorted < len(k.rates) {
+			mergeSorted(k.rates, k.sorted)
+			k.sorted = len(k.rates)
 		}
-		return r
+		return k.rates
 	}
 	return nil
 }
@@ -260,6 +265,14 @@ func (d *Durations) Of(app string, kind events.TaskKind) Stats {
 // Live is the live statistics of an app's kind, nil before the first
 // finished task; it then stays the same pointer until the app finishes.
 func (d *Durations) Live(app string, kind events.TaskKind) *Stats {
+	if k := d.kind(app, kind); k != nil {
+		return &k.stats
+	}
+	return nil
+}
+
+// kind is an app's statistics of a kind, nil before its first finished task.
+func (d *Durations) kind(app string, kind events.TaskKind) *kindDurations {
 	if a := d.apps[app]; a != nil {
 		return a.kinds[kind]
 	}
