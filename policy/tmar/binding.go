@@ -123,7 +123,7 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	if p.sharedModel(a, len(parts), sources, len(ms)) {
 		bs = bindShared(&p.sharedSc, ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec, lin)
 	} else {
-		bs = bindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec, lin)
+		bs = bindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec, lin, &p.partBlocks)
 	}
 	for _, b := range bs {
 		p.log.Debug().Str("app", a.ID).Int("partition", b.Partition).Str("node", ms[b.Machine].Name).

@@ -155,14 +155,15 @@ func bySizeDesc(parts []Partition) []Partition {
 // reducers execute it (N_R is still reported).
 func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, now float64,
 	reduceExec func(machine int, bytes int64) float64) []Binding {
-	return bindPartitions(ms, parts, net, rSplit, now, reduceExec, nil)
+	return bindPartitions(ms, parts, net, rSplit, now, reduceExec, nil, nil)
 }
 
 // bindPartitions is BindPartitions; with lin (reduceExec is then lin.at)
-// and a RackNetwork, blocks of machines whose reducers cannot finish before
-// the best so far are passed over whole (prbBlocks).
+// and a rackNet, blocks of machines whose reducers cannot finish before
+// the best so far are passed over whole (prbBlocks, in bl when not nil,
+// reused between plans).
 func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, now float64,
-	reduceExec func(machine int, bytes int64) float64, lin *linearExec) []Binding {
+	reduceExec func(machine int, bytes int64) float64, lin *linearExec, bl *prbBlocks) []Binding {
 	sorted := bySizeDesc(parts)
 	rSplit = max(rSplit, 1)
 	out := make([]Binding, 0, len(sorted))
@@ -190,9 +191,14 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 	at := make([]int64, len(ms))
 	rackBytes := make([]int64, len(ms)) // sumRacksDense's, by rack
 	var pcs []piece                     // the partition's pieces (piecesOf)
-	var bl *prbBlocks
-	if _, one := net.(rackNet); lin != nil && one { // one latency: a rack's transfer time is its own
-		bl = &prbBlocks{}
+	// Blocks on a rackNet only: with its one latency a rack's transfer
+	// time is the same for each of its machines.
+	if _, one := net.(rackNet); lin == nil || !one {
+		bl = nil
+	} else {
+		if bl == nil {
+			bl = &prbBlocks{}
+		}
 		bl.reset(ms, coreMin, linkFree, lin, rnet)
 	}
 	for pn, p := range sorted {
@@ -271,7 +277,12 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 			if len(ms[i].CoreFree) == 0 {
 				continue
 			}
-			exec := reduceExec(i, per)
+			var exec float64
+			if lin != nil {
+				exec = lin.at(i, per) // reduceExec, called directly
+			} else {
+				exec = reduceExec(i, per)
+			}
 			// The reducers finish no earlier than the first one's core
 			// (and now) plus its execution: when that cannot beat the
 			// best, the transfer is not timed.
@@ -663,7 +674,13 @@ func (sp *sharedPlan) settle(ri int) {
 // before then, so they contend with nothing (see contend), and the links
 // keep only what can still overlap. It returns that time.
 func (sp *sharedPlan) prune(since float64) float64 {
-	at := earliestOf(sp.machMin)
+	at := math.NaN()
+	if sp.blocks != nil {
+		at = sp.blocks.earliest()
+	}
+	if at != at {
+		at = earliestOf(sp.machMin)
+	}
 	if math.IsInf(at, 1) || at <= since {
 		return since
 	}
@@ -935,7 +952,12 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 			if len(ms[i].CoreFree) == 0 {
 				continue
 			}
-			exec := reduceExec(i, per)
+			var exec float64
+			if lin != nil {
+				exec = lin.at(i, per) // reduceExec, called directly
+			} else {
+				exec = reduceExec(i, per)
+			}
 			// The machine's offer is no earlier than its first reducer's
 			// launch (its earliest core) plus its execution: the shuffle
 			// only adds. When that is already past the best offer, the

@@ -143,7 +143,9 @@ func TestBindPartitionsSharedTiesSameAsRef(t *testing.T) {
 
 // Random PRB instances on clusters of several blocks (prbBlocks) with the
 // reducer time in the plugin's form (linearExec): racks contiguous, round
-// robin or random; most machines idle at now with alike rates, some busy,
+// robin or random (every other instance on as many machines as the one
+// before, another rack network); most machines idle at now with alike
+// rates (in some instances every core busy a while), some busy,
 // slower or faster, a few without cores, NaN cores and infinite rates;
 // partitions with pieces on a few machines (the senders' links contended
 // as partitions are bound), on gone machines and of 0 bytes. The plans and
@@ -154,9 +156,14 @@ func TestBindBlocksSameAsRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 17))
 	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
 	var sc sharedScratch
-	for iter := range 1200 {
-		nm := 1 + rng.IntN(150)
+	var blocks prbBlocks
+	nm := 0
+	for iter := range 2000 {
+		if iter%2 == 0 { // odd instances: the size before, other racks
+			nm = 1 + rng.IntN(150)
+		}
 		now := pick(0, 1, 50)
+		busy := rng.IntN(4) == 0 // every core busy a while: the links pruned
 		ms := make([]Machine, nm)
 		racks := make([]string, nm)
 		nr := 1 + rng.IntN(8)
@@ -170,6 +177,9 @@ func TestBindBlocksSameAsRef(t *testing.T) {
 			ms[i] = Machine{Name: fmt.Sprint("m", i), CoreFree: make([]float64, cores)}
 			for c := range ms[i].CoreFree {
 				ms[i].CoreFree[c] = now
+				if busy {
+					ms[i].CoreFree[c] = now + 60*rng.Float64()
+				}
 				switch rng.IntN(12) {
 				case 0:
 					ms[i].CoreFree[c] = now + pick(1e-10, 3, 30, 200)
@@ -216,7 +226,11 @@ func TestBindBlocksSameAsRef(t *testing.T) {
 
 		a, b := cloneMachines(ms), cloneMachines(ms)
 		want := bindPartitionsBefore(a, parts, net, rSplit, now, lin.at)
-		got := bindPartitions(b, parts, net, rSplit, now, lin.at, lin)
+		bl := &prbBlocks{} // reused by the instances after, in turn
+		if iter%3 > 0 {
+			bl = &blocks
+		}
+		got := bindPartitions(b, parts, net, rSplit, now, lin.at, lin, bl)
 		if !sameBindings(got, want) || !sameMachines(a, b) {
 			t.Fatalf("instance %d: bindPartitions differs\n got %v\nwant %v\n got cores %v\nwant cores %v", iter, got, want, b, a)
 		}
@@ -263,3 +277,45 @@ func sameMachines(a, b []Machine) bool {
 }
 
 func sameBits(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+
+// prbBlocks.earliest, read by prune, is earliestOf over the machines'
+// earliest cores (NaN when it leaves the choice to earliestOf): random
+// vectors with machines without cores, infinite, NaN and zero times,
+// changed and touched between reads.
+func TestBlocksEarliestSameAsEarliestOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 9))
+	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
+	var bl prbBlocks
+	for iter := range 3000 {
+		n := 1 + rng.IntN(70)
+		ms := make([]Machine, n)
+		early := make([]float64, n)
+		racks := make([]string, n)
+		rates := make([]float64, n)
+		for i := range ms {
+			ms[i].CoreFree = make([]float64, rng.IntN(3))
+			early[i] = math.Inf(1)
+			if len(ms[i].CoreFree) > 0 {
+				early[i] = pick(5, 7, 7.5, 100, 0, math.Inf(1), 3+rng.Float64())
+				if rng.IntN(200) == 0 {
+					early[i] = math.NaN()
+				}
+			}
+			racks[i] = fmt.Sprint("r", rng.IntN(3))
+			rates[i] = 20
+		}
+		bl.reset(ms, early, nil, &linearExec{sPerGiB: rates}, newRackNet(racks, 1, 1, 0))
+		for step := range 4 {
+			if got := bl.earliest(); got == got && !sameBits(got, earliestOf(early)) {
+				t.Fatalf("instance %d step %d: earliest %v, earliestOf %v of %v", iter, step, got, earliestOf(early), early)
+			}
+			for range rng.IntN(4) {
+				i := rng.IntN(n)
+				if len(ms[i].CoreFree) > 0 {
+					early[i] = pick(6, 50, 0.5, 200)
+					bl.touch(i)
+				}
+			}
+		}
+	}
+}

@@ -37,6 +37,10 @@ type prbBlocks struct {
 	srcAt []int
 	// racks lists each rack (RackOf) with its machines, in machine order.
 	racks []blockRack
+	// racksOf is the rackIdx of the rackNet racks were made for; slot is
+	// each machine's entry of racks while they are made.
+	racksOf []int
+	slot    []int
 	// What the summaries are read from.
 	ms           []Machine
 	early, links []float64
@@ -69,6 +73,19 @@ func (bl *prbBlocks) reset(ms []Machine, early, links []float64, lin *linearExec
 		}
 		bl.minS[b], bl.oddS[b], bl.dirty[b] = s, odd, true
 	}
+	bl.rackList(net, n)
+}
+
+// rackList makes bl.racks for the n machines of net, unless they are
+// those of the rackNet it was made for (racks are numbered by their first
+// machine, rackIdx, which a rackNet never changes).
+func (bl *prbBlocks) rackList(net RackNetwork, n int) {
+	rn, ok := net.(rackNet)
+	if ok && n > 0 && len(rn.rackIdx) == n && len(bl.racksOf) == n && &bl.racksOf[0] == &rn.rackIdx[0] {
+		return
+	}
+	bl.racksOf = nil
+	bl.slot = grown(bl.slot, n)
 	for k := range bl.racks {
 		bl.racks[k].machines = bl.racks[k].machines[:0]
 	}
@@ -76,8 +93,18 @@ func (bl *prbBlocks) reset(ms []Machine, early, links []float64, lin *linearExec
 	for i := range n {
 		r := net.RackOf(i)
 		k := 0
-		for k < len(racks) && racks[k].rack != r {
-			k++
+		if ok && r >= 0 && r < n {
+			// rackIdx: the rack of its first machine; its entry is made
+			// there, and found again through that machine's slot.
+			if r == i {
+				k = len(racks)
+			} else {
+				k = bl.slot[r]
+			}
+		} else {
+			for k < len(racks) && racks[k].rack != r {
+				k++
+			}
 		}
 		if k == len(racks) {
 			if k < cap(racks) {
@@ -87,9 +114,31 @@ func (bl *prbBlocks) reset(ms []Machine, early, links []float64, lin *linearExec
 				racks = append(racks, blockRack{rack: r})
 			}
 		}
+		bl.slot[i] = k
 		racks[k].machines = append(racks[k].machines, i)
 	}
 	bl.racks = racks
+	if ok && n > 0 {
+		bl.racksOf = rn.rackIdx
+	}
+}
+
+// earliest is the earliest core of the machines (+Inf without one): NaN
+// when a block has a NaN or the least is a zero (whose sign earliestOf
+// chooses), so the caller asks earliestOf.
+func (bl *prbBlocks) earliest() float64 {
+	at := math.Inf(1)
+	for b := range bl.dirty {
+		bl.summary(b)
+		if bl.oddM[b] {
+			return math.NaN()
+		}
+		at = min(at, bl.minM[b])
+	}
+	if at == 0 {
+		return math.NaN()
+	}
+	return at
 }
 
 // touch marks machine i's block for a new summary.
@@ -97,9 +146,12 @@ func (bl *prbBlocks) touch(i int) { bl.dirty[i/prbBlock] = true }
 
 // summary makes block b's summary again when a machine of it changed.
 func (bl *prbBlocks) summary(b int) {
-	if !bl.dirty[b] {
-		return
+	if bl.dirty[b] {
+		bl.summarise(b)
 	}
+}
+
+func (bl *prbBlocks) summarise(b int) {
 	bl.dirty[b] = false
 	mn, mx, ml, odd := math.Inf(1), math.Inf(-1), math.Inf(1), false
 	for i := b * prbBlock; i < min(len(bl.ms), (b+1)*prbBlock); i++ {
