@@ -89,7 +89,8 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	for i := range ms {
 		sPerGiB[i] = p.reduceSPerGB(ctx, jt, nodes[i])
 	}
-	exec := func(i int, bytes int64) float64 { return p.cfg.TaskOverheadS + sPerGiB[i]*float64(bytes)/gib }
+	lin := &linearExec{overhead: p.cfg.TaskOverheadS, sPerGiB: sPerGiB}
+	exec := lin.at
 	plan, where := map[int]Binding{}, map[int]string{}
 	var bs []Binding
 	// The machines holding a piece (-1: gone), counted with a stamp per
@@ -120,9 +121,9 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	}
 	p.early.ok = false // binding updates the cores
 	if p.sharedModel(a, len(parts), sources, len(ms)) {
-		bs = bindPartitionsShared(&p.sharedSc, ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
+		bs = bindShared(&p.sharedSc, ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec, lin)
 	} else {
-		bs = BindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec)
+		bs = bindPartitions(ms, parts, net, p.cfg.RSplitBytes, float64(v.Now())/1000, exec, lin, &p.partBlocks)
 	}
 	for _, b := range bs {
 		p.log.Debug().Str("app", a.ID).Int("partition", b.Partition).Str("node", ms[b.Machine].Name).

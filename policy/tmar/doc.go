@@ -28,7 +28,9 @@
 // (Algorithm 1: MapSchedule, PlanMaps) and reserved.go (the placements not
 // started yet, in the orders the re-plan and the holds read them, kept
 // between ticks); PRB in binding.go (plan, Bind, reducer placement) over
-// prb.go (Algorithms 3 and 4, eq. 3-5); power.go (Algorithm 2, eq. 2:
+// prb.go (Algorithms 3 and 4, eq. 3-5) and prbblocks.go (the bounds by
+// block of machines that let a partition's scan pass over the machines
+// that cannot beat its best offer); power.go (Algorithm 2, eq. 2:
 // TMaR*'s tie-break); lapse.go (when the hints Bind renews lapse in the
 // engine).
 //

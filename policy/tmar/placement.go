@@ -66,8 +66,9 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			continue
 		}
 		at0 := len(p.coreBuf)
-		for range cores {
-			p.coreBuf = append(p.coreBuf, now)
+		p.coreBuf = p.coreBuf[:at0+cores] // within the capacity made above
+		for k := at0; k < len(p.coreBuf); k++ {
+			p.coreBuf[k] = now
 		}
 		m := Machine{Name: n.ID, CoreFree: p.coreBuf[at0:len(p.coreBuf):len(p.coreBuf)], PowerIdleW: n.PowerIdleW, PowerMaxW: n.PowerMaxW}
 		busy := 0

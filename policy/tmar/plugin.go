@@ -139,8 +139,10 @@ type prb struct {
 	planNode map[string]map[int]string  // app -> partition -> bound node id
 	// partScratch is partitions' table, reused between plans.
 	partScratch partScratch
-	// sharedSc is BindPartitionsShared's per-machine state, reused by the plans.
-	sharedSc sharedScratch
+	// sharedSc is BindPartitionsShared's per-machine state, reused by the
+	// plans; partBlocks BindPartitions' blocks (prbBlocks).
+	sharedSc   sharedScratch
+	partBlocks prbBlocks
 	// net is the rack network of the node index of generation netGen.
 	net    rackNet
 	netGen uint64

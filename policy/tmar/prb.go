@@ -155,6 +155,15 @@ func bySizeDesc(parts []Partition) []Partition {
 // reducers execute it (N_R is still reported).
 func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, now float64,
 	reduceExec func(machine int, bytes int64) float64) []Binding {
+	return bindPartitions(ms, parts, net, rSplit, now, reduceExec, nil, nil)
+}
+
+// bindPartitions is BindPartitions; with lin (reduceExec is then lin.at)
+// and a rackNet, blocks of machines whose reducers cannot finish before
+// the best so far are passed over whole (prbBlocks, in bl when not nil,
+// reused between plans).
+func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, now float64,
+	reduceExec func(machine int, bytes int64) float64, lin *linearExec, bl *prbBlocks) []Binding {
 	sorted := bySizeDesc(parts)
 	rSplit = max(rSplit, 1)
 	out := make([]Binding, 0, len(sorted))
@@ -182,6 +191,16 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 	at := make([]int64, len(ms))
 	rackBytes := make([]int64, len(ms)) // sumRacksDense's, by rack
 	var pcs []piece                     // the partition's pieces (piecesOf)
+	// Blocks on a rackNet only: with its one latency a rack's transfer
+	// time is the same for each of its machines.
+	if _, one := net.(rackNet); lin == nil || !one {
+		bl = nil
+	} else {
+		if bl == nil {
+			bl = &prbBlocks{}
+		}
+		bl.reset(ms, coreMin, linkFree, lin, rnet)
+	}
 	for pn, p := range sorted {
 		pcs = piecesOf(p, pcs)
 		var rs rackSums
@@ -191,6 +210,9 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		for _, pc := range pcs {
 			if m := pc.machine; m >= 0 && m < len(at) {
 				at[m] = pc.bytes
+				if bl != nil && pc.bytes != 0 {
+					bl.srcAt[m/prbBlock] = pn + 1
+				}
 			}
 		}
 		nr := int(math.Ceil(float64(p.Bytes) / float64(rSplit)))
@@ -202,11 +224,65 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		per := p.Bytes / int64(run)
 		best := Binding{Partition: p.ID, Machine: -1, Reducers: nr, Bytes: p.Bytes, Finish: math.Inf(1)}
 		var bestArrive, bestExec float64
-		for i := range ms {
+		// ttLow bounds from below the transfer time of a machine holding no
+		// piece (its rack's, rackTransferTimeAt) over every rack; ok is
+		// false when a machine may arrive at now (a transfer time not
+		// above 0, a machine in no rack, a NaN).
+		ttLow, ttOK, ttMade := 0.0, false, false
+		lowTT := func() (float64, bool) {
+			if ttMade {
+				return ttLow, ttOK
+			}
+			ttMade, ttLow, ttOK = true, math.Inf(1), true
+			for _, rk := range bl.racks {
+				r, i := rk.rack, rk.machines[0]
+				if r < 0 || r >= len(rackTT) {
+					ttOK = false
+					break
+				}
+				if rackTTAt[r] != pn+1 {
+					rackTT[r], rackTTAt[r] = rackTransferTimeAt(i, 0, rs, rnet), pn+1
+				}
+				if t := rackTT[r]; t > 0 {
+					ttLow = min(ttLow, t)
+				} else {
+					ttOK = false
+					break
+				}
+			}
+			return ttLow, ttOK
+		}
+		// blockLoses tells that no machine of block b finishes before best
+		// (each would be skipped below or lose): the block holds no piece,
+		// so each reducer starts no earlier than the block's earliest core,
+		// now and (when every rack transfers) the block's earliest link plus
+		// the least rack transfer time, and runs no shorter than the
+		// block's least rate gives (per >= 0).
+		blockLoses := func(b int) bool {
+			if per < 0 || !bl.usable(b, pn) {
+				return false
+			}
+			arrive := now
+			if t, ok := lowTT(); ok {
+				arrive = bl.minL[b] + t
+			}
+			lb := fmax(fmax(bl.minM[b], arrive), now) + bl.execLow(lin, b, per)
+			return lb >= best.Finish-tieEpsilon
+		}
+		for i := 0; i < len(ms); i++ {
+			if bl != nil && i%prbBlock == 0 && blockLoses(i/prbBlock) {
+				i += prbBlock - 1
+				continue
+			}
 			if len(ms[i].CoreFree) == 0 {
 				continue
 			}
-			exec := reduceExec(i, per)
+			var exec float64
+			if lin != nil {
+				exec = lin.at(i, per) // reduceExec, called directly
+			} else {
+				exec = reduceExec(i, per)
+			}
 			// The reducers finish no earlier than the first one's core
 			// (and now) plus its execution: when that cannot beat the
 			// best, the transfer is not timed.
@@ -238,12 +314,16 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 			var start, finish, launch float64
 			if run == 1 {
 				// queueReducers for one reducer, on the first earliest
-				// core, without copying the cores.
-				cs := ms[i].CoreFree
-				c := cs[0]
-				for _, f := range cs[1:] {
-					if f < c {
-						c = f
+				// core, without copying the cores: its time is coreMin's
+				// but for a NaN or a zero (whose sign earliestOf chooses).
+				c := coreMin[i]
+				if c != c || c == 0 {
+					cs := ms[i].CoreFree
+					c = cs[0]
+					for _, f := range cs[1:] {
+						if f < c {
+							c = f
+						}
 					}
 				}
 				start = fmax(fmax(c, arrive), now)
@@ -275,6 +355,9 @@ func BindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		ms[best.Machine].CoreFree = bestCores
 		coreMin[best.Machine] = earliestOf(bestCores)
 		linkFree[best.Machine] = bestArrive
+		if bl != nil {
+			bl.touch(best.Machine)
+		}
 		out = append(out, best)
 	}
 	return out
@@ -384,11 +467,16 @@ type sharedPlan struct {
 	queue    [][][]int // machine -> core -> indices into rs, in start order
 	coreFree [][]float64
 	machMin  []float64 // machine -> its earliest core (+Inf without cores), kept by refreshMin
+	// blocks, when not nil, summarises machMin by block (prbBlocks).
+	blocks *prbBlocks
 }
 
 // refreshMin recomputes machine m's earliest core after coreFree[m] changed.
 func (sp *sharedPlan) refreshMin(m int) {
 	sp.machMin[m] = earliestOf(sp.coreFree[m])
+	if sp.blocks != nil {
+		sp.blocks.touch(m)
+	}
 }
 
 // contend is how many bytes of a newcomer of x bytes, sent over
@@ -586,7 +674,13 @@ func (sp *sharedPlan) settle(ri int) {
 // before then, so they contend with nothing (see contend), and the links
 // keep only what can still overlap. It returns that time.
 func (sp *sharedPlan) prune(since float64) float64 {
-	at := earliestOf(sp.machMin)
+	at := math.NaN()
+	if sp.blocks != nil {
+		at = sp.blocks.earliest()
+	}
+	if at != at {
+		at = earliestOf(sp.machMin)
+	}
 	if math.IsInf(at, 1) || at <= since {
 		return since
 	}
@@ -639,6 +733,7 @@ type sharedScratch struct {
 	machMin            []float64
 	rackFetch          []sharedFetch
 	rackFetchAt, srcAt []int
+	blocks             prbBlocks
 }
 
 // sharedFetch is what a reducer on a machine fetches (remoteIn).
@@ -651,6 +746,14 @@ type sharedFetch struct {
 // in sc (whatever a plan before left there is reset).
 func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network, links SharedLinks, rSplit int64, now float64,
 	reduceExec func(machine int, bytes int64) float64) []Binding {
+	return bindShared(sc, ms, parts, net, links, rSplit, now, reduceExec, nil)
+}
+
+// bindShared is bindPartitionsShared; with lin (reduceExec is then
+// lin.at) and a rackNet, blocks of machines that cannot beat the best
+// offer so far are passed over whole (prbBlocks, blockLoses).
+func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network, links SharedLinks, rSplit int64, now float64,
+	reduceExec func(machine int, bytes int64) float64, lin *linearExec) []Binding {
 	sorted := bySizeDesc(parts)
 	rSplit = max(rSplit, 1)
 	capB := links.NICBps
@@ -678,6 +781,12 @@ func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, ne
 	// On a rackNet a machine holding no piece of the partition fetches what
 	// every such machine of its rack fetches (remoteIn reads nothing else).
 	rn, isRackNet := net.(rackNet)
+	var bl *prbBlocks
+	if lin != nil && isRackNet && sp.lat >= 0 {
+		bl = &sc.blocks
+		bl.reset(ms, sp.machMin, nil, lin, rn)
+		sp.blocks = bl
+	}
 	type fetch = sharedFetch
 	sc.rackFetch = grown(sc.rackFetch, n)
 	sc.rackFetchAt = grown(sc.rackFetchAt, n) // partition number + 1 the entry is for
@@ -707,6 +816,9 @@ func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, ne
 			xs = append(xs, float64(p.At[s])/float64(run))
 			if s >= 0 && s < len(srcAt) {
 				srcAt[s] = pn + 1
+				if bl != nil {
+					bl.srcAt[s/prbBlock] = pn + 1
+				}
 			}
 		}
 		type plan struct {
@@ -727,11 +839,125 @@ func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, ne
 		// that ties the first one is skipped; only a score above best's by
 		// more than tieEpsilon was before.
 		cannotWin := func(lb float64) bool { return lb >= best.score-tieEpsilon }
-		for i := range ms {
+		// firstLoses tells that an offer whose first reducer launches at
+		// launch, fetches in (remote bytes, lat >= 0) and runs exec loses to
+		// best: shuffleDuration's fetch is no shorter than L plus the
+		// slowest of the pieces alone, the senders' links at launch (the
+		// one of machine i's own piece left out) and its own link alone,
+		// and its harm (Protect) no less than the senders' harm. The
+		// finish bound fin bounds the offer's finish and score, the harm
+		// bound its score only; the comparison below then picks it
+		// neither by a lower score nor, within the tie, by an earlier
+		// finish (best's score is not below its finish).
+		firstLoses := func(launch, exec float64, in fetch, snd senders, i int, protect bool) bool {
+			lo := sp.lat + fmax(fmax(in.worst, snd.dur.without(i)), in.total/sp.cap)
+			fin := launch + lo + exec
+			score := fin
+			if protect {
+				score = fmax(snd.harm.without(i), fin)
+			}
+			return score >= best.score-tieEpsilon && (score > best.score+tieEpsilon || fin >= best.finish-tieEpsilon)
+		}
+		// sendersAt is the senders at launch, as the offers below find them.
+		sendersAt := func(launch float64) senders {
+			if launch == lastLaunch {
+				return lastSnd
+			}
+			snd, ok := byLaunch[launch]
+			if !ok {
+				snd = sp.senders(srcs, xs, launch)
+				byLaunch[launch] = snd
+			}
+			lastLaunch, lastSnd = launch, snd
+			return snd
+		}
+		// fetchOf is what a machine of rack r holding no piece fetches.
+		fetchOf := func(r, i int) fetch {
+			if rackFetchAt[r] != pn+1 {
+				rackFetch[r].total, rackFetch[r].worst, rackFetch[r].ok = remoteIn(i, srcs, xs, net)
+				rackFetchAt[r] = pn + 1
+			}
+			return rackFetch[r]
+		}
+		// The fetch of every machine holding no piece, bounded from below
+		// over the racks (rackLow, made when a block is first read): the
+		// least lo2 of the check below, the least slowest piece and the
+		// least total; remote when every such machine fetches bytes.
+		type rackLow struct {
+			lo2, worst, total float64
+			remote, made      bool
+		}
+		var low rackLow
+		lowOf := func() rackLow {
+			if low.made {
+				return low
+			}
+			low = rackLow{lo2: math.Inf(1), worst: math.Inf(1), total: math.Inf(1), remote: true, made: true}
+			for _, rk := range bl.racks {
+				for _, m := range rk.machines {
+					if rk.rack < 0 { // not fetched by rack (none on a rackNet)
+						low.remote = false
+						return low
+					}
+					if srcAt[m] == pn+1 {
+						continue
+					}
+					f := fetchOf(rk.rack, m)
+					if !f.ok || f.total <= 0 {
+						low.remote = false
+						return low
+					}
+					low.lo2 = min(low.lo2, sp.lat+fmax(f.worst, f.total/sp.cap))
+					low.worst, low.total = min(low.worst, f.worst), min(low.total, f.total)
+					break
+				}
+			}
+			return low
+		}
+		// blockLoses tells that every offer of block b loses to best (each
+		// machine would be skipped below, or its offer lose): the block
+		// holds no piece, so each machine fetches its rack's pieces
+		// (lowOf), its reducer runs no shorter than the block's least
+		// rate gives (per >= 0) and launches no earlier than the block's
+		// earliest core; when every machine launches at now, the
+		// senders' links and harm then bound it further (firstLoses).
+		blockLoses := func(b int) bool {
+			if per < 0 || !bl.usable(b, pn) {
+				return false
+			}
+			e := bl.execLow(lin, b, per)
+			lw := lowOf()
+			if !lw.remote {
+				return cannotWin(fmax(bl.minM[b], now) + e)
+			}
+			if !(bl.maxM[b] <= now) {
+				return cannotWin(fmax(bl.minM[b], now) + lw.lo2 + e)
+			}
+			// Every machine launches at now; none is a sender, so the
+			// senders' slowest link and harm are the ones it reads.
+			snd := sendersAt(now)
+			fin := now + (sp.lat + fmax(fmax(lw.worst, snd.dur.v1), lw.total/sp.cap)) + e
+			score := fin
+			if links.Protect {
+				score = fmax(snd.harm.v1, fin)
+			}
+			return score >= best.score-tieEpsilon && (score > best.score+tieEpsilon || fin >= best.finish-tieEpsilon)
+		}
+	machines:
+		for i := 0; i < len(ms); i++ {
+			if bl != nil && i%prbBlock == 0 && blockLoses(i/prbBlock) {
+				i += prbBlock - 1
+				continue
+			}
 			if len(ms[i].CoreFree) == 0 {
 				continue
 			}
-			exec := reduceExec(i, per)
+			var exec float64
+			if lin != nil {
+				exec = lin.at(i, per) // reduceExec, called directly
+			} else {
+				exec = reduceExec(i, per)
+			}
 			// The machine's offer is no earlier than its first reducer's
 			// launch (its earliest core) plus its execution: the shuffle
 			// only adds. When that is already past the best offer, the
@@ -742,11 +968,7 @@ func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, ne
 			}
 			var in fetch
 			if r := rn.RackOf(i); isRackNet && srcAt[i] != pn+1 && r >= 0 {
-				if rackFetchAt[r] != pn+1 {
-					rackFetch[r].total, rackFetch[r].worst, rackFetch[r].ok = remoteIn(i, srcs, xs, net)
-					rackFetchAt[r] = pn + 1
-				}
-				in = rackFetch[r]
+				in = fetchOf(r, i)
 			} else {
 				in.total, in.worst, in.ok = remoteIn(i, srcs, xs, net)
 			}
@@ -768,7 +990,7 @@ func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, ne
 				cores = coreBuf
 			}
 			c := plan{exec: exec, start: math.Inf(1), core: spare.core[:0], launch: spare.launch[:0], shuffle: spare.shuffle[:0]}
-			for range run {
+			for r := range run {
 				k := 0
 				for j := 1; j < len(cores); j++ {
 					if cores[j] < cores[k] {
@@ -776,14 +998,12 @@ func bindPartitionsShared(sc *sharedScratch, ms []Machine, parts []Partition, ne
 					}
 				}
 				launch := fmax(cores[k], now)
-				snd := lastSnd
-				if launch != lastLaunch {
-					var ok bool
-					if snd, ok = byLaunch[launch]; !ok {
-						snd = sp.senders(srcs, xs, launch)
-						byLaunch[launch] = snd
-					}
-					lastLaunch, lastSnd = launch, snd
+				snd := sendersAt(launch)
+				if r == 0 && sp.lat >= 0 && in.ok && in.total > 0 && firstLoses(launch, exec, in, snd, i, links.Protect) {
+					// Most machines are skipped here: the senders' links
+					// (or the reducers they would delay) are the same for
+					// every machine launching then.
+					continue machines
 				}
 				sh, harm := sp.shuffleDuration(i, in.total, in.worst, in.ok, launch, snd)
 				if links.Protect {

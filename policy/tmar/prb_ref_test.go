@@ -506,3 +506,134 @@ func bindPartitionsSharedRef(ms []Machine, parts []Partition, net Network, links
 	}
 	return out
 }
+
+// bindPartitionsBefore is BindPartitions before it passed over blocks of
+// machines (prbBlocks), kept as the reference TestBindBlocksSameAsRef holds
+// bindPartitions to: with NaN core times it already planned otherwise than
+// bindPartitionsRef (its lower bound skips and its sorted winner's cores).
+func bindPartitionsBefore(ms []Machine, parts []Partition, net Network, rSplit int64, now float64,
+	reduceExec func(machine int, bytes int64) float64) []Binding {
+	sorted := bySizeDesc(parts)
+	rSplit = max(rSplit, 1)
+	out := make([]Binding, 0, len(sorted))
+	linkFree := make([]float64, len(ms))
+	for i := range linkFree {
+		linkFree[i] = now
+	}
+	rnet, isRack := net.(RackNetwork)
+	// A machine's reducers are timed on a scratch copy of its cores: the
+	// loop below takes the least time each step, so the times do not
+	// depend on the order of the cores; only the winner's vector is made
+	// as Algorithm 3 line 7 leaves it (sorted, then updated).
+	var cores []float64
+	// On a RackNetwork a machine holding no piece of the partition has the
+	// transfer time of its rack (rackTransferTime reads nothing else).
+	rackTT := make([]float64, len(ms))
+	rackTTAt := make([]int, len(ms)) // partition number + 1 the entry is for
+	// Each machine's earliest core, kept as the winners' cores change.
+	coreMin := make([]float64, len(ms))
+	for i := range ms {
+		coreMin[i] = earliestOf(ms[i].CoreFree)
+	}
+	// at is the partition's pieces by machine (p.At, read for every
+	// machine), filled and cleared per partition.
+	at := make([]int64, len(ms))
+	rackBytes := make([]int64, len(ms)) // sumRacksDense's, by rack
+	var pcs []piece                     // the partition's pieces (piecesOf)
+	for pn, p := range sorted {
+		pcs = piecesOf(p, pcs)
+		var rs rackSums
+		if isRack {
+			rs = sumRacksDense(pcs, rnet, rackBytes)
+		}
+		for _, pc := range pcs {
+			if m := pc.machine; m >= 0 && m < len(at) {
+				at[m] = pc.bytes
+			}
+		}
+		nr := int(math.Ceil(float64(p.Bytes) / float64(rSplit)))
+		nr = max(nr, 1)
+		run := nr
+		if p.Run > 0 {
+			run = p.Run
+		}
+		per := p.Bytes / int64(run)
+		best := Binding{Partition: p.ID, Machine: -1, Reducers: nr, Bytes: p.Bytes, Finish: math.Inf(1)}
+		var bestArrive, bestExec float64
+		for i := range ms {
+			if len(ms[i].CoreFree) == 0 {
+				continue
+			}
+			exec := reduceExec(i, per)
+			// The reducers finish no earlier than the first one's core
+			// (and now) plus its execution: when that cannot beat the
+			// best, the transfer is not timed.
+			if lb := fmax(coreMin[i], now) + exec; lb >= best.Finish-tieEpsilon {
+				continue
+			}
+			arrive := now // all of it local
+			var tt float64
+			switch {
+			case !isRack:
+				tt = transferTime(i, p, net)
+			case at[i] == 0:
+				// rackTransferTime with nothing on i: a function of i's rack.
+				r := rnet.RackOf(i)
+				if r < 0 || r >= len(rackTT) {
+					tt = rackTransferTimeAt(i, 0, rs, rnet)
+					break
+				}
+				if rackTTAt[r] != pn+1 {
+					rackTT[r], rackTTAt[r] = rackTransferTimeAt(i, 0, rs, rnet), pn+1
+				}
+				tt = rackTT[r]
+			default:
+				tt = rackTransferTimeAt(i, at[i], rs, rnet)
+			}
+			if tt > 0 {
+				arrive = linkFree[i] + tt // eq. 5 through i's link
+			}
+			var start, finish, launch float64
+			if run == 1 {
+				// queueReducers for one reducer, on the first earliest
+				// core, without copying the cores.
+				cs := ms[i].CoreFree
+				c := cs[0]
+				for _, f := range cs[1:] {
+					if f < c {
+						c = f
+					}
+				}
+				start = fmax(fmax(c, arrive), now)
+				launch = fmax(c, now)
+				finish = fmax(0, start+exec)
+			} else {
+				cores = append(cores[:0], ms[i].CoreFree...)
+				start, finish, launch = queueReducers(cores, run, arrive, now, exec)
+			}
+			if finish < best.Finish-tieEpsilon {
+				best = Binding{Partition: p.ID, Machine: i, Reducers: nr, Bytes: p.Bytes, Launch: launch, Start: start, Finish: finish}
+				bestArrive, bestExec = arrive, exec
+			}
+		}
+		for _, pc := range pcs {
+			if m := pc.machine; m >= 0 && m < len(at) {
+				at[m] = 0
+			}
+		}
+		if isRack {
+			clearRacks(pcs, rnet, rackBytes)
+		}
+		if best.Machine < 0 {
+			continue
+		}
+		bestCores := append([]float64(nil), ms[best.Machine].CoreFree...)
+		sort.Float64s(bestCores)
+		queueReducers(bestCores, run, bestArrive, now, bestExec)
+		ms[best.Machine].CoreFree = bestCores
+		coreMin[best.Machine] = earliestOf(bestCores)
+		linkFree[best.Machine] = bestArrive
+		out = append(out, best)
+	}
+	return out
+}
