@@ -311,6 +311,18 @@ func (s *sim) fetchMore(a *attempt) {
 			s.reschedule(li)
 		}
 	}
+	if int(a.fetchHead) == len(a.fetchQ) && a.fetchHead > 0 && !s.opts.noCompact && (a.rackFetch || a.pend.dense != nil) {
+		// Every entry taken: the list starts over. It only grew before
+		// (a reducer of a long job relisted a source after each fetch), so
+		// its storage went from line to line of cold memory and past the
+		// pooled size. Valid because the table by node (or rack) accepts
+		// an entry only if the list's entry there names the same source
+		// (fetchIndex.lookup), which an entry added after the reset does
+		// only when it is that source's latest; the hash index trusts its
+		// entry above fetchHead and keeps the growing list.
+		a.fetchQ, a.fetchHead = a.fetchQ[:0], 0
+		s.fetchResets++
+	}
 	if a.nFlight() > 0 || int(a.fetchHead) < len(a.fetchQ) {
 		return
 	}

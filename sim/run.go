@@ -81,6 +81,10 @@ type Options struct {
 	// attempt's slot as soon as it stops, as before records were reused:
 	// the reference TestAttemptReuseChangesNothing compares against.
 	freshAttempts bool
+	// noCompact keeps a reducer's fetch list growing instead of starting
+	// it over when every entry was taken (fetchMore), as before: the
+	// reference TestFetchListCompactionChangesNothing compares against.
+	noCompact bool
 	// rackChunk, when > 0, is the number of map outputs a chunk summary
 	// of a rack-fetch job holds (rackChunkLen), for tests.
 	rackChunk int
@@ -235,6 +239,7 @@ type sim struct {
 	doneJobs    int
 	lastFinish  int64
 	pendPool    []pendList
+	fetchResets int   // fetch lists started over (fetchMore), for tests
 	chunkLen    int   // outputs per rackChunks summary
 	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
 	holdHorizon int64 // latest expiry of a hint withholding capacity a policy may give back (zero ratio cap, shrunk node)
