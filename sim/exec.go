@@ -234,7 +234,7 @@ func (s *sim) poll(a *attempt) {
 	j := a.task.job
 	if j.rackFetch {
 		s.pollRacks(a)
-		s.fetchMore(a)
+		s.fetchMore(a, a.idx)
 		return
 	}
 	// The loop runs once per new output of the job and reducer (hundreds
@@ -277,12 +277,13 @@ func (s *sim) poll(a *attempt) {
 		}
 	}
 	a.cursor, a.shareOut, a.shareB, a.fetched, a.fetchQ = cursor, shareOut, shareB, fetched, q
-	s.fetchMore(a)
+	s.fetchMore(a, a.idx)
 }
 
 // fetchMore starts fetches up to ParallelCopies and detects the end of the
-// copy phase.
-func (s *sim) fetchMore(a *attempt) {
+// copy phase. slot is a.idx, which the caller has at hand: the field is
+// outside the record's first cache line, the one a fetch's end touches.
+func (s *sim) fetchMore(a *attempt, slot int32) {
 	for a.nFlight() < s.sc.YARN.ParallelCopies && int(a.fetchHead) < len(a.fetchQ) {
 		// Taken off the list; its index entry stays (below fetchHead it
 		// means not listed), as deleting from a map costs more than it saves.
@@ -305,11 +306,9 @@ func (s *sim) fetchMore(a *attempt) {
 			links[nl], links[nl+1] = s.racks[sn.rack].up, s.racks[dn.rack].down
 			nl += 2
 		}
-		id := s.net.start(s.now, a, cross, b, links[:nl])
+		id := s.net.start(s.now, slot, cross, b, links, nl)
 		a.addFlow(id)
-		for _, li := range links[:nl] {
-			s.reschedule(li)
-		}
+		s.rescheduleLinks(links, int8(nl), -1)
 	}
 	if int(a.fetchHead) == len(a.fetchQ) && a.fetchHead > 0 && !s.opts.noCompact && (a.rackFetch || a.pend.dense != nil) {
 		// Every entry taken: the list starts over. It only grew before
@@ -353,6 +352,28 @@ func (s *sim) reschedule(li int32) {
 	if l.members == 0 || l.at >= 0 && s.net.notBefore(l, l.at) {
 		return // nextDone would be -1, or the event due is no later than it
 	}
+	s.rescheduleDue(l, li)
+}
+
+// rescheduleLinks reschedules the links of a fetch, links[:nl] in order,
+// but skip: reschedule with its early return in the loop (most reschedules
+// end there), one call per fetch instead of one per link.
+func (s *sim) rescheduleLinks(links [4]int32, nl int8, skip int32) {
+	all := s.net.links // rescheduleDue changes links, not the table
+	for _, li := range links[:nl] {
+		if li == skip {
+			continue
+		}
+		l := &all[li]
+		if l.members == 0 || l.at >= 0 && s.net.notBefore(l, l.at) {
+			continue
+		}
+		s.rescheduleDue(l, li)
+	}
+}
+
+// rescheduleDue is reschedule past its early return.
+func (s *sim) rescheduleDue(l *link, li int32) {
 	t := s.net.nextDone(l)
 	if t < 0 || (l.at >= 0 && l.at <= t) {
 		return
@@ -374,21 +395,18 @@ func (s *sim) linkDone(li int32, ver uint32) {
 			break
 		}
 		f := &s.net.flows[id]
-		a, b, cross := f.att, f.bytes, f.cross
+		slot, b, cross := f.att, f.bytes, f.cross
 		fl, nl := f.links, f.nlinks
+		a := s.attempts[slot]
 		l.bytes += b
 		s.net.finish(s.now, id)
-		for _, x := range fl[:nl] {
-			if x != li {
-				s.reschedule(x)
-			}
-		}
+		s.rescheduleLinks(fl, nl, li)
 		a.removeFlow(id)
 		a.fetched += b
 		if cross {
 			s.m.crossRackBytes += b
 		}
-		s.fetchMore(a)
+		s.fetchMore(a, slot)
 	}
 	s.reschedule(li)
 }
@@ -489,9 +507,7 @@ func (s *sim) stop(a *attempt) {
 	for _, id := range a.inFlight() {
 		fl, nl := s.net.flows[id].links, s.net.flows[id].nlinks
 		s.net.finish(s.now, id)
-		for _, li := range fl[:nl] {
-			s.reschedule(li)
-		}
+		s.rescheduleLinks(fl, nl, -1)
 	}
 	a.flowN, a.flowMore = 0, nil
 	if a.pend != nil {
