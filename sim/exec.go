@@ -731,7 +731,7 @@ func (s *sim) finishJob(j *job) {
 	// results keep the job's counts and sums (see results), not its tasks.
 	j.byNode, j.byRack, j.outputs, j.floorSum, j.waiting, j.outParts = nil, nil, nil, nil, nil, nil
 	j.chunks = rackChunks{}
-	j.replicas, j.recMaps = nil, nil // views of replicas stay with the records kept (keepHistory)
+	j.replicas, j.recMaps, j.pendIDs = nil, nil, nil // views of replicas stay with the records kept (keepHistory)
 	j.anyMap, j.reduceQ = plist{}, plist{}
 	j.nMaps, j.nReds = len(j.maps), len(j.reduces)
 	if !s.opts.keepHistory {

@@ -3,8 +3,11 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy/plugins"
 )
 
@@ -63,6 +66,59 @@ func TestFetchListResetChangesNothing(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// A map's task id and split path, built in one string when it is first
+// reported pending (pendingMapIDs) and the id kept for its record
+// (mapTask), read as fmt formats them, in every task.pending event and in
+// the ids of its attempts; replicas beyond splitHosts' three get a split
+// of their own.
+func TestPendingMapIDsAsFormatted(t *testing.T) {
+	for _, repl := range []int{3, 5} {
+		var evs bytes.Buffer
+		sc := mustParse(t, shuffleYAML)
+		sc.Cluster.HDFS.Replication = repl
+		s, err := newSim(t.Context(), sc, "late", Options{Registry: plugins.NewRegistry(), Events: &evs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]string{} // app id -> job name
+		for _, j := range s.jobs {
+			names[j.id] = j.spec.Name
+		}
+		maps, launched, most := 0, 0, 0
+		for _, ev := range readEvents(t, &evs) {
+			switch {
+			case ev.Type == events.TaskPending && ev.Kind == events.Map:
+				maps++
+				var seq, i int
+				if _, err := fmt.Sscanf(ev.Task, "task_%d_%d_m_%d", new(int64), &seq, &i); err != nil {
+					t.Fatalf("task id %q: %v", ev.Task, err)
+				}
+				if want := fmt.Sprintf("task_%d_%04d_m_%06d", clusterTS, seq, i); ev.Task != want {
+					t.Fatalf("task id %q, want %q", ev.Task, want)
+				}
+				if want := fmt.Sprintf("/sim/%s/part-%05d", names[ev.App], i); len(ev.Splits) != 1 || ev.Splits[0].Path != want {
+					t.Fatalf("%s: splits %+v, want one at %q", ev.Task, ev.Splits, want)
+				}
+				if h := ev.Splits[0].Hosts; len(h) == 0 || len(h) > repl {
+					t.Fatalf("%s: hosts %v with replication %d", ev.Task, h, repl)
+				}
+				most = max(most, len(ev.Splits[0].Hosts))
+			case ev.Type == events.ContainerAllocated && strings.Contains(ev.Task, "_m_"):
+				launched++
+				if !strings.HasPrefix(ev.Attempt, "attempt_"+strings.TrimPrefix(ev.Task, "task_")+"_") {
+					t.Fatalf("attempt %q of task %q", ev.Attempt, ev.Task)
+				}
+			}
+		}
+		if maps == 0 || launched == 0 || most != repl {
+			t.Fatalf("replication %d: %d pending maps, %d launched, at most %d hosts", repl, maps, launched, most)
 		}
 	}
 }

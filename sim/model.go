@@ -196,7 +196,14 @@ func (s *sim) mapTask(j *job, i int32) *task {
 	if int(i) == len(j.maps)-1 {
 		b, o = j.inLast, j.outLast
 	}
-	t := &task{job: j, idx: i, kind: events.Map, id: padID(j.taskPrefix, "m_", int(i), 6), state: taskPending,
+	id := ""
+	if int(i) < len(j.pendIDs) {
+		id, j.pendIDs[i] = j.pendIDs[i], ""
+	}
+	if id == "" {
+		id = padID(j.taskPrefix, "m_", int(i), 6)
+	}
+	t := &task{job: j, idx: i, kind: events.Map, id: id, state: taskPending,
 		bytes: b, outBytes: o, replicas: j.replicasOf(i)}
 	t.workMS = j.spec.MapSPerBlock * 1000 * float64(b) / float64(j.blockBytes)
 	if int(i) < len(j.recMaps) {
@@ -217,17 +224,59 @@ func (j *job) replicasOf(i int32) []int32 {
 	return r
 }
 
-// mapSplits is the input split of map i of j, for its task.pending event.
-func (s *sim) mapSplits(j *job, i int32, replicas []int32) []events.Split {
+// mapSplits is the input split of map i of j, for its task.pending event,
+// at path.
+func (s *sim) mapSplits(j *job, i int32, replicas []int32, path string) []events.Split {
 	b := j.inPer
 	if int(i) == len(j.maps)-1 {
 		b = j.inLast
 	}
-	hosts := make([]string, len(replicas))
+	var sp []events.Split
+	var hosts []string
+	if len(replicas) <= len(splitHosts{}.hosts) {
+		// The split and its hosts in one allocation (the engine keeps
+		// both while the map is pending): a job's maps are reported
+		// pending at its submit, 100,000 at once for FB-2010's largest.
+		sh := &splitHosts{}
+		sp, hosts = sh.split[:], sh.hosts[:len(replicas):len(replicas)]
+	} else {
+		sp, hosts = make([]events.Split, 1), make([]string, len(replicas))
+	}
 	for k, r := range replicas {
 		hosts[k] = s.nodes[r].id
 	}
-	return []events.Split{{Path: padID("/sim/"+j.spec.Name, "/part-", int(i), 5), Offset: 0, Length: b, Hosts: hosts}}
+	sp[0] = events.Split{Path: path, Offset: 0, Length: b, Hosts: hosts}
+	return sp
+}
+
+// splitHosts holds a map's input split and its replica hosts (HDFS's
+// default replication, 3, or fewer).
+type splitHosts struct {
+	split [1]events.Split
+	hosts [3]string
+}
+
+// pendingMapIDs returns map i's task id and its split's path, built in one
+// string (one allocation instead of two; the engine keeps both while the
+// map is pending). The id is kept for mapTask, which would otherwise build
+// it again when the map is launched.
+func (s *sim) pendingMapIDs(j *job, i int32) (id, path string) {
+	b := append(s.idBuf[:0], j.taskPrefix...)
+	b = append(b, "m_"...)
+	b = appendPad(b, int64(i), 6)
+	n := len(b)
+	b = append(b, "/sim/"...)
+	b = append(b, j.spec.Name...)
+	b = append(b, "/part-"...)
+	b = appendPad(b, int64(i), 5)
+	s.idBuf = b
+	both := string(b)
+	id, path = both[:n], both[n:]
+	if j.pendIDs == nil {
+		j.pendIDs = make([]string, len(j.maps))
+	}
+	j.pendIDs[i] = id
+	return id, path
 }
 
 // noCap is a ratio cap that caps nothing (policy.NoCap).
@@ -285,8 +334,11 @@ type job struct {
 	inPer, inLast, outPer, outLast int64
 	// replicas are the maps' block replica nodes, repl entries per map
 	// (-1 where placeBlock could not place one).
-	replicas    []int32
-	repl        int32
+	replicas []int32
+	repl     int32
+	// pendIDs are the task ids of maps reported pending without a record
+	// (pendingMapIDs), until mapTask makes the record.
+	pendIDs     []string
 	nMaps       int // len(maps) and len(reduces) when the job finished
 	nReds       int
 	byNode      map[int32]*plist

@@ -715,11 +715,12 @@ func (s *sim) pendingMap(j *job, i int32, t *task) {
 		s.wakeNode(s.nodes[r])
 	}
 	var pref []int32
-	id := ""
+	var id, path string
 	if t != nil {
 		pref, id = t.pref, t.id
+		path = padID("/sim/"+j.spec.Name, "/part-", int(i), 5)
 	} else {
-		id = padID(j.taskPrefix, "m_", int(i), 6)
+		id, path = s.pendingMapIDs(j, i)
 	}
 	for _, r := range pref {
 		j.nodeList(r).push(i)
@@ -730,7 +731,7 @@ func (s *sim) pendingMap(j *job, i int32, t *task) {
 	}
 	ev := s.event(events.TaskPending)
 	ev.App, ev.Task, ev.Kind = j.id, id, events.Map
-	ev.Splits = s.mapSplits(j, i, reps)
+	ev.Splits = s.mapSplits(j, i, reps, path)
 	s.emit(ev)
 }
 
