@@ -237,6 +237,11 @@ func (s *sim) poll(a *attempt) {
 		s.fetchMore(a, a.idx)
 		return
 	}
+	if a.pend.dense != nil && !s.opts.pollRef {
+		s.pollDense(a, j)
+		s.fetchMore(a, a.idx)
+		return
+	}
 	// The loop runs once per new output of the job and reducer (hundreds
 	// of millions of pairs in the FB-2010 day): the reducer's copy state is held in
 	// locals and written back once, as the attempt's fields would otherwise
@@ -279,6 +284,55 @@ func (s *sim) poll(a *attempt) {
 	a.cursor, a.shareOut, a.shareB, a.fetched, a.fetchQ = cursor, shareOut, shareB, fetched, q
 	s.fetchMore(a, a.idx)
 }
+
+// pollDense is poll's loop for a fetch index by node, with no call inside:
+// the reducer's bytes of both map output sizes are worked out first, and
+// the list has room for a block of outputs before the block is read, so
+// no append can grow it midway. With a call in the loop (a size's bytes, an
+// append's growth, the hash index) the compiler kept the loop's state on
+// the stack across every output.
+func (s *sim) pollDense(a *attempt, j *job) {
+	outs, self, dense := j.outputs, a.node.idx, a.pend.dense
+	perOut := j.outPer
+	perB := a.task.share(j.partBytes(perOut, a.partition))
+	lastB := perB
+	if j.outLast != perOut {
+		lastB = a.task.share(j.partBytes(j.outLast, a.partition))
+	}
+	cursor, fetched := a.cursor, a.fetched
+	q, head := a.fetchQ, int(a.fetchHead)
+	for cursor < len(outs) {
+		stop := min(len(outs), cursor+pollBlock)
+		q = slices.Grow(q, stop-cursor) // each output adds one entry at most
+		n := len(q)
+		for ; cursor < stop; cursor++ {
+			o := outs[cursor]
+			b := perB // a job's outputs have two sizes (see outputParts)
+			if o.bytes != perOut {
+				b = lastB
+			}
+			if o.node == self {
+				fetched += b // local output: read from disk in the merge
+				continue
+			}
+			src := o.node
+			// Still listed: src's latest entry is still to fetch (fetchIndex.lookup).
+			if i := dense[src]; int(i) >= head && int(i) < n && q[i].src == src {
+				q[i].bytes += b
+				continue
+			}
+			dense[src] = int32(n)
+			q = q[:n+1]
+			q[n] = pendFetch{src: src, bytes: b}
+			n++
+		}
+	}
+	a.cursor, a.fetched, a.fetchQ = cursor, fetched, q
+}
+
+// pollBlock is how many outputs pollDense reads between two checks of the
+// fetch list's room.
+const pollBlock = 32
 
 // fetchMore starts fetches up to ParallelCopies and detects the end of the
 // copy phase. slot is a.idx, which the caller has at hand: the field is

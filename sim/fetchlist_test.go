@@ -122,3 +122,44 @@ func TestPendingMapIDsAsFormatted(t *testing.T) {
 		}
 	}
 }
+
+// pollDense, poll's loop for a fetch index by node, gives the results,
+// event log and tasks.csv of poll's general loop, on jobs whose last map's
+// output differs in size from the others (shuffleYAML's) and on a scenario
+// of stragglers, under stacks that speculate and kill.
+func TestPollDenseSameAsLoop(t *testing.T) {
+	reg := plugins.NewRegistry()
+	run := func(sc *Scenario, stack string, ref bool) [3][]byte {
+		var evs, tasks bytes.Buffer
+		s, err := newSim(t.Context(), sc, stack, Options{Registry: reg, Events: &evs, Tasks: &tasks, pollRef: ref})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if s.m.byKind[evFetchPoll] == 0 {
+			t.Fatal("no reducer polled")
+		}
+		res, err := json.Marshal(s.results())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return [3][]byte{res, evs.Bytes(), tasks.Bytes()}
+	}
+	for _, stack := range []string{"none", "yarn", "late"} {
+		for name, load := range map[string]func() *Scenario{
+			"shuffle":    func() *Scenario { return mustParse(t, shuffleYAML) },
+			"stragglers": func() *Scenario { return mustLoad(t, "testdata/stragglers.yaml") },
+		} {
+			t.Run(name+"/"+stack, func(t *testing.T) {
+				want, got := run(load(), stack, true), run(load(), stack, false)
+				for i, what := range []string{"results", "event log", "tasks.csv"} {
+					if !bytes.Equal(got[i], want[i]) {
+						t.Errorf("%s differ with pollDense", what)
+					}
+				}
+			})
+		}
+	}
+}

@@ -85,6 +85,10 @@ type Options struct {
 	// it over when every entry was taken (fetchMore), as before: the
 	// reference TestFetchListCompactionChangesNothing compares against.
 	noCompact bool
+	// pollRef polls with poll's general loop (the hash index's) on every
+	// cluster, as before pollDense: the reference TestPollDenseSameAsLoop
+	// compares against.
+	pollRef bool
 	// rackChunk, when > 0, is the number of map outputs a chunk summary
 	// of a rack-fetch job holds (rackChunkLen), for tests.
 	rackChunk int
