@@ -72,10 +72,11 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 		a = new(attempt)
 		s.attempts[idx] = a
 	}
+	id, container := s.attemptIDs(t, j)
 	*a = attempt{
 		idx: idx, ver: ver,
-		id:        "attempt_" + t.id[len("task_"):] + "_" + strconv.Itoa(int(t.launches)),
-		container: s.containerID(j),
+		id:        id,
+		container: container,
 		task:      t, node: n, spec: spec, loc: loc, startMS: s.now, slow: 1, endMS: -1,
 		partition: -1,
 	}
@@ -134,17 +135,26 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	return a
 }
 
-// containerID is the id of j's next container (j.containerNo):
-// container_<clusterTS>_<app %04d>_01_<container %06d>.
-func (s *sim) containerID(j *job) string {
-	b := append(s.idBuf[:0], "container_"...)
+// attemptIDs are the ids of t's next attempt (t.launches),
+// attempt_<task id without "task_">_<launch>, and of j's next container
+// (j.containerNo), container_<clusterTS>_<app %04d>_01_<container %06d>,
+// built in one string: one allocation instead of two (the engine keeps
+// both as long as the attempt).
+func (s *sim) attemptIDs(t *task, j *job) (id, container string) {
+	b := append(s.idBuf[:0], "attempt_"...)
+	b = append(b, t.id[len("task_"):]...)
+	b = append(b, '_')
+	b = strconv.AppendInt(b, int64(t.launches), 10)
+	n := len(b)
+	b = append(b, "container_"...)
 	b = strconv.AppendInt(b, clusterTS, 10)
 	b = append(b, '_')
 	b = appendPad(b, int64(j.idx)+1, 4)
 	b = append(b, "_01_"...)
 	b = appendPad(b, int64(j.containerNo), 6)
 	s.idBuf = b
-	return string(b)
+	both := string(b)
+	return both[:n], both[n:]
 }
 
 // appendPad appends v (>= 0) in decimal, zero-padded to w digits (fmt's %0wd).

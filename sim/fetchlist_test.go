@@ -72,10 +72,11 @@ func TestFetchListResetChangesNothing(t *testing.T) {
 
 // A map's task id and split path, built in one string when it is first
 // reported pending (pendingMapIDs) and the id kept for its record
-// (mapTask), read as fmt formats them, in every task.pending event and in
-// the ids of its attempts; replicas beyond splitHosts' three get a split
+// (mapTask), and an attempt's id and its container's, built in one string
+// (attemptIDs), read as fmt formats them in every task.pending and
+// container.allocated event; replicas beyond splitHosts' three get a split
 // of their own.
-func TestPendingMapIDsAsFormatted(t *testing.T) {
+func TestIDsAsFormatted(t *testing.T) {
 	for _, repl := range []int{3, 5} {
 		var evs bytes.Buffer
 		sc := mustParse(t, shuffleYAML)
@@ -92,6 +93,7 @@ func TestPendingMapIDsAsFormatted(t *testing.T) {
 			names[j.id] = j.spec.Name
 		}
 		maps, launched, most := 0, 0, 0
+		tries, containers := map[string]int{}, map[string]int{} // attempts by task, containers by app
 		for _, ev := range readEvents(t, &evs) {
 			switch {
 			case ev.Type == events.TaskPending && ev.Kind == events.Map:
@@ -110,10 +112,21 @@ func TestPendingMapIDsAsFormatted(t *testing.T) {
 					t.Fatalf("%s: hosts %v with replication %d", ev.Task, h, repl)
 				}
 				most = max(most, len(ev.Splits[0].Hosts))
-			case ev.Type == events.ContainerAllocated && strings.Contains(ev.Task, "_m_"):
-				launched++
-				if !strings.HasPrefix(ev.Attempt, "attempt_"+strings.TrimPrefix(ev.Task, "task_")+"_") {
-					t.Fatalf("attempt %q of task %q", ev.Attempt, ev.Task)
+			case ev.Type == events.ContainerAllocated:
+				if strings.Contains(ev.Task, "_m_") {
+					launched++
+				}
+				if want := fmt.Sprintf("attempt_%s_%d", strings.TrimPrefix(ev.Task, "task_"), tries[ev.Task]); ev.Attempt != want {
+					t.Fatalf("attempt %q, want %q", ev.Attempt, want)
+				}
+				tries[ev.Task]++
+				containers[ev.App]++
+				var seq int
+				if _, err := fmt.Sscanf(ev.App, "application_%d_%d", new(int64), &seq); err != nil {
+					t.Fatalf("app id %q: %v", ev.App, err)
+				}
+				if want := fmt.Sprintf("container_%d_%04d_01_%06d", clusterTS, seq, containers[ev.App]); ev.Container != want {
+					t.Fatalf("container %q, want %q", ev.Container, want)
 				}
 			}
 		}
