@@ -80,6 +80,8 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 		task:      t, node: n, spec: spec, loc: loc, startMS: s.now, slow: 1, endMS: -1,
 		partition: -1,
 	}
+	a.appID, a.taskID, a.isMap, a.noReduces, a.nMaps = j.id, t.id, t.kind == events.Map, len(j.reduces) == 0, int32(len(j.maps))
+	a.progBytes, a.degrade = t.bytes, n.degrade
 	s.detailLaunched(a)
 	t.attempts = append(t.attempts, a)
 	t.launches++
@@ -227,6 +229,9 @@ func (s *sim) startMap(a *attempt) {
 // maps finished so far and fetches them, ParallelCopies sources at a time.
 func (s *sim) startReduce(a *attempt) {
 	a.partition = int(a.task.part)
+	// The copy's total for progress: splitN and splitK change only before
+	// a reducer's first launch (a reduce-binding's split).
+	a.progBytes = a.task.share(a.task.job.partTotal[a.partition])
 	a.shareOut = -1
 	// Beside the attempt's copy state, not in a slice of its own: a fetch's
 	// end searches it, and a separate array was a cache miss there.
@@ -500,7 +505,59 @@ func (s *sim) copyDone(a *attempt) {
 // Within a phase it is the share of the phase's work done (bytes for the
 // read and the copy, speed-integrated compute otherwise), never elapsed
 // time over a known end: policies see a slowdown when it happens.
+//
+// It reads the attempt's record only (its copies of the task's, job's and
+// node's constants, see attempt.appID); progressRef reads those records.
 func (s *sim) progress(a *attempt) (p float64, phase string, phaseP float64) {
+	if s.opts.progressRef {
+		return s.progressRef(a)
+	}
+	done := func(from int64, work float64) float64 {
+		if work <= 0 {
+			return 1
+		}
+		return min(1, workUnder(a.degrade, from, s.now, a.spd)/work)
+	}
+	if a.isMap {
+		var f float64
+		if s.now < a.mapEndMS {
+			read := min(a.readMS, max(0, float64(s.now-a.readAt)))
+			f = (read + a.work1*done(a.workAt, a.work1)) / max(1e-9, a.readMS+a.work1)
+			if a.readMS+a.work1 <= 0 {
+				f = 1
+			}
+		} else {
+			f = 1
+		}
+		if a.noReduces {
+			return f, events.PhaseMap, f
+		}
+		if s.now < a.mapEndMS {
+			return f * 2 / 3, events.PhaseMap, f
+		}
+		g := done(a.mapEndMS, a.work2)
+		return 2.0/3 + g/3, events.PhaseSort, g
+	}
+	if a.copyEndMS < 0 {
+		total := a.progBytes
+		f := 1.0
+		if total > 0 {
+			f = min(1, float64(a.fetched)/float64(total))
+		}
+		return f / 3, events.PhaseShuffle, f
+	}
+	if s.now < a.mapEndMS {
+		f := done(a.workAt, a.work1)
+		return 1.0/3 + f/3, events.PhaseMerge, f
+	}
+	f := done(a.mapEndMS, a.work2)
+	return 2.0/3 + f/3, events.PhaseReduce, f
+}
+
+// progressRef is progress reading the task, job and node records, as
+// before the attempt kept copies: the reference TestProgressCopiesSameAsRecords
+// compares against (Options.progressRef).
+func (s *sim) progressRef(a *attempt) (p float64, phase string, phaseP float64) {
 	n := a.node
 	done := func(from int64, work float64) float64 {
 		if work <= 0 {
@@ -546,6 +603,29 @@ func (s *sim) progress(a *attempt) (p float64, phase string, phaseP float64) {
 
 func (s *sim) emitProgress(a *attempt) {
 	p, phase, pp := s.progress(a)
+	if s.opts.progressRef {
+		s.emitProgressRef(a, p, phase, pp)
+		return
+	}
+	ev := s.event(events.TaskProgress)
+	ev.App, ev.Task, ev.Attempt, ev.Progress, ev.Phase = a.appID, a.taskID, a.id, p, phase
+	s.evPhaseP = pp
+	ev.PhaseProgress = &s.evPhaseP
+	if a.isMap {
+		ev.BytesRead = int64(float64(a.progBytes) * min(1, p*1.5))
+		ev.RecordsTotal = a.progBytes / 100
+		ev.RecordsDone = int64(float64(ev.RecordsTotal) * min(1, p*1.5))
+	} else {
+		ev.BytesRead = a.fetched
+		ev.MapsTotal = int(a.nMaps)
+		ev.MapsFetched = min(a.cursor, int(a.nMaps))
+	}
+	s.emit(ev)
+}
+
+// emitProgressRef is emitProgress reading the task and job records
+// (Options.progressRef).
+func (s *sim) emitProgressRef(a *attempt, p float64, phase string, pp float64) {
 	t := a.task
 	ev := s.event(events.TaskProgress)
 	ev.App, ev.Task, ev.Attempt, ev.Progress, ev.Phase = t.job.id, t.id, a.id, p, phase

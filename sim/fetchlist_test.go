@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/plugins"
 )
 
@@ -174,5 +175,65 @@ func TestPollDenseSameAsLoop(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Progress reports built from the attempt's copies of its task's, job's and
+// node's constants equal those built from the records: the event log
+// (every task.progress), results and tasks.csv, with degraded nodes, a job
+// without reducers, and a partition split among spawned reducers.
+func TestProgressCopiesSameAsRecords(t *testing.T) {
+	const splitYAML = `
+seed: 3
+cluster:
+  racks: 1
+  nodes: [{count: 3, vcores: 4, memory_mb: 8192}]
+yarn: {slowstart: 1.0, spawn_reducers: true, map_container: {vcores: 1, memory_mb: 1024}, reduce_container: {vcores: 1, memory_mb: 1024}}
+workload:
+  jobs:
+    - {name: a, input_mb: 4096, reduces: 2, shuffle_ratio: 1.0, map_s_per_block: 10, reduce_s_per_gb: 60, skew: 0.5}
+    - {name: b, submit_s: 2, input_mb: 384, reduces: 0, shuffle_ratio: 0, map_s_per_block: 10}
+`
+	run := func(sc *Scenario, reg policy.Registry, stack string, ref bool) [3][]byte {
+		var evs, tasks bytes.Buffer
+		s, err := newSim(t.Context(), sc, stack, Options{Registry: reg, Events: &evs, Tasks: &tasks, progressRef: ref})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		res, err := json.Marshal(s.results())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(evs.Bytes(), []byte(`"task.progress"`)) {
+			t.Fatal("no progress report")
+		}
+		return [3][]byte{res, evs.Bytes(), tasks.Bytes()}
+	}
+	reg := plugins.NewRegistry()
+	type runCase struct {
+		load  func() *Scenario
+		reg   policy.Registry
+		stack string
+	}
+	cases := map[string]runCase{
+		"split/splitbinder": {func() *Scenario { return mustParse(t, splitYAML) }, testRegistry(splitBinder{3}), "splitbinder"},
+	}
+	for _, stack := range []string{"yarn", "late", "tmar"} {
+		cases["shuffle/"+stack] = runCase{func() *Scenario { return mustParse(t, shuffleYAML) }, reg, stack}
+		cases["stragglers/"+stack] = runCase{func() *Scenario { return mustLoad(t, "testdata/stragglers.yaml") }, reg, stack}
+		cases["hetero/"+stack] = runCase{func() *Scenario { return mustParse(t, heteroYAML) }, reg, stack}
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			want, got := run(c.load(), c.reg, c.stack, true), run(c.load(), c.reg, c.stack, false)
+			for i, what := range []string{"results", "event log", "tasks.csv"} {
+				if !bytes.Equal(got[i], want[i]) {
+					t.Errorf("%s differ when progress reads the attempt's copies", what)
+				}
+			}
+		})
 	}
 }

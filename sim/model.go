@@ -387,7 +387,7 @@ type job struct {
 type attempt struct {
 	// The reduce copy state a fetch's end and the next fetch's start read
 	// and write (linkDone, fetchMore) is the record's first cache line
-	// (records are 384 bytes, a multiple of 64, so they start on a line):
+	// (records are 448 bytes, a multiple of 64, so they start on a line):
 	// spread over the record it was three lines per fetch, each a likely
 	// miss.
 	fetchQ    []pendFetch // sources in listing order; fetchHead.. are still to fetch
@@ -405,12 +405,15 @@ type attempt struct {
 	polling   bool
 	inWait    bool
 
-	// Lines 2 and 3: what a progress report reads (policy ticks report
+	// Lines 2 to 4: what a progress report reads (policy ticks report
 	// every running attempt), the version and state every queued event of
-	// the attempt checks, and the poll's cursor.
-	task     *task
-	node     *node
+	// the attempt checks, and the poll's cursor. appID to degrade are the
+	// task's, job's and node's constants a report needs, copied at the
+	// launch: those records are elsewhere in memory, a likely miss each
+	// for every running attempt at every policy tick.
 	id       string
+	appID    string
+	taskID   string
 	mapEndMS int64 // map: end of the map phase; reduce: end of sort
 	// Progress is work done, not time elapsed, so a task slowed down midway
 	// (a degradation window) reports it only from then on.
@@ -421,12 +424,19 @@ type attempt struct {
 	work1     float64 // map compute or reduce merge work, ms at speed 1
 	work2     float64 // map sort or reduce work, ms at speed 1
 	copyEndMS int64
-	partition int
+	progBytes int64 // map: its split's bytes; reduce: its share of its partition (the copy's total)
 	cursor    int
+	degrade   []window // the node's
+	nMaps     int32    // the job's maps
 	ver       uint32
-	over      bool
 	idx       int32
+	over      bool
+	isMap     bool
+	noReduces bool // the job has no reducers
 
+	task      *task
+	node      *node
+	partition int
 	container string
 	spec      bool
 	loc       events.Locality
@@ -717,6 +727,11 @@ func splitmix(x uint64) uint64 {
 // n between t0 and t1, integrating the node's degradation windows (the
 // inverse of runFor).
 func workBetween(n *node, t0, t1 int64, speed float64) float64 {
+	return workUnder(n.degrade, t0, t1, speed)
+}
+
+// workUnder is workBetween on a node with the degradation windows degrade.
+func workUnder(degrade []window, t0, t1 int64, speed float64) float64 {
 	if t1 <= t0 {
 		return 0
 	}
@@ -725,7 +740,7 @@ func workBetween(n *node, t0, t1 int64, speed float64) float64 {
 	for t < end {
 		f := 1.0
 		next := end
-		for _, w := range n.degrade {
+		for _, w := range degrade {
 			ft, tt := float64(w.from), float64(w.to)
 			if t >= ft && t < tt {
 				f *= w.factor

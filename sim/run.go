@@ -89,6 +89,10 @@ type Options struct {
 	// cluster, as before pollDense: the reference TestPollDenseSameAsLoop
 	// compares against.
 	pollRef bool
+	// progressRef builds progress reports from the task, job and node
+	// records instead of the attempt's copies (progressRef), for
+	// TestProgressCopiesSameAsRecords.
+	progressRef bool
 	// rackChunk, when > 0, is the number of map outputs a chunk summary
 	// of a rack-fetch job holds (rackChunkLen), for tests.
 	rackChunk int
