@@ -268,9 +268,9 @@ func (s *sim) poll(a *attempt) {
 	q, head := a.fetchQ, int(a.fetchHead)
 	for ; cursor < len(outs); cursor++ {
 		o := outs[cursor]
-		if o.bytes != shareOut {
+		if ob := j.outBytesAt(cursor); ob != shareOut {
 			// A job's outputs have at most two sizes: compute each once.
-			shareOut, shareB = o.bytes, a.task.share(j.partBytes(o.bytes, a.partition))
+			shareOut, shareB = ob, a.task.share(j.partBytes(ob, a.partition))
 		}
 		if o.node == self {
 			fetched += shareB // local output: read from disk in the merge
@@ -316,6 +316,7 @@ func (s *sim) pollDense(a *attempt, j *job) {
 	}
 	cursor, fetched := a.cursor, a.fetched
 	q, head := a.fetchQ, int(a.fetchHead)
+	last := int(j.lastOut) // the output of size outLast (outBytesAt)
 	for cursor < len(outs) {
 		stop := min(len(outs), cursor+pollBlock)
 		q = slices.Grow(q, stop-cursor) // each output adds one entry at most
@@ -323,7 +324,7 @@ func (s *sim) pollDense(a *attempt, j *job) {
 		for ; cursor < stop; cursor++ {
 			o := outs[cursor]
 			b := perB // a job's outputs have two sizes (see outputParts)
-			if o.bytes != perOut {
+			if cursor == last {
 				b = lastB
 			}
 			if o.node == self {
@@ -779,7 +780,10 @@ func (s *sim) attemptEnd(a *attempt) {
 	if t.kind == events.Map {
 		j.sumMapMS += ms
 		j.doneMaps++
-		j.outputs = append(j.outputs, mapOut{node: a.node.idx, rack: a.node.rack, bytes: t.outBytes})
+		if int(t.idx) == len(j.maps)-1 {
+			j.lastOut = int32(len(j.outputs)) // its size is outLast (outBytesAt)
+		}
+		j.outputs = append(j.outputs, mapOut{node: a.node.idx, rack: a.node.rack})
 		if j.rackFetch {
 			s.outputAdded(j, int(t.idx) == len(j.maps)-1)
 		}

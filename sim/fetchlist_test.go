@@ -30,6 +30,7 @@ workload:
     - {name: sort, type: sort, submit_s: 0, input_gb: 30, reduces: 6, map_s_per_block: 5, reduce_s_per_gb: 30, skew: 0.4}
     - {name: wc, type: wordcount, submit_s: 4, input_gb: 20, reduces: 4, shuffle_ratio: 0.4, map_s_per_block: 3}
     - {name: one, type: grep, submit_s: 8, input_gb: 0.1, reduces: 2, shuffle_ratio: 1}
+    - {name: rem, submit_s: 10, input_mb: 800, reduces: 3, map_s_per_block: 2}
 `
 
 // A reducer's fetch list starts over once every entry is taken (fetchMore):
@@ -154,6 +155,16 @@ func TestPollDenseSameAsLoop(t *testing.T) {
 		}
 		if s.m.byKind[evFetchPoll] == 0 {
 			t.Fatal("no reducer polled")
+		}
+		rem := false // a job whose last map's output is smaller (outBytesAt)
+		for _, j := range s.jobs {
+			if j.shuffled != j.produced {
+				t.Errorf("%s: fetched %d of %d bytes", j.id, j.shuffled, j.produced)
+			}
+			rem = rem || j.outLast != j.outPer
+		}
+		if !rem && sc.Name == "test.yaml" {
+			t.Error("no job with a last output of another size")
 		}
 		res, err := json.Marshal(s.results())
 		if err != nil {

@@ -308,9 +308,19 @@ type pendFetch struct {
 	bytes int64
 }
 
+// mapOut is a finished map's output: where it is. Its size is the job's
+// outPer, or outLast for the last map's (job.outBytesAt): 8 bytes instead
+// of 16 with the size, as every reducer of the job reads every output.
 type mapOut struct {
 	node, rack int32
-	bytes      int64
+}
+
+// outBytesAt is the size of the output at position pos of j.outputs.
+func (j *job) outBytesAt(pos int) int64 {
+	if pos == int(j.lastOut) {
+		return j.outLast
+	}
+	return j.outPer
 }
 
 type job struct {
@@ -356,6 +366,7 @@ type job struct {
 	waitStart   int64
 	blocked     bool // skipped for a cap or the ramp-up limit since last check
 	outputs     []mapOut
+	lastOut     int32      // position of the last map's output in outputs, -1 before it
 	chunks      rackChunks // summaries of outputs, for reducers that fetch per rack (rackFetch)
 	outParts    []outParts // map.output partition lists by output size (outputParts)
 	frac        []float64
@@ -595,6 +606,7 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 		byRack:    map[int32]*plist{},
 		floorSum:  map[int64]int64{},
 		waitStart: -1,
+		lastOut:   -1,
 		bind:      map[int]binding{},
 		capMaps:   noCap,
 		capReds:   noCap,
