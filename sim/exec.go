@@ -249,12 +249,12 @@ func (s *sim) poll(a *attempt) {
 	j := a.task.job
 	if j.rackFetch {
 		s.pollRacks(a)
-		s.fetchMore(a, a.idx)
+		s.fetchMore(a)
 		return
 	}
 	if a.pend.dense != nil && !s.opts.pollRef {
 		s.pollDense(a, j)
-		s.fetchMore(a, a.idx)
+		s.fetchMore(a)
 		return
 	}
 	// The loop runs once per new output of the job and reducer (hundreds
@@ -297,7 +297,7 @@ func (s *sim) poll(a *attempt) {
 		}
 	}
 	a.cursor, a.shareOut, a.shareB, a.fetched, a.fetchQ = cursor, shareOut, shareB, fetched, q
-	s.fetchMore(a, a.idx)
+	s.fetchMore(a)
 }
 
 // pollDense is poll's loop for a fetch index by node, with no call inside:
@@ -351,9 +351,8 @@ func (s *sim) pollDense(a *attempt, j *job) {
 const pollBlock = 32
 
 // fetchMore starts fetches up to ParallelCopies and detects the end of the
-// copy phase. slot is a.idx, which the caller has at hand: the field is
-// outside the record's first cache line, the one a fetch's end touches.
-func (s *sim) fetchMore(a *attempt, slot int32) {
+// copy phase.
+func (s *sim) fetchMore(a *attempt) {
 	for a.nFlight() < s.sc.YARN.ParallelCopies && int(a.fetchHead) < len(a.fetchQ) {
 		// Taken off the list; its index entry stays (below fetchHead it
 		// means not listed), as deleting from a map costs more than it saves.
@@ -376,7 +375,7 @@ func (s *sim) fetchMore(a *attempt, slot int32) {
 			links[nl], links[nl+1] = s.racks[sn.rack].up, s.racks[dn.rack].down
 			nl += 2
 		}
-		id := s.net.start(s.now, slot, cross, b, links, nl)
+		id := s.net.start(s.now, a, cross, b, links, nl)
 		a.addFlow(id)
 		s.rescheduleLinks(links, int8(nl), -1)
 	}
@@ -465,9 +464,8 @@ func (s *sim) linkDone(li int32, ver uint32) {
 			break
 		}
 		f := &s.net.flows[id]
-		slot, b, cross := f.att, f.bytes, f.cross
+		a, b, cross := f.att, f.bytes, f.cross
 		fl, nl := f.links, f.nlinks
-		a := s.attempts[slot]
 		l.bytes += b
 		s.net.finish(s.now, id)
 		s.rescheduleLinks(fl, nl, li)
@@ -476,7 +474,7 @@ func (s *sim) linkDone(li int32, ver uint32) {
 		if cross {
 			s.m.crossRackBytes += b
 		}
-		s.fetchMore(a, slot)
+		s.fetchMore(a)
 	}
 	s.reschedule(li)
 }

@@ -11,7 +11,7 @@ import (
 func startFlow(nw *network, bytes int64, links ...int32) int32 {
 	var l [4]int32
 	copy(l[:], links)
-	return nw.start(0, 0, false, bytes, l, len(links))
+	return nw.start(0, &attempt{}, false, bytes, l, len(links))
 }
 
 // Processor sharing on one link: two flows share it equally until the
@@ -77,7 +77,7 @@ func TestFlowBottleneck(t *testing.T) {
 	// When one of the other flows ends at 1.5 s, the share rises to a half.
 	var other int32
 	for i := range nw.flows {
-		if int32(i) != id && nw.flows[i].att >= 0 {
+		if int32(i) != id && nw.flows[i].att != nil {
 			other = int32(i)
 			break
 		}
