@@ -72,13 +72,16 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 		a = new(attempt)
 		s.attempts[idx] = a
 	}
+	id, container := s.attemptIDs(t, j)
 	*a = attempt{
 		idx: idx, ver: ver,
-		id:        "attempt_" + t.id[len("task_"):] + "_" + strconv.Itoa(int(t.launches)),
-		container: s.containerID(j),
+		id:        id,
+		container: container,
 		task:      t, node: n, spec: spec, loc: loc, startMS: s.now, slow: 1, endMS: -1,
 		partition: -1,
 	}
+	a.appID, a.taskID, a.isMap, a.noReduces, a.nMaps = j.id, t.id, t.kind == events.Map, len(j.reduces) == 0, int32(len(j.maps))
+	a.progBytes, a.degrade = t.bytes, n.degrade
 	s.detailLaunched(a)
 	t.attempts = append(t.attempts, a)
 	t.launches++
@@ -134,17 +137,26 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	return a
 }
 
-// containerID is the id of j's next container (j.containerNo):
-// container_<clusterTS>_<app %04d>_01_<container %06d>.
-func (s *sim) containerID(j *job) string {
-	b := append(s.idBuf[:0], "container_"...)
+// attemptIDs are the ids of t's next attempt (t.launches),
+// attempt_<task id without "task_">_<launch>, and of j's next container
+// (j.containerNo), container_<clusterTS>_<app %04d>_01_<container %06d>,
+// built in one string: one allocation instead of two (the engine keeps
+// both as long as the attempt).
+func (s *sim) attemptIDs(t *task, j *job) (id, container string) {
+	b := append(s.idBuf[:0], "attempt_"...)
+	b = append(b, t.id[len("task_"):]...)
+	b = append(b, '_')
+	b = strconv.AppendInt(b, int64(t.launches), 10)
+	n := len(b)
+	b = append(b, "container_"...)
 	b = strconv.AppendInt(b, clusterTS, 10)
 	b = append(b, '_')
 	b = appendPad(b, int64(j.idx)+1, 4)
 	b = append(b, "_01_"...)
 	b = appendPad(b, int64(j.containerNo), 6)
 	s.idBuf = b
-	return string(b)
+	both := string(b)
+	return both[:n], both[n:]
 }
 
 // appendPad appends v (>= 0) in decimal, zero-padded to w digits (fmt's %0wd).
@@ -217,6 +229,9 @@ func (s *sim) startMap(a *attempt) {
 // maps finished so far and fetches them, ParallelCopies sources at a time.
 func (s *sim) startReduce(a *attempt) {
 	a.partition = int(a.task.part)
+	// The copy's total for progress: splitN and splitK change only before
+	// a reducer's first launch (a reduce-binding's split).
+	a.progBytes = a.task.share(a.task.job.partTotal[a.partition])
 	a.shareOut = -1
 	// Beside the attempt's copy state, not in a slice of its own: a fetch's
 	// end searches it, and a separate array was a cache miss there.
@@ -237,6 +252,11 @@ func (s *sim) poll(a *attempt) {
 		s.fetchMore(a)
 		return
 	}
+	if a.pend.dense != nil && !s.opts.pollRef {
+		s.pollDense(a, j)
+		s.fetchMore(a)
+		return
+	}
 	// The loop runs once per new output of the job and reducer (hundreds
 	// of millions of pairs in the FB-2010 day): the reducer's copy state is held in
 	// locals and written back once, as the attempt's fields would otherwise
@@ -248,9 +268,9 @@ func (s *sim) poll(a *attempt) {
 	q, head := a.fetchQ, int(a.fetchHead)
 	for ; cursor < len(outs); cursor++ {
 		o := outs[cursor]
-		if o.bytes != shareOut {
+		if ob := j.outBytesAt(cursor); ob != shareOut {
 			// A job's outputs have at most two sizes: compute each once.
-			shareOut, shareB = o.bytes, a.task.share(j.partBytes(o.bytes, a.partition))
+			shareOut, shareB = ob, a.task.share(j.partBytes(ob, a.partition))
 		}
 		if o.node == self {
 			fetched += shareB // local output: read from disk in the merge
@@ -280,6 +300,56 @@ func (s *sim) poll(a *attempt) {
 	s.fetchMore(a)
 }
 
+// pollDense is poll's loop for a fetch index by node, with no call inside:
+// the reducer's bytes of both map output sizes are worked out first, and
+// the list has room for a block of outputs before the block is read, so
+// no append can grow it midway. With a call in the loop (a size's bytes, an
+// append's growth, the hash index) the compiler kept the loop's state on
+// the stack across every output.
+func (s *sim) pollDense(a *attempt, j *job) {
+	outs, self, dense := j.outputs, a.node.idx, a.pend.dense
+	perOut := j.outPer
+	perB := a.task.share(j.partBytes(perOut, a.partition))
+	lastB := perB
+	if j.outLast != perOut {
+		lastB = a.task.share(j.partBytes(j.outLast, a.partition))
+	}
+	cursor, fetched := a.cursor, a.fetched
+	q, head := a.fetchQ, int(a.fetchHead)
+	last := int(j.lastOut) // the output of size outLast (outBytesAt)
+	for cursor < len(outs) {
+		stop := min(len(outs), cursor+pollBlock)
+		q = slices.Grow(q, stop-cursor) // each output adds one entry at most
+		n := len(q)
+		for ; cursor < stop; cursor++ {
+			o := outs[cursor]
+			b := perB // a job's outputs have two sizes (see outputParts)
+			if cursor == last {
+				b = lastB
+			}
+			if o.node == self {
+				fetched += b // local output: read from disk in the merge
+				continue
+			}
+			src := o.node
+			// Still listed: src's latest entry is still to fetch (fetchIndex.lookup).
+			if i := dense[src]; int(i) >= head && int(i) < n && q[i].src == src {
+				q[i].bytes += b
+				continue
+			}
+			dense[src] = int32(n)
+			q = q[:n+1]
+			q[n] = pendFetch{src: src, bytes: b}
+			n++
+		}
+	}
+	a.cursor, a.fetched, a.fetchQ = cursor, fetched, q
+}
+
+// pollBlock is how many outputs pollDense reads between two checks of the
+// fetch list's room.
+const pollBlock = 32
+
 // fetchMore starts fetches up to ParallelCopies and detects the end of the
 // copy phase.
 func (s *sim) fetchMore(a *attempt) {
@@ -305,11 +375,21 @@ func (s *sim) fetchMore(a *attempt) {
 			links[nl], links[nl+1] = s.racks[sn.rack].up, s.racks[dn.rack].down
 			nl += 2
 		}
-		id := s.net.start(s.now, a, cross, b, links[:nl])
+		id := s.net.start(s.now, a, cross, b, links, nl)
 		a.addFlow(id)
-		for _, li := range links[:nl] {
-			s.reschedule(li)
-		}
+		s.rescheduleLinks(links, int8(nl), -1)
+	}
+	if int(a.fetchHead) == len(a.fetchQ) && a.fetchHead > 0 && !s.opts.noCompact && (a.rackFetch || a.pend.dense != nil) {
+		// Every entry taken: the list starts over. It only grew before
+		// (a reducer of a long job relisted a source after each fetch), so
+		// its storage went from line to line of cold memory and past the
+		// pooled size. Valid because the table by node (or rack) accepts
+		// an entry only if the list's entry there names the same source
+		// (fetchIndex.lookup), which an entry added after the reset does
+		// only when it is that source's latest; the hash index trusts its
+		// entry above fetchHead and keeps the growing list.
+		a.fetchQ, a.fetchHead = a.fetchQ[:0], 0
+		s.fetchResets++
 	}
 	if a.nFlight() > 0 || int(a.fetchHead) < len(a.fetchQ) {
 		return
@@ -341,6 +421,28 @@ func (s *sim) reschedule(li int32) {
 	if l.members == 0 || l.at >= 0 && s.net.notBefore(l, l.at) {
 		return // nextDone would be -1, or the event due is no later than it
 	}
+	s.rescheduleDue(l, li)
+}
+
+// rescheduleLinks reschedules the links of a fetch, links[:nl] in order,
+// but skip: reschedule with its early return in the loop (most reschedules
+// end there), one call per fetch instead of one per link.
+func (s *sim) rescheduleLinks(links [4]int32, nl int8, skip int32) {
+	all := s.net.links // rescheduleDue changes links, not the table
+	for _, li := range links[:nl] {
+		if li == skip {
+			continue
+		}
+		l := &all[li]
+		if l.members == 0 || l.at >= 0 && s.net.notBefore(l, l.at) {
+			continue
+		}
+		s.rescheduleDue(l, li)
+	}
+}
+
+// rescheduleDue is reschedule past its early return.
+func (s *sim) rescheduleDue(l *link, li int32) {
 	t := s.net.nextDone(l)
 	if t < 0 || (l.at >= 0 && l.at <= t) {
 		return
@@ -366,11 +468,7 @@ func (s *sim) linkDone(li int32, ver uint32) {
 		fl, nl := f.links, f.nlinks
 		l.bytes += b
 		s.net.finish(s.now, id)
-		for _, x := range fl[:nl] {
-			if x != li {
-				s.reschedule(x)
-			}
-		}
+		s.rescheduleLinks(fl, nl, li)
 		a.removeFlow(id)
 		a.fetched += b
 		if cross {
@@ -406,7 +504,59 @@ func (s *sim) copyDone(a *attempt) {
 // Within a phase it is the share of the phase's work done (bytes for the
 // read and the copy, speed-integrated compute otherwise), never elapsed
 // time over a known end: policies see a slowdown when it happens.
+//
+// It reads the attempt's record only (its copies of the task's, job's and
+// node's constants, see attempt.appID); progressRef reads those records.
 func (s *sim) progress(a *attempt) (p float64, phase string, phaseP float64) {
+	if s.opts.progressRef {
+		return s.progressRef(a)
+	}
+	done := func(from int64, work float64) float64 {
+		if work <= 0 {
+			return 1
+		}
+		return min(1, workUnder(a.degrade, from, s.now, a.spd)/work)
+	}
+	if a.isMap {
+		var f float64
+		if s.now < a.mapEndMS {
+			read := min(a.readMS, max(0, float64(s.now-a.readAt)))
+			f = (read + a.work1*done(a.workAt, a.work1)) / max(1e-9, a.readMS+a.work1)
+			if a.readMS+a.work1 <= 0 {
+				f = 1
+			}
+		} else {
+			f = 1
+		}
+		if a.noReduces {
+			return f, events.PhaseMap, f
+		}
+		if s.now < a.mapEndMS {
+			return f * 2 / 3, events.PhaseMap, f
+		}
+		g := done(a.mapEndMS, a.work2)
+		return 2.0/3 + g/3, events.PhaseSort, g
+	}
+	if a.copyEndMS < 0 {
+		total := a.progBytes
+		f := 1.0
+		if total > 0 {
+			f = min(1, float64(a.fetched)/float64(total))
+		}
+		return f / 3, events.PhaseShuffle, f
+	}
+	if s.now < a.mapEndMS {
+		f := done(a.workAt, a.work1)
+		return 1.0/3 + f/3, events.PhaseMerge, f
+	}
+	f := done(a.mapEndMS, a.work2)
+	return 2.0/3 + f/3, events.PhaseReduce, f
+}
+
+// progressRef is progress reading the task, job and node records, as
+// before the attempt kept copies: the reference TestProgressCopiesSameAsRecords
+// compares against (Options.progressRef).
+func (s *sim) progressRef(a *attempt) (p float64, phase string, phaseP float64) {
 	n := a.node
 	done := func(from int64, work float64) float64 {
 		if work <= 0 {
@@ -452,6 +602,29 @@ func (s *sim) progress(a *attempt) (p float64, phase string, phaseP float64) {
 
 func (s *sim) emitProgress(a *attempt) {
 	p, phase, pp := s.progress(a)
+	if s.opts.progressRef {
+		s.emitProgressRef(a, p, phase, pp)
+		return
+	}
+	ev := s.event(events.TaskProgress)
+	ev.App, ev.Task, ev.Attempt, ev.Progress, ev.Phase = a.appID, a.taskID, a.id, p, phase
+	s.evPhaseP = pp
+	ev.PhaseProgress = &s.evPhaseP
+	if a.isMap {
+		ev.BytesRead = int64(float64(a.progBytes) * min(1, p*1.5))
+		ev.RecordsTotal = a.progBytes / 100
+		ev.RecordsDone = int64(float64(ev.RecordsTotal) * min(1, p*1.5))
+	} else {
+		ev.BytesRead = a.fetched
+		ev.MapsTotal = int(a.nMaps)
+		ev.MapsFetched = min(a.cursor, int(a.nMaps))
+	}
+	s.emit(ev)
+}
+
+// emitProgressRef is emitProgress reading the task and job records
+// (Options.progressRef).
+func (s *sim) emitProgressRef(a *attempt, p float64, phase string, pp float64) {
 	t := a.task
 	ev := s.event(events.TaskProgress)
 	ev.App, ev.Task, ev.Attempt, ev.Progress, ev.Phase = t.job.id, t.id, a.id, p, phase
@@ -477,9 +650,7 @@ func (s *sim) stop(a *attempt) {
 	for _, id := range a.inFlight() {
 		fl, nl := s.net.flows[id].links, s.net.flows[id].nlinks
 		s.net.finish(s.now, id)
-		for _, li := range fl[:nl] {
-			s.reschedule(li)
-		}
+		s.rescheduleLinks(fl, nl, -1)
 	}
 	a.flowN, a.flowMore = 0, nil
 	if a.pend != nil {
@@ -607,7 +778,10 @@ func (s *sim) attemptEnd(a *attempt) {
 	if t.kind == events.Map {
 		j.sumMapMS += ms
 		j.doneMaps++
-		j.outputs = append(j.outputs, mapOut{node: a.node.idx, rack: a.node.rack, bytes: t.outBytes})
+		if int(t.idx) == len(j.maps)-1 {
+			j.lastOut = int32(len(j.outputs)) // its size is outLast (outBytesAt)
+		}
+		j.outputs = append(j.outputs, mapOut{node: a.node.idx, rack: a.node.rack})
 		if j.rackFetch {
 			s.outputAdded(j, int(t.idx) == len(j.maps)-1)
 		}
@@ -703,7 +877,7 @@ func (s *sim) finishJob(j *job) {
 	// results keep the job's counts and sums (see results), not its tasks.
 	j.byNode, j.byRack, j.outputs, j.floorSum, j.waiting, j.outParts = nil, nil, nil, nil, nil, nil
 	j.chunks = rackChunks{}
-	j.replicas, j.recMaps = nil, nil // views of replicas stay with the records kept (keepHistory)
+	j.replicas, j.recMaps, j.pendIDs = nil, nil, nil // views of replicas stay with the records kept (keepHistory)
 	j.anyMap, j.reduceQ = plist{}, plist{}
 	j.nMaps, j.nReds = len(j.maps), len(j.reduces)
 	if !s.opts.keepHistory {

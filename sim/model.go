@@ -196,7 +196,14 @@ func (s *sim) mapTask(j *job, i int32) *task {
 	if int(i) == len(j.maps)-1 {
 		b, o = j.inLast, j.outLast
 	}
-	t := &task{job: j, idx: i, kind: events.Map, id: padID(j.taskPrefix, "m_", int(i), 6), state: taskPending,
+	id := ""
+	if int(i) < len(j.pendIDs) {
+		id, j.pendIDs[i] = j.pendIDs[i], ""
+	}
+	if id == "" {
+		id = padID(j.taskPrefix, "m_", int(i), 6)
+	}
+	t := &task{job: j, idx: i, kind: events.Map, id: id, state: taskPending,
 		bytes: b, outBytes: o, replicas: j.replicasOf(i)}
 	t.workMS = j.spec.MapSPerBlock * 1000 * float64(b) / float64(j.blockBytes)
 	if int(i) < len(j.recMaps) {
@@ -217,17 +224,59 @@ func (j *job) replicasOf(i int32) []int32 {
 	return r
 }
 
-// mapSplits is the input split of map i of j, for its task.pending event.
-func (s *sim) mapSplits(j *job, i int32, replicas []int32) []events.Split {
+// mapSplits is the input split of map i of j, for its task.pending event,
+// at path.
+func (s *sim) mapSplits(j *job, i int32, replicas []int32, path string) []events.Split {
 	b := j.inPer
 	if int(i) == len(j.maps)-1 {
 		b = j.inLast
 	}
-	hosts := make([]string, len(replicas))
+	var sp []events.Split
+	var hosts []string
+	if len(replicas) <= len(splitHosts{}.hosts) {
+		// The split and its hosts in one allocation (the engine keeps
+		// both while the map is pending): a job's maps are reported
+		// pending at its submit, 100,000 at once for FB-2010's largest.
+		sh := &splitHosts{}
+		sp, hosts = sh.split[:], sh.hosts[:len(replicas):len(replicas)]
+	} else {
+		sp, hosts = make([]events.Split, 1), make([]string, len(replicas))
+	}
 	for k, r := range replicas {
 		hosts[k] = s.nodes[r].id
 	}
-	return []events.Split{{Path: padID("/sim/"+j.spec.Name, "/part-", int(i), 5), Offset: 0, Length: b, Hosts: hosts}}
+	sp[0] = events.Split{Path: path, Offset: 0, Length: b, Hosts: hosts}
+	return sp
+}
+
+// splitHosts holds a map's input split and its replica hosts (HDFS's
+// default replication, 3, or fewer).
+type splitHosts struct {
+	split [1]events.Split
+	hosts [3]string
+}
+
+// pendingMapIDs returns map i's task id and its split's path, built in one
+// string (one allocation instead of two; the engine keeps both while the
+// map is pending). The id is kept for mapTask, which would otherwise build
+// it again when the map is launched.
+func (s *sim) pendingMapIDs(j *job, i int32) (id, path string) {
+	b := append(s.idBuf[:0], j.taskPrefix...)
+	b = append(b, "m_"...)
+	b = appendPad(b, int64(i), 6)
+	n := len(b)
+	b = append(b, "/sim/"...)
+	b = append(b, j.spec.Name...)
+	b = append(b, "/part-"...)
+	b = appendPad(b, int64(i), 5)
+	s.idBuf = b
+	both := string(b)
+	id, path = both[:n], both[n:]
+	if j.pendIDs == nil {
+		j.pendIDs = make([]string, len(j.maps))
+	}
+	j.pendIDs[i] = id
+	return id, path
 }
 
 // noCap is a ratio cap that caps nothing (policy.NoCap).
@@ -259,9 +308,19 @@ type pendFetch struct {
 	bytes int64
 }
 
+// mapOut is a finished map's output: where it is. Its size is the job's
+// outPer, or outLast for the last map's (job.outBytesAt): 8 bytes instead
+// of 16 with the size, as every reducer of the job reads every output.
 type mapOut struct {
 	node, rack int32
-	bytes      int64
+}
+
+// outBytesAt is the size of the output at position pos of j.outputs.
+func (j *job) outBytesAt(pos int) int64 {
+	if pos == int(j.lastOut) {
+		return j.outLast
+	}
+	return j.outPer
 }
 
 type job struct {
@@ -285,8 +344,11 @@ type job struct {
 	inPer, inLast, outPer, outLast int64
 	// replicas are the maps' block replica nodes, repl entries per map
 	// (-1 where placeBlock could not place one).
-	replicas    []int32
-	repl        int32
+	replicas []int32
+	repl     int32
+	// pendIDs are the task ids of maps reported pending without a record
+	// (pendingMapIDs), until mapTask makes the record.
+	pendIDs     []string
 	nMaps       int // len(maps) and len(reduces) when the job finished
 	nReds       int
 	byNode      map[int32]*plist
@@ -304,6 +366,7 @@ type job struct {
 	waitStart   int64
 	blocked     bool // skipped for a cap or the ramp-up limit since last check
 	outputs     []mapOut
+	lastOut     int32      // position of the last map's output in outputs, -1 before it
 	chunks      rackChunks // summaries of outputs, for reducers that fetch per rack (rackFetch)
 	outParts    []outParts // map.output partition lists by output size (outputParts)
 	frac        []float64
@@ -335,7 +398,7 @@ type job struct {
 type attempt struct {
 	// The reduce copy state a fetch's end and the next fetch's start read
 	// and write (linkDone, fetchMore) is the record's first cache line
-	// (records are 384 bytes, a multiple of 64, so they start on a line):
+	// (records are 448 bytes, a multiple of 64, so they start on a line):
 	// spread over the record it was three lines per fetch, each a likely
 	// miss.
 	fetchQ    []pendFetch // sources in listing order; fetchHead.. are still to fetch
@@ -353,12 +416,15 @@ type attempt struct {
 	polling   bool
 	inWait    bool
 
-	// Lines 2 and 3: what a progress report reads (policy ticks report
+	// Lines 2 to 4: what a progress report reads (policy ticks report
 	// every running attempt), the version and state every queued event of
-	// the attempt checks, and the poll's cursor.
-	task     *task
-	node     *node
+	// the attempt checks, and the poll's cursor. appID to degrade are the
+	// task's, job's and node's constants a report needs, copied at the
+	// launch: those records are elsewhere in memory, a likely miss each
+	// for every running attempt at every policy tick.
 	id       string
+	appID    string
+	taskID   string
 	mapEndMS int64 // map: end of the map phase; reduce: end of sort
 	// Progress is work done, not time elapsed, so a task slowed down midway
 	// (a degradation window) reports it only from then on.
@@ -369,12 +435,19 @@ type attempt struct {
 	work1     float64 // map compute or reduce merge work, ms at speed 1
 	work2     float64 // map sort or reduce work, ms at speed 1
 	copyEndMS int64
-	partition int
+	progBytes int64 // map: its split's bytes; reduce: its share of its partition (the copy's total)
 	cursor    int
+	degrade   []window // the node's
+	nMaps     int32    // the job's maps
 	ver       uint32
-	over      bool
 	idx       int32
+	over      bool
+	isMap     bool
+	noReduces bool // the job has no reducers
 
+	task      *task
+	node      *node
+	partition int
 	container string
 	spec      bool
 	loc       events.Locality
@@ -533,6 +606,7 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 		byRack:    map[int32]*plist{},
 		floorSum:  map[int64]int64{},
 		waitStart: -1,
+		lastOut:   -1,
 		bind:      map[int]binding{},
 		capMaps:   noCap,
 		capReds:   noCap,
@@ -665,6 +739,11 @@ func splitmix(x uint64) uint64 {
 // n between t0 and t1, integrating the node's degradation windows (the
 // inverse of runFor).
 func workBetween(n *node, t0, t1 int64, speed float64) float64 {
+	return workUnder(n.degrade, t0, t1, speed)
+}
+
+// workUnder is workBetween on a node with the degradation windows degrade.
+func workUnder(degrade []window, t0, t1 int64, speed float64) float64 {
 	if t1 <= t0 {
 		return 0
 	}
@@ -673,7 +752,7 @@ func workBetween(n *node, t0, t1 int64, speed float64) float64 {
 	for t < end {
 		f := 1.0
 		next := end
-		for _, w := range n.degrade {
+		for _, w := range degrade {
 			ft, tt := float64(w.from), float64(w.to)
 			if t >= ft && t < tt {
 				f *= w.factor

@@ -7,6 +7,13 @@ import (
 	"testing"
 )
 
+// startFlow starts a fetch of bytes over links at time 0.
+func startFlow(nw *network, bytes int64, links ...int32) int32 {
+	var l [4]int32
+	copy(l[:], links)
+	return nw.start(0, &attempt{}, false, bytes, l, len(links))
+}
+
 // Processor sharing on one link: two flows share it equally until the
 // smaller one ends, then the other gets the whole link.
 func TestLinkProcessorSharing(t *testing.T) {
@@ -26,7 +33,7 @@ func TestLinkProcessorSharing(t *testing.T) {
 			nw := &network{links: []link{{capB: capB, at: -1}}}
 			ids := make([]int32, len(tc.sizes))
 			for i, b := range tc.sizes {
-				ids[i] = nw.start(0, nil, false, b, []int32{0})
+				ids[i] = startFlow(nw, b, 0)
 			}
 			done := map[int32]int64{}
 			l := &nw.links[0]
@@ -57,11 +64,11 @@ func TestFlowBottleneck(t *testing.T) {
 	capB := 1e9 / 8 / 1000
 	nw := &network{links: []link{{capB: capB, at: -1}, {capB: capB, at: -1}, {capB: capB, at: -1}}}
 	// links: 0 = receiver NIC in, 1 = busy sender out, 2 = idle sender out
-	nw.start(0, nil, false, 1<<40, []int32{1, 0})
-	nw.start(0, nil, false, 1<<40, []int32{1, 0})
-	id := nw.start(0, nil, false, 125_000_000, []int32{2, 0})
-	if f := nw.flows[id]; f.serve != 0 {
-		t.Fatalf("served by link %d, want the receiver's NIC (0)", f.serve)
+	startFlow(nw, 1<<40, 1, 0)
+	startFlow(nw, 1<<40, 1, 0)
+	id := startFlow(nw, 125_000_000, 2, 0)
+	if f := nw.flows[id]; f.serving() != 0 {
+		t.Fatalf("served by link %d, want the receiver's NIC (0)", f.serving())
 	}
 	l := &nw.links[0]
 	if got := nw.nextDone(l); got != 3000 {
@@ -70,7 +77,7 @@ func TestFlowBottleneck(t *testing.T) {
 	// When one of the other flows ends at 1.5 s, the share rises to a half.
 	var other int32
 	for i := range nw.flows {
-		if int32(i) != id && nw.flows[i].active {
+		if int32(i) != id && nw.flows[i].att != nil {
 			other = int32(i)
 			break
 		}
@@ -240,8 +247,8 @@ func TestStartServesLeastShare(t *testing.T) {
 				want, bestShare = li, share
 			}
 		}
-		id := nw.start(0, nil, false, 1000, links)
-		if got := nw.flows[id].serve; got != want {
+		id := startFlow(nw, 1000, links...)
+		if got := nw.flows[id].serving(); got != want {
 			t.Fatalf("links %+v: served by %d, want %d", nw.links, got, want)
 		}
 	}
@@ -272,4 +279,66 @@ func TestFlowListSameAsSlice(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rescheduleLinks does what reschedule does link by link, in order, but
+// the skipped link: random link states (with and without a pending event,
+// empty links) give the same links and the same queued events.
+func TestRescheduleLinksSameAsEach(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	pushed := 0
+	for trial := range 20_000 {
+		base := make([]link, 6)
+		for i := range base {
+			l := newLink(float64(1 + rng.IntN(3)*1000))
+			if rng.IntN(4) > 0 {
+				l.members = 1 + rng.IntN(4)
+				l.traverse = l.members + rng.IntN(4)
+				l.v = float64(rng.IntN(1e6))
+				l.vAt = rng.Int64N(1000)
+				l.headTag = l.v + float64(rng.IntN(1e7))
+			}
+			if rng.IntN(2) == 0 {
+				l.at, l.ver = rng.Int64N(20_000), uint32(rng.IntN(5))
+			}
+			base[i] = l
+		}
+		var links [4]int32
+		nl := 1 + rng.IntN(4)
+		for k, li := range rng.Perm(len(base))[:nl] {
+			links[k] = int32(li)
+		}
+		skip := int32(-1)
+		if rng.IntN(2) == 0 {
+			skip = links[rng.IntN(nl)]
+		}
+		run := func(each bool) ([]link, []item) {
+			s := &sim{now: 500}
+			s.net.links = slices.Clone(base)
+			if each {
+				for _, li := range links[:nl] {
+					if li != skip {
+						s.reschedule(li)
+					}
+				}
+			} else {
+				s.rescheduleLinks(links, int8(nl), skip)
+			}
+			var q []item
+			for s.q.len() > 0 {
+				q = append(q, s.q.pop())
+			}
+			return s.net.links, q
+		}
+		wantL, wantQ := run(true)
+		gotL, gotQ := run(false)
+		pushed += len(wantQ)
+		if !slices.EqualFunc(gotL, wantL, func(a, b link) bool { return a.at == b.at && a.ver == b.ver }) || !slices.Equal(gotQ, wantQ) {
+			t.Fatalf("trial %d: links %v skip %d: queued %v, want %v", trial, links[:nl], skip, gotQ, wantQ)
+		}
+	}
+	if pushed == 0 {
+		t.Fatal("no completion event queued: the test does not exercise rescheduleDue")
+	}
+	t.Logf("%d completion events queued", pushed)
 }

@@ -118,10 +118,10 @@ func (s *sim) pollOutputs(a *attempt, stop int) {
 	shareOut, shareB := a.shareOut, a.shareB
 	fetched := a.fetched
 	q, head := a.fetchQ, int(a.fetchHead)
-	for _, o := range j.outputs[a.cursor:stop] {
-		if o.bytes != shareOut {
+	for k, o := range j.outputs[a.cursor:stop] {
+		if ob := j.outBytesAt(a.cursor + k); ob != shareOut {
 			// A job's outputs have at most two sizes: compute each once.
-			shareOut, shareB = o.bytes, a.task.share(j.partBytes(o.bytes, a.partition))
+			shareOut, shareB = ob, a.task.share(j.partBytes(ob, a.partition))
 		}
 		if o.node == me {
 			fetched += shareB // local output: read from disk in the merge

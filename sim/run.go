@@ -81,6 +81,18 @@ type Options struct {
 	// attempt's slot as soon as it stops, as before records were reused:
 	// the reference TestAttemptReuseChangesNothing compares against.
 	freshAttempts bool
+	// noCompact keeps a reducer's fetch list growing instead of starting
+	// it over when every entry was taken (fetchMore), as before: the
+	// reference TestFetchListCompactionChangesNothing compares against.
+	noCompact bool
+	// pollRef polls with poll's general loop (the hash index's) on every
+	// cluster, as before pollDense: the reference TestPollDenseSameAsLoop
+	// compares against.
+	pollRef bool
+	// progressRef builds progress reports from the task, job and node
+	// records instead of the attempt's copies (progressRef), for
+	// TestProgressCopiesSameAsRecords.
+	progressRef bool
 	// rackChunk, when > 0, is the number of map outputs a chunk summary
 	// of a rack-fetch job holds (rackChunkLen), for tests.
 	rackChunk int
@@ -235,6 +247,7 @@ type sim struct {
 	doneJobs    int
 	lastFinish  int64
 	pendPool    []pendList
+	fetchResets int   // fetch lists started over (fetchMore), for tests
 	chunkLen    int   // outputs per rackChunks summary
 	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
 	holdHorizon int64 // latest expiry of a hint withholding capacity a policy may give back (zero ratio cap, shrunk node)
@@ -710,11 +723,12 @@ func (s *sim) pendingMap(j *job, i int32, t *task) {
 		s.wakeNode(s.nodes[r])
 	}
 	var pref []int32
-	id := ""
+	var id, path string
 	if t != nil {
 		pref, id = t.pref, t.id
+		path = padID("/sim/"+j.spec.Name, "/part-", int(i), 5)
 	} else {
-		id = padID(j.taskPrefix, "m_", int(i), 6)
+		id, path = s.pendingMapIDs(j, i)
 	}
 	for _, r := range pref {
 		j.nodeList(r).push(i)
@@ -725,7 +739,7 @@ func (s *sim) pendingMap(j *job, i int32, t *task) {
 	}
 	ev := s.event(events.TaskPending)
 	ev.App, ev.Task, ev.Kind = j.id, id, events.Map
-	ev.Splits = s.mapSplits(j, i, reps)
+	ev.Splits = s.mapSplits(j, i, reps, path)
 	s.emit(ev)
 }
 
