@@ -15,19 +15,44 @@ type attemptIndex struct {
 	seed  maphash.Seed
 }
 
-type attemptSlot struct {
-	hash uint64 // 0: empty
-	at   *Attempt
+// idSlot is a slot of the id indexes: the id's hash (0: empty) and what
+// the id names.
+type idSlot[P any] struct {
+	hash uint64
+	p    P
 }
 
-// hash is id's hash, never 0 (the index has slots: grow made the seed).
-func (x *attemptIndex) hash(id string) uint64 {
-	h := maphash.String(x.seed, id)
+type attemptSlot = idSlot[*Attempt]
+
+// hashID is id's hash under seed, never 0 (0 marks an empty slot).
+func hashID(seed maphash.Seed, id string) uint64 {
+	h := maphash.String(seed, id)
 	if h == 0 {
 		h = 1
 	}
 	return h
 }
+
+// rehash returns old's slots placed in a table of size slots (a power of
+// two), by linear probing from each hash's home.
+func rehash[P any](old []idSlot[P], size int) []idSlot[P] {
+	slots := make([]idSlot[P], size)
+	mask := uint64(size - 1)
+	for _, s := range old {
+		if s.hash == 0 {
+			continue
+		}
+		i := s.hash & mask
+		for slots[i].hash != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i] = s
+	}
+	return slots
+}
+
+// hash is id's hash (the index has slots: grow made the seed).
+func (x *attemptIndex) hash(id string) uint64 { return hashID(x.seed, id) }
 
 // Len is the number of attempts indexed.
 func (x *attemptIndex) Len() int { return x.n }
@@ -44,8 +69,8 @@ func (x *attemptIndex) get(id string) *Attempt {
 		if s.hash == 0 {
 			return nil
 		}
-		if s.hash == h && s.at.hasID(id) {
-			return s.at
+		if s.hash == h && s.p.hasID(id) {
+			return s.p
 		}
 	}
 }
@@ -70,8 +95,8 @@ func (x *attemptIndex) put(at *Attempt) {
 			x.n++
 			return
 		}
-		if s.hash == h && s.at.hasID(at.ID) {
-			s.at = at
+		if s.hash == h && s.p.hasID(at.ID) {
+			s.p = at
 			return
 		}
 	}
@@ -91,7 +116,7 @@ func (x *attemptIndex) del(id string) {
 		if s.hash == 0 {
 			return
 		}
-		if s.hash == h && s.at.hasID(id) {
+		if s.hash == h && s.p.hasID(id) {
 			break
 		}
 		i = (i + 1) & mask
@@ -113,23 +138,10 @@ func (x *attemptIndex) del(id string) {
 }
 
 func (x *attemptIndex) grow() {
-	old := x.slots
-	size := max(1024, 2*len(old))
 	if x.slots == nil {
 		x.seed = maphash.MakeSeed()
 	}
-	x.slots = make([]attemptSlot, size)
-	mask := uint64(size - 1)
-	for _, s := range old {
-		if s.hash == 0 {
-			continue
-		}
-		i := s.hash & mask
-		for x.slots[i].hash != 0 {
-			i = (i + 1) & mask
-		}
-		x.slots[i] = s
-	}
+	x.slots = rehash(x.slots, max(1024, 2*len(x.slots)))
 }
 
 // nodeIndex finds a node by its id, as attemptIndex finds attempts: a flat
@@ -144,18 +156,9 @@ type nodeIndex struct {
 	seed  maphash.Seed
 }
 
-type nodeSlot struct {
-	hash uint64 // 0: empty
-	n    *Node
-}
+type nodeSlot = idSlot[*Node]
 
-func (x *nodeIndex) hash(id string) uint64 {
-	h := maphash.String(x.seed, id)
-	if h == 0 {
-		h = 1
-	}
-	return h
-}
+func (x *nodeIndex) hash(id string) uint64 { return hashID(x.seed, id) }
 
 // get returns the node with id, or nil.
 func (x *nodeIndex) get(id string) *Node {
@@ -169,8 +172,8 @@ func (x *nodeIndex) get(id string) *Node {
 		if s.hash == 0 {
 			return nil
 		}
-		if s.hash == h && s.n.key.is(id, s.n.ID, "") {
-			return s.n
+		if s.hash == h && s.p.key.is(id, s.p.ID, "") {
+			return s.p
 		}
 	}
 }
@@ -192,21 +195,8 @@ func (x *nodeIndex) add(n *Node) {
 }
 
 func (x *nodeIndex) grow() {
-	old := x.slots
-	size := max(64, 2*len(old))
 	if x.slots == nil {
 		x.seed = maphash.MakeSeed()
 	}
-	x.slots = make([]nodeSlot, size)
-	mask := uint64(size - 1)
-	for _, s := range old {
-		if s.hash == 0 {
-			continue
-		}
-		i := s.hash & mask
-		for x.slots[i].hash != 0 {
-			i = (i + 1) & mask
-		}
-		x.slots[i] = s
-	}
+	x.slots = rehash(x.slots, max(64, 2*len(x.slots)))
 }
