@@ -207,7 +207,11 @@ workload:
 `
 	run := func(sc *Scenario, reg policy.Registry, stack string, ref bool) [3][]byte {
 		var evs, tasks bytes.Buffer
-		s, err := newSim(t.Context(), sc, stack, Options{Registry: reg, Events: &evs, Tasks: &tasks, progressRef: ref})
+		opts := Options{Registry: reg, Events: &evs, Tasks: &tasks}
+		if ref {
+			opts.emitProgressRef = emitProgressRef
+		}
+		s, err := newSim(t.Context(), sc, stack, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,10 +89,11 @@ type Options struct {
 	// cluster, as before pollDense: the reference TestPollDenseSameAsLoop
 	// compares against.
 	pollRef bool
-	// progressRef builds progress reports from the task, job and node
-	// records instead of the attempt's copies (progressRef), for
-	// TestProgressCopiesSameAsRecords.
-	progressRef bool
+	// emitProgressRef, when set, builds and emits progress reports
+	// instead of emitProgress: TestProgressCopiesSameAsRecords sets the
+	// version that reads the task, job and node records, not the
+	// attempt's copies.
+	emitProgressRef func(s *sim, a *attempt)
 	// rackChunk, when > 0, is the number of map outputs a chunk summary
 	// of a rack-fetch job holds (rackChunkLen), for tests.
 	rackChunk int
