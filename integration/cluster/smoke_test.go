@@ -113,9 +113,19 @@ func TestWebHDFSBlockLocationsNameDistinctDatanodes(t *testing.T) {
 		t.Fatalf("close %s: %v", path, err)
 	}
 
-	locs, err := c.BlockLocations(ctx, path)
-	if err != nil {
-		t.Fatal(err)
+	// A datanode reports a finished replica to the NameNode asynchronously
+	// (incremental block report), and the close returns once one replica
+	// is reported: under load a block may list fewer hosts for a moment.
+	// Wait until every block lists all three, as HDFS itself converges.
+	var locs []BlockLocation
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		var err error
+		if locs, err = c.BlockLocations(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+		if allReplicated(locs, 3) || time.Now().After(deadline) {
+			break
+		}
 	}
 	if len(locs) != 3 {
 		t.Fatalf("got %d blocks, want 3: %+v", len(locs), locs)
@@ -467,4 +477,16 @@ func tail(s string, lines int) string {
 		parts = parts[len(parts)-lines:]
 	}
 	return strings.Join(parts, "\n")
+}
+
+// allReplicated reports whether every block lists n distinct hosts.
+func allReplicated(locs []BlockLocation, n int) bool {
+	for _, l := range locs {
+		hosts := slices.Clone(l.Hosts)
+		sort.Strings(hosts)
+		if len(slices.Compact(hosts)) != n {
+			return false
+		}
+	}
+	return len(locs) > 0
 }
