@@ -792,7 +792,9 @@ func (c *earliestCache) fill(ms []Machine) {
 // pass over every machine takes).
 func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeLocal []int, ready float64, tie PowerTie,
 	maxAlts int, fs []float64, alts []int) (Placement, []float64, []int, bool) {
-	cores, frees := ec.cores, ec.frees
+	// ec has an entry per machine; cut to ms, the passes over the
+	// machines read them without bounds checks.
+	cores, frees := ec.cores[:len(ms)], ec.frees[:len(ms)]
 	alts = alts[:0]
 	var c cand
 	if !tie.Power {
@@ -816,17 +818,21 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeL
 		// PowerTie.choose over the machines with a free core, in machine
 		// order, without a candidate list: the earliest finish, then of
 		// the finishes within the tie the one adding the least power.
-		fs = fs[:0]
+		//
+		// Every entry of fs is written (no append per machine) and the
+		// best finish so far is kept in bf, not read back from fs.
+		fs = slices.Grow(fs[:0], len(ms))[:len(ms)]
 		best := -1
+		var bf float64
 		for i := range ms {
 			if cores[i] < 0 {
-				fs = append(fs, 0)
+				fs[i] = 0
 				continue
 			}
 			f := fmax(frees[i], ready) + exec[i]
-			fs = append(fs, f)
-			if best < 0 || f < fs[best]-tieEpsilon {
-				best = i
+			fs[i] = f
+			if best < 0 || f < bf-tieEpsilon {
+				best, bf = i, f
 			}
 		}
 		if best < 0 {
