@@ -2,6 +2,7 @@ package tmar
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -70,6 +71,7 @@ func TestPowerScanSameAsRef(t *testing.T) {
 			}
 			limit := fin[best] + []float64{0, tieEpsilon, 1, math.Inf(1)}[rng.IntN(4)]
 			bl.refresh(fin, en, pres)
+			checkPowerMasks(t, &bl, fin, pres)
 			if got, want := powerScan(fin, en, pres, &bl, best, limit), powerScanRef(fin, en, pres, best, limit); got != want {
 				t.Fatalf("run %d: powerScan %d, the plain pass %d (n %d, best %d, limit %v)", run, got, want, n, best, limit)
 			}
@@ -124,6 +126,36 @@ func TestPlanMapsPowerBlocksSameAsScan(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("instance %d, tie %+v: plan differs\n got %v\nwant %v", iter, tie, got, want)
 			}
+		}
+	}
+}
+
+// checkPowerMasks holds each block's prefix masks to the offers: the k-th
+// holds k+1 machines of the block, grows by one machine at each step,
+// holds no present one finishing after that prefix's last finish and
+// every present one finishing before it.
+func checkPowerMasks(t *testing.T, bl *powerBlocks, fin []float64, pres []bool) {
+	t.Helper()
+	for b := range bl.n {
+		if bl.odd[b] {
+			continue
+		}
+		lo := b * powerBlock
+		prev := uint32(0)
+		for k := range bl.n[b] {
+			m, f := bl.mask[lo+k], bl.fin[lo+k]
+			if bits.OnesCount32(m) != k+1 || m&prev != prev {
+				t.Fatalf("block %d prefix %d: mask %032b after %032b", b, k, m, prev)
+			}
+			for i := lo; i < min(len(fin), lo+powerBlock); i++ {
+				if !pres[i] { // an offer gone may be left in its block untouched
+					continue
+				}
+				if in := m&(1<<(i-lo)) != 0; in && fin[i] > f || !in && fin[i] < f {
+					t.Fatalf("block %d prefix %d (finish %v): machine %d (finish %v) wrongly in or out of the mask %032b", b, k, f, i, fin[i], m)
+				}
+			}
+			prev = m
 		}
 	}
 }

@@ -4,6 +4,7 @@ package tmar
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -516,7 +517,9 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 // the least of them are mostly on busy machines finishing past the window,
 // so a block is read by its offers within the window (a prefix of its
 // finish order) and only the blocks that may hold a new best are scanned,
-// in machine order as before (the comparison is not transitive).
+// in machine order as before (the comparison is not transitive). A scanned
+// block reads only its offers within the window, by the machine bits of
+// that prefix (powerBlocks.mask), not all of its machines.
 func powerScan(fin, en []float64, pres []bool, bl *powerBlocks, best int, limit float64) int {
 	bestE, bestF := en[best], fin[best]
 	en, pres = en[:len(fin)], pres[:len(fin)]
@@ -542,6 +545,20 @@ func powerScan(fin, en []float64, pres []bool, bl *powerBlocks, best int, limit 
 			if me := bl.minE[lo+c-1]; me >= bestE-1e-9 && (me > bestE+1e-9 || sf[0] >= bestF-tieEpsilon) {
 				continue
 			}
+			// The offers within the window are the first c in finish
+			// order: their machines' bits, read lowest first, are the
+			// machines the pass below would not skip, in its order.
+			for m := bl.mask[lo+c-1]; m != 0; m &= m - 1 {
+				i := lo + bits.TrailingZeros32(m)
+				f := fin[i]
+				if !pres[i] || f > limit || i == best {
+					continue
+				}
+				if e := en[i]; e < bestE-1e-9 || (e <= bestE+1e-9 && f < bestF-tieEpsilon) {
+					best, bestE, bestF = i, e, f
+				}
+			}
+			continue
 		}
 		hi := min(len(fin), (b+1)*powerBlock)
 		for i := b * powerBlock; i < hi; i++ {
@@ -557,16 +574,19 @@ func powerScan(fin, en []float64, pres []bool, bl *powerBlocks, best int, limit 
 	return best
 }
 
-// powerBlock is how many machines powerBlocks summarises together.
+// powerBlock is how many machines powerBlocks summarises together (at most
+// 32: powerBlocks.mask has a bit per machine of a block).
 const powerBlock = 32
 
 // powerBlocks is, per block of powerBlock machines, the finishes of the
 // offers present there in ascending order (fin, n of them from the block's
-// first machine's index) and the least energy of each prefix of that order
-// (minE); odd when a finish or an energy is NaN (the block is then always
-// scanned). A block whose offer changed is stale until refresh.
+// first machine's index), the least energy of each prefix of that order
+// (minE) and the machines of each prefix as bits (mask); odd when a finish
+// or an energy is NaN (the block is then always scanned). A block whose
+// offer changed is stale until refresh.
 type powerBlocks struct {
 	fin, minE  []float64 // by machine slot: block b's from b*powerBlock
+	mask       []uint32  // by slot as fin: the machines of that prefix, bit i-b*powerBlock
 	n          []int
 	odd, stale []bool
 	staleList  []int
@@ -578,6 +598,7 @@ type powerBlocks struct {
 func (bl *powerBlocks) reset(n int) {
 	nb := (n + powerBlock - 1) / powerBlock
 	bl.fin, bl.minE = grown(bl.fin, nb*powerBlock), grown(bl.minE, nb*powerBlock)
+	bl.mask = grown(bl.mask, nb*powerBlock)
 	bl.n = grown(bl.n, nb)
 	bl.idx = grown(bl.idx, n)
 	for i := range bl.idx {
@@ -634,10 +655,10 @@ func (bl *powerBlocks) refresh(fin, en []float64, pres []bool) {
 				ord[j], ord[j-1] = ord[j-1], ord[j]
 			}
 		}
-		me := math.Inf(1)
+		me, m := math.Inf(1), uint32(0)
 		for k, i := range ord {
-			me = min(me, en[i])
-			bl.fin[lo+k], bl.minE[lo+k] = fin[i], me
+			me, m = min(me, en[i]), m|1<<(i-lo)
+			bl.fin[lo+k], bl.minE[lo+k], bl.mask[lo+k] = fin[i], me, m
 		}
 	}
 	bl.staleList = bl.staleList[:0]
@@ -771,7 +792,9 @@ func (c *earliestCache) fill(ms []Machine) {
 // pass over every machine takes).
 func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeLocal []int, ready float64, tie PowerTie,
 	maxAlts int, fs []float64, alts []int) (Placement, []float64, []int, bool) {
-	cores, frees := ec.cores, ec.frees
+	// ec has an entry per machine; cut to ms, the passes over the
+	// machines read them without bounds checks.
+	cores, frees := ec.cores[:len(ms)], ec.frees[:len(ms)]
 	alts = alts[:0]
 	var c cand
 	if !tie.Power {
@@ -795,17 +818,21 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeL
 		// PowerTie.choose over the machines with a free core, in machine
 		// order, without a candidate list: the earliest finish, then of
 		// the finishes within the tie the one adding the least power.
-		fs = fs[:0]
+		//
+		// Every entry of fs is written (no append per machine) and the
+		// best finish so far is kept in bf, not read back from fs.
+		fs = slices.Grow(fs[:0], len(ms))[:len(ms)]
 		best := -1
+		var bf float64
 		for i := range ms {
 			if cores[i] < 0 {
-				fs = append(fs, 0)
+				fs[i] = 0
 				continue
 			}
 			f := fmax(frees[i], ready) + exec[i]
-			fs = append(fs, f)
-			if best < 0 || f < fs[best]-tieEpsilon {
-				best = i
+			fs[i] = f
+			if best < 0 || f < bf-tieEpsilon {
+				best, bf = i, f
 			}
 		}
 		if best < 0 {
