@@ -39,20 +39,7 @@ workload:
 func TestFetchListResetChangesNothing(t *testing.T) {
 	reg := plugins.NewRegistry()
 	run := func(yml, stack string, noCompact bool) (*sim, [3][]byte) {
-		var evs, tasks bytes.Buffer
-		s, err := newSim(t.Context(), mustParse(t, yml), stack,
-			Options{Registry: reg, Events: &evs, Tasks: &tasks, noCompact: noCompact})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.run(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		res, err := json.Marshal(s.results())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s, [3][]byte{res, evs.Bytes(), tasks.Bytes()}
+		return runOutputs(t, mustParse(t, yml), stack, Options{Registry: reg, noCompact: noCompact})
 	}
 	for name, yml := range map[string]string{"per-node": shuffleYAML, "per-rack": rackChunkYAML} {
 		for _, stack := range []string{"none", "yarn", "late"} {
@@ -62,11 +49,7 @@ func TestFetchListResetChangesNothing(t *testing.T) {
 				if s.fetchResets == 0 {
 					t.Fatal("no fetch list started over: the test does not exercise the reset")
 				}
-				for i, what := range []string{"results", "event log", "tasks.csv"} {
-					if !bytes.Equal(got[i], want[i]) {
-						t.Errorf("%s differ when fetch lists start over", what)
-					}
-				}
+				sameOutputs(t, got, want, "when fetch lists start over")
 			})
 		}
 	}
@@ -145,14 +128,7 @@ func TestIDsAsFormatted(t *testing.T) {
 func TestPollDenseSameAsLoop(t *testing.T) {
 	reg := plugins.NewRegistry()
 	run := func(sc *Scenario, stack string, ref bool) [3][]byte {
-		var evs, tasks bytes.Buffer
-		s, err := newSim(t.Context(), sc, stack, Options{Registry: reg, Events: &evs, Tasks: &tasks, pollRef: ref})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.run(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+		s, out := runOutputs(t, sc, stack, Options{Registry: reg, pollRef: ref})
 		if s.m.byKind[evFetchPoll] == 0 {
 			t.Fatal("no reducer polled")
 		}
@@ -166,11 +142,7 @@ func TestPollDenseSameAsLoop(t *testing.T) {
 		if !rem && sc.Name == "test.yaml" {
 			t.Error("no job with a last output of another size")
 		}
-		res, err := json.Marshal(s.results())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return [3][]byte{res, evs.Bytes(), tasks.Bytes()}
+		return out
 	}
 	for _, stack := range []string{"none", "yarn", "late"} {
 		for name, load := range map[string]func() *Scenario{
@@ -179,11 +151,7 @@ func TestPollDenseSameAsLoop(t *testing.T) {
 		} {
 			t.Run(name+"/"+stack, func(t *testing.T) {
 				want, got := run(load(), stack, true), run(load(), stack, false)
-				for i, what := range []string{"results", "event log", "tasks.csv"} {
-					if !bytes.Equal(got[i], want[i]) {
-						t.Errorf("%s differ with pollDense", what)
-					}
-				}
+				sameOutputs(t, got, want, "with pollDense")
 			})
 		}
 	}
@@ -206,26 +174,15 @@ workload:
     - {name: b, submit_s: 2, input_mb: 384, reduces: 0, shuffle_ratio: 0, map_s_per_block: 10}
 `
 	run := func(sc *Scenario, reg policy.Registry, stack string, ref bool) [3][]byte {
-		var evs, tasks bytes.Buffer
-		opts := Options{Registry: reg, Events: &evs, Tasks: &tasks}
+		opts := Options{Registry: reg}
 		if ref {
 			opts.emitProgressRef = emitProgressRef
 		}
-		s, err := newSim(t.Context(), sc, stack, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.run(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		res, err := json.Marshal(s.results())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Contains(evs.Bytes(), []byte(`"task.progress"`)) {
+		_, out := runOutputs(t, sc, stack, opts)
+		if !bytes.Contains(out[1], []byte(`"task.progress"`)) {
 			t.Fatal("no progress report")
 		}
-		return [3][]byte{res, evs.Bytes(), tasks.Bytes()}
+		return out
 	}
 	reg := plugins.NewRegistry()
 	type runCase struct {
@@ -244,11 +201,39 @@ workload:
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			want, got := run(c.load(), c.reg, c.stack, true), run(c.load(), c.reg, c.stack, false)
-			for i, what := range []string{"results", "event log", "tasks.csv"} {
-				if !bytes.Equal(got[i], want[i]) {
-					t.Errorf("%s differ when progress reads the attempt's copies", what)
-				}
-			}
+			sameOutputs(t, got, want, "when progress reads the attempt's copies")
 		})
+	}
+}
+
+// runOutputs runs sc under stack with opts, its Events and Tasks set here,
+// and returns the finished sim and its outputs: results.json, the event log
+// and tasks.csv, which the equivalence tests compare byte for byte.
+func runOutputs(t *testing.T, sc *Scenario, stack string, opts Options) (*sim, [3][]byte) {
+	t.Helper()
+	var evs, tasks bytes.Buffer
+	opts.Events, opts.Tasks = &evs, &tasks
+	s, err := newSim(t.Context(), sc, stack, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := json.Marshal(s.results())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, [3][]byte{res, evs.Bytes(), tasks.Bytes()}
+}
+
+// sameOutputs fails t for each of runOutputs' outputs that differ, saying
+// under which change (why).
+func sameOutputs(t *testing.T, got, want [3][]byte, why string) {
+	t.Helper()
+	for i, what := range []string{"results", "event log", "tasks.csv"} {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Errorf("%s differ %s", what, why)
+		}
 	}
 }
