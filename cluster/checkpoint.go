@@ -96,7 +96,7 @@ func (s *State) Checkpoint() *Checkpoint {
 			nc.RunningIDs = append(nc.RunningIDs, at.ID)
 		}
 		nc.Labels = append([]string(nil), n.Labels...)
-		nc.History = append([]LoadSample(nil), n.History...)
+		nc.History = n.History.Clone()
 		c.Nodes = append(c.Nodes, nc)
 	}
 	for _, a := range s.appList {
@@ -147,6 +147,7 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 		*n = nc.Node
 		n.key.set(n.ID, "") // the index's copy of the id, as add made it
 		n.Rack, n.Running = "", nil
+		n.History = nc.History.withCap(s.historyLen) // a ring of the node's own
 		if rack != "" {
 			s.setRack(n, rack)
 		}
