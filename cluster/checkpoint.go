@@ -49,8 +49,14 @@ type GoneCk struct {
 // NodeCk is a node with its stamps.
 type NodeCk struct {
 	Node
-	Reg Stamp `json:"reg_stamp"`
-	HB  Stamp `json:"hb_stamp"`
+	// History is the node's Node.History as a slice, which it shadows in
+	// JSON: the same key in the same place (the last of Node's). A checkpoint
+	// is encoded straight from the slice; a History encodes through its
+	// MarshalJSON, a new []byte per node (about 45 MB more allocated per
+	// save at 10,000 nodes).
+	History []LoadSample `json:"history,omitempty"`
+	Reg     Stamp        `json:"reg_stamp"`
+	HB      Stamp        `json:"hb_stamp"`
 	// RunningIDs keeps the order of the node's running attempts.
 	RunningIDs []string `json:"running,omitempty"`
 }
@@ -96,7 +102,7 @@ func (s *State) Checkpoint() *Checkpoint {
 			nc.RunningIDs = append(nc.RunningIDs, at.ID)
 		}
 		nc.Labels = append([]string(nil), n.Labels...)
-		nc.History = n.History.Clone()
+		nc.Node.History, nc.History = History{}, n.History.Samples()
 		c.Nodes = append(c.Nodes, nc)
 	}
 	for _, a := range s.appList {
@@ -147,7 +153,10 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 		*n = nc.Node
 		n.key.set(n.ID, "") // the index's copy of the id, as add made it
 		n.Rack, n.Running = "", nil
-		n.History = nc.History.withCap(s.historyLen) // a ring of the node's own
+		n.History = History{}
+		if len(nc.History) > 0 { // a ring of the node's own, room for the state's length
+			n.History = History{buildRing(nc.History, max(s.historyLen, len(nc.History)), false)}
+		}
 		if rack != "" {
 			s.setRack(n, rack)
 		}

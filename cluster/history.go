@@ -128,15 +128,6 @@ func (h *History) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// withCap returns a History with h's samples in a ring of its own with room
-// for at least limit samples (Restore: a node's history as the state keeps it).
-func (h History) withCap(limit int) History {
-	if h.Len() == 0 {
-		return History{}
-	}
-	return History{buildRing(h.Samples(), max(limit, h.Len()), false)}
-}
-
 func (r *histRing) cap() int {
 	if r.wide != nil {
 		return len(r.wide)
