@@ -149,6 +149,9 @@ func (s *State) Checkpoint() *Checkpoint {
 	for _, n := range s.nodeList {
 		nc := NodeCk{Node: *n, Reg: exportStamp(n.regStamp), HB: exportStamp(n.hbStamp)}
 		nc.Running = nil
+		if len(n.Running) > 0 {
+			nc.RunningIDs = make([]string, 0, len(n.Running)) // grown by append: 16 slots for 10
+		}
 		for _, at := range n.Running {
 			nc.RunningIDs = append(nc.RunningIDs, at.ID)
 		}
