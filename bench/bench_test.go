@@ -194,7 +194,7 @@ func BenchmarkCheckpointPeak(b *testing.B) {
 		}
 		var msc, ms0, ms1 runtime.MemStats
 		runtime.ReadMemStats(&msc)
-		c := &sidecar.Checkpoint{V: 1, Cluster: eng.State().Checkpoint(), Engine: eng.Checkpoint()}
+		c := &sidecar.Checkpoint{V: 1, Cluster: eng.State().CheckpointForSave(), Engine: eng.Checkpoint()}
 		runtime.ReadMemStats(&ms0)
 		cpu0 := cpuTime()
 		ck := sidecar.ProfileCheckpoints{Store: db}

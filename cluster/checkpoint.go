@@ -142,7 +142,42 @@ func (c *AttemptCk) attempt() *Attempt {
 }
 
 // Checkpoint returns a restorable deep copy of the state.
-func (s *State) Checkpoint() *Checkpoint {
+func (s *State) Checkpoint() *Checkpoint { return s.checkpoint(true) }
+
+// CheckpointForSave is Checkpoint with each node's history left in its
+// compact form: NodeCk.Node.History holds a copy of the node's ring and
+// NodeCk.History is nil. The loop's copy of the state for a save is then
+// about 10 MB smaller at 10,000 nodes (a ring of 64 samples is about 500
+// bytes, the slice 1.5 KB). Its JSON lacks the histories until
+// FillHistories, or NodeCk.WithSamples per node (the chunked save, which
+// needs no slice per node); Restore takes either form.
+func (s *State) CheckpointForSave() *Checkpoint { return s.checkpoint(false) }
+
+// FillHistories gives every node whose NodeCk.History is nil its history as
+// that slice (a CheckpointForSave as Checkpoint would have made it).
+func (c *Checkpoint) FillHistories() {
+	for i := range c.Nodes {
+		nc := &c.Nodes[i]
+		if nc.History == nil {
+			nc.History, nc.Node.History = nc.Node.History.Samples(), History{}
+		}
+	}
+}
+
+// WithSamples returns nc with its compact history (CheckpointForSave) as
+// NodeCk.History in buf's array, for encoding: nc itself when it has no
+// compact history. buf is the array to reuse, returned for the next call.
+func (nc *NodeCk) WithSamples(tmp *NodeCk, buf []LoadSample) (*NodeCk, []LoadSample) {
+	if nc.History != nil || nc.Node.History.Len() == 0 {
+		return nc, buf
+	}
+	*tmp = *nc
+	buf = nc.Node.History.appendTo(buf[:0])
+	tmp.History, tmp.Node.History = buf, History{}
+	return tmp, buf
+}
+
+func (s *State) checkpoint(histories bool) *Checkpoint {
 	c := &Checkpoint{V: CheckpointVersion, HistoryLen: s.historyLen, Now: s.now,
 		Nodes: make([]NodeCk, 0, len(s.nodeList)), Apps: make([]AppCk, 0, len(s.appList)),
 		Attempts: make([]AttemptCk, 0, s.attempts.Len())}
@@ -156,7 +191,11 @@ func (s *State) Checkpoint() *Checkpoint {
 			nc.RunningIDs = append(nc.RunningIDs, at.ID)
 		}
 		nc.Labels = append([]string(nil), n.Labels...)
-		nc.Node.History, nc.History = History{}, n.History.Samples()
+		if histories {
+			nc.Node.History, nc.History = History{}, n.History.Samples()
+		} else {
+			nc.Node.History = n.History.copyRing()
+		}
 		c.Nodes = append(c.Nodes, nc)
 	}
 	for _, a := range s.appList {
@@ -203,8 +242,12 @@ func Restore(c *Checkpoint, opts ...Option) (*State, error) {
 		n.key.set(n.ID, "") // the index's copy of the id, as add made it
 		n.Rack, n.Running = "", nil
 		n.History = History{}
-		if len(nc.History) > 0 { // a ring of the node's own, room for the state's length
-			n.History = History{buildRing(nc.History, max(s.historyLen, len(nc.History)), false)}
+		samples := nc.History
+		if samples == nil { // CheckpointForSave's form
+			samples = nc.Node.History.Samples()
+		}
+		if len(samples) > 0 { // a ring of the node's own, room for the state's length
+			n.History = History{buildRing(samples, max(s.historyLen, len(samples)), false)}
 		}
 		if rack != "" {
 			s.setRack(n, rack)

@@ -91,11 +91,26 @@ func (h History) Samples() []LoadSample {
 	if h.Len() == 0 {
 		return nil
 	}
-	out := make([]LoadSample, h.Len())
-	for i := range out {
-		out[i] = h.At(i)
+	return h.appendTo(make([]LoadSample, 0, h.Len()))
+}
+
+// appendTo appends the samples, oldest first, to dst.
+func (h History) appendTo(dst []LoadSample) []LoadSample {
+	for i := range h.Len() {
+		dst = append(dst, h.At(i))
 	}
-	return out
+	return dst
+}
+
+// copyRing returns a copy of h's ring as it is laid out (Clone rebuilds it
+// canonically, through a slice of the samples).
+func (h History) copyRing() History {
+	if h.r == nil {
+		return History{}
+	}
+	r := *h.r
+	r.wide, r.off, r.idx, r.pal = slices.Clone(r.wide), slices.Clone(r.off), slices.Clone(r.idx), slices.Clone(r.pal)
+	return History{&r}
 }
 
 // Clone returns a copy of h that shares nothing with it. Its layout depends

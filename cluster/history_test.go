@@ -7,7 +7,10 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"testing"
+
+	"github.com/rmsidecar/rmsidecar/events"
 )
 
 // sliceAdd is State.addSample as it was on a []LoadSample: the reference
@@ -184,5 +187,52 @@ func TestHistoryOfKeepsAnyOrder(t *testing.T) {
 	in := []LoadSample{{TS: 5, Load1: 1}, {TS: 3, Load1: 2}, {TS: 3, CPUUtil: 1}, {TS: math.MinInt64}, {TS: math.MaxInt64}}
 	for n := range len(in) + 1 {
 		sameSamples(t, n, HistoryOf(in[:n]...), in[:n])
+	}
+}
+
+// TestCheckpointForSave: CheckpointForSave is Checkpoint with the
+// histories compact: filled, it equals Checkpoint; each node WithSamples
+// writes Checkpoint's JSON; it restores to the same state; and it shares no
+// ring with the state.
+func TestCheckpointForSave(t *testing.T) {
+	evs := readLog(t, sampleLog)
+	s := build(evs)
+	for i := range 100 { // many samples, few and many values
+		ev := events.Event{ID: "x" + strconv.Itoa(i), Type: events.NodeHeartbeat, TS: s.Now() + int64(i)*1000,
+			Node: s.Nodes()[i%len(s.Nodes())].ID, Load1: float64(i % 3), CPUUtil: float64(i) / 7}
+		s.Apply(&ev)
+	}
+	want := s.Checkpoint()
+	got := s.CheckpointForSave()
+	var tmp NodeCk
+	var buf []LoadSample
+	for i := range got.Nodes {
+		nc, b := got.Nodes[i].WithSamples(&tmp, buf)
+		buf = b
+		gj, err := json.Marshal(nc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wj, _ := json.Marshal(&want.Nodes[i])
+		if string(gj) != string(wj) {
+			t.Fatalf("node %d json\n got %s\nwant %s", i, gj, wj)
+		}
+	}
+	restored, err := Restore(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := snapshotJSON(t, restored), snapshotJSON(t, s); g != w {
+		t.Fatalf("restored snapshot differs\n got %s\nwant %s", g, w)
+	}
+	before := s.Nodes()[0].History.Samples()
+	ev := events.Event{ID: "y", Type: events.NodeHeartbeat, TS: s.Now() + 1e6, Node: s.Nodes()[0].ID, Load1: 99}
+	s.Apply(&ev)
+	if !reflect.DeepEqual(got.Nodes[0].Node.History.Samples(), before) {
+		t.Error("the checkpoint's history changed with the state")
+	}
+	got.FillHistories()
+	if !reflect.DeepEqual(got, want) {
+		t.Error("filled, CheckpointForSave differs from Checkpoint")
 	}
 }
