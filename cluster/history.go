@@ -17,8 +17,8 @@ import (
 // the distinct float64 values the ring holds (loads repeat: used vcores are
 // integers, utilisation their quotients), 6 bytes a sample instead of 24.
 // A ring whose samples have too many distinct values (or span more than 49
-// days) holds them as LoadSamples instead, so it is never bigger than the
-// slice was. Either way At returns exactly the float64 values that were
+// days) holds them as LoadSamples instead: at worst the slice's size plus
+// the ring's 112-byte header. Either way At returns exactly the float64 values that were
 // added (the palette compares bits), which a float32 sample did not.
 //
 // A History is read through Len, At and Search; the zero History is empty.
