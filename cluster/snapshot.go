@@ -34,7 +34,7 @@ func (s *State) Snapshot() Snapshot {
 	for _, n := range s.nodeList {
 		c := *n
 		c.Running = nil
-		c.History = slices.Clone(n.History)
+		c.History = n.History.Clone()
 		snap.Nodes = append(snap.Nodes, c)
 	}
 	slices.SortFunc(snap.Nodes, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })

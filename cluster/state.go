@@ -3,7 +3,6 @@ package cluster
 import (
 	"hash/maphash"
 	"slices"
-	"sort"
 
 	"github.com/rmsidecar/rmsidecar/events"
 )
@@ -256,35 +255,7 @@ func (s *State) nodeHeartbeat(ev *events.Event) bool {
 
 // addSample keeps the newest historyLen samples sorted by time, one per ts.
 func (s *State) addSample(n *Node, smp LoadSample) bool {
-	h := n.History
-	if k := len(h); k >= s.historyLen && h[k-1].TS < smp.TS {
-		// Full: shift the oldest out in place. Appending and then
-		// reslicing the front, as before, let every node's array grow to
-		// about twice historyLen (30 MB instead of 15 at 10,000 nodes) and
-		// reallocate it over and over.
-		h = h[k-s.historyLen:]
-		copy(h, h[1:])
-		h[len(h)-1] = smp
-		n.History = h
-		return true
-	}
-	if k := len(h); k == 0 || h[k-1].TS < smp.TS {
-		h = append(h, smp)
-	} else {
-		i := sort.Search(len(h), func(i int) bool { return h[i].TS >= smp.TS })
-		if h[i].TS == smp.TS {
-			return false
-		}
-		if len(h) >= s.historyLen && i == 0 {
-			return false // older than everything kept
-		}
-		h = slices.Insert(h, i, smp)
-	}
-	if len(h) > s.historyLen {
-		h = h[len(h)-s.historyLen:]
-	}
-	n.History = h
-	return true
+	return n.History.add(smp, s.historyLen)
 }
 
 func (s *State) app(id string) *App {

@@ -160,7 +160,7 @@ func TestOlderEventDoesNotUndoNewer(t *testing.T) {
 			},
 			check: func(t *testing.T, s *State) {
 				n := s.Node("n")
-				if n.Load1 != 2 || len(n.History) != 2 || n.History[0].TS != 10 {
+				if n.Load1 != 2 || n.History.Len() != 2 || n.History.At(0).TS != 10 {
 					t.Errorf("node = %+v", n)
 				}
 			},
@@ -225,7 +225,7 @@ func TestHistoryBound(t *testing.T) {
 		ev := events.Event{ID: "h", Type: events.NodeHeartbeat, TS: int64(i), Node: "n"}
 		s.Apply(&ev)
 	}
-	h := s.Node("n").History
+	h := s.Node("n").History.Samples()
 	if len(h) != 3 || h[0].TS != 3 || h[2].TS != 5 {
 		t.Fatalf("history = %+v, want ts 3,4,5", h)
 	}

@@ -64,7 +64,7 @@ type Node struct {
 	hbStamp            stamp
 
 	// History holds the newest heartbeat samples, oldest first.
-	History []LoadSample `json:"history,omitempty"`
+	History History `json:"history,omitzero"`
 
 	// Running lists the attempts currently running on this node (order of arrival).
 	Running []*Attempt `json:"-"`

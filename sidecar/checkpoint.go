@@ -61,6 +61,9 @@ type ProfileCheckpoints struct {
 func (p ProfileCheckpoints) Save(ctx context.Context, c *Checkpoint) error {
 	cs, ok := p.Store.(chunkStore)
 	if !ok {
+		if c.Cluster != nil {
+			c.Cluster.FillHistories() // one record of JSON: the histories as slices
+		}
 		if err := p.Store.Put(ctx, checkpointNS, checkpointKey, c); err != nil {
 			return fmt.Errorf("save checkpoint: %w", err)
 		}

@@ -181,7 +181,9 @@ func (w *chunkWriter) flush(ctx context.Context, ns string) error {
 // writeSection stores items as JSON arrays of about w.limit bytes each.
 // omitEmpty mirrors the field's JSON tag: an empty list then loads as nil,
 // as format 1 loaded it.
-func writeSection[T any](ctx context.Context, w *chunkWriter, name string, items []T, omitEmpty bool) (sectionHead, error) {
+// prep, when set, returns what to encode for an item (nodes: the item with
+// its compact history as the JSON's slice).
+func writeSection[T any](ctx context.Context, w *chunkWriter, name string, items []T, omitEmpty bool, prep func(*T) *T) (sectionHead, error) {
 	h := sectionHead{Name: name, Items: len(items), Null: items == nil || (omitEmpty && len(items) == 0)}
 	if h.Null {
 		h.Items = 0
@@ -194,7 +196,11 @@ func writeSection[T any](ctx context.Context, w *chunkWriter, name string, items
 			w.buf.WriteByte(',')
 		}
 		// A pointer, so that the item is not copied into an interface.
-		if err := w.enc.Encode(&items[i]); err != nil {
+		item := &items[i]
+		if prep != nil {
+			item = prep(item)
+		}
+		if err := w.enc.Encode(item); err != nil {
 			return h, fmt.Errorf("%s[%d]: %w", name, i, err)
 		}
 		if w.buf.Len() >= w.limit {
@@ -249,23 +255,32 @@ func saveChunked(ctx context.Context, store chunkStore, c *Checkpoint, limit int
 		cl := *c.Cluster
 		cl.Nodes, cl.Apps, cl.Attempts, cl.Gone = nil, nil, nil, nil
 		hdr.Cluster = &cl
-		if err := add(writeSection(ctx, w, secNodes, c.Cluster.Nodes, false)); err != nil {
+		// A node of CheckpointForSave holds its history compact: encoded
+		// through one reused slice rather than a slice per node.
+		var tmp cluster.NodeCk
+		var samples []cluster.LoadSample
+		withSamples := func(nc *cluster.NodeCk) *cluster.NodeCk {
+			var out *cluster.NodeCk
+			out, samples = nc.WithSamples(&tmp, samples)
+			return out
+		}
+		if err := add(writeSection(ctx, w, secNodes, c.Cluster.Nodes, false, withSamples)); err != nil {
 			return err
 		}
-		if err := add(writeSection(ctx, w, secApps, c.Cluster.Apps, false)); err != nil {
+		if err := add(writeSection(ctx, w, secApps, c.Cluster.Apps, false, nil)); err != nil {
 			return err
 		}
-		if err := add(writeSection(ctx, w, secAttempts, c.Cluster.Attempts, false)); err != nil {
+		if err := add(writeSection(ctx, w, secAttempts, c.Cluster.Attempts, false, nil)); err != nil {
 			return err
 		}
-		if err := add(writeSection(ctx, w, secGone, c.Cluster.Gone, true)); err != nil {
+		if err := add(writeSection(ctx, w, secGone, c.Cluster.Gone, true, nil)); err != nil {
 			return err
 		}
 	}
-	if err := add(writeSection(ctx, w, secActive, c.Engine.Active, true)); err != nil {
+	if err := add(writeSection(ctx, w, secActive, c.Engine.Active, true, nil)); err != nil {
 		return err
 	}
-	if err := add(writeSection(ctx, w, secOutbox, c.Outbox, true)); err != nil {
+	if err := add(writeSection(ctx, w, secOutbox, c.Outbox, true, nil)); err != nil {
 		return err
 	}
 	// The flip: the header names the new generation, and every other

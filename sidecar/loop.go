@@ -645,7 +645,7 @@ func (l *Loop) startCheckpoint(ctx context.Context, reply chan barrierResult) {
 		return
 	}
 	l.begun.Add(1)
-	c := &Checkpoint{V: 1, Cluster: l.eng.State().Checkpoint(), Engine: l.eng.Checkpoint(), Positions: positionsOf(pos),
+	c := &Checkpoint{V: 1, Cluster: l.eng.State().CheckpointForSave(), Engine: l.eng.Checkpoint(), Positions: positionsOf(pos),
 		Outbox: outbox}
 	l.dirty = false
 	l.mu.Unlock()

@@ -215,25 +215,26 @@ func (p *Plugin) track(v cluster.View, at *cluster.Attempt) *attemptTrack {
 		return tr
 	}
 	var (
-		hist   []cluster.LoadSample
+		hist   cluster.History
 		vcores int
 	)
 	if n := v.Node(at.Node); n != nil {
 		hist, vcores = n.History, n.VCores
 	}
 	// Algorithm 1 line 4: the load when the attempt started seeds the series.
-	i, _ := slices.BinarySearchFunc(hist, at.StartTS+1, func(s cluster.LoadSample, ts int64) int {
-		return int(min(max(s.TS-ts, -1), 1))
-	})
+	i := hist.Search(at.StartTS + 1)
 	z0 := 0.0
 	switch {
 	case i > 0:
-		z0 = p.z(hist[i-1].Load1, hist[i-1].CPUUtil, vcores)
-	case len(hist) > 0:
-		z0 = p.z(hist[0].Load1, hist[0].CPUUtil, vcores)
+		s := hist.At(i - 1)
+		z0 = p.z(s.Load1, s.CPUUtil, vcores)
+	case hist.Len() > 0:
+		s := hist.At(0)
+		z0 = p.z(s.Load1, s.CPUUtil, vcores)
 	}
 	tr := &attemptTrack{load: newLoadSeries(at.StartTS, z0, p.cfg.K)}
-	for _, s := range hist[i:] {
+	for j := i; j < hist.Len(); j++ {
+		s := hist.At(j)
 		tr.load.observe(s.TS, p.z(s.Load1, s.CPUUtil, vcores), p.cfg.Delta.Milliseconds())
 	}
 	p.tracks[at.ID] = tr

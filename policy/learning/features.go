@@ -52,8 +52,8 @@ func nodeFeatures(n *cluster.Node) Features {
 	f.DiskBps = reading(n, MetricDiskBps)
 	f.NetBps = reading(n, MetricNetBps)
 	f.ContainersPerCore = reading(n, MetricContainersPerCore)
-	if h := n.History; len(h) >= 2 {
-		f.LoadTrend = (h[len(h)-1].Load1 - h[len(h)-2].Load1) / float64(max(1, n.VCores))
+	if h := n.History; h.Len() >= 2 {
+		f.LoadTrend = (h.At(h.Len()-1).Load1 - h.At(h.Len()-2).Load1) / float64(max(1, n.VCores))
 	}
 	return f
 }

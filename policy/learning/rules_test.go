@@ -99,7 +99,7 @@ func TestFeatureBinsInRange(t *testing.T) {
 }
 
 func TestNodeFeaturesTrend(t *testing.T) {
-	n := &cluster.Node{VCores: 4, Load1: 3, History: []cluster.LoadSample{{TS: 1, Load1: 2}, {TS: 2, Load1: 3}}}
+	n := &cluster.Node{VCores: 4, Load1: 3, History: cluster.HistoryOf(cluster.LoadSample{TS: 1, Load1: 2}, cluster.LoadSample{TS: 2, Load1: 3})}
 	f := nodeFeatures(n)
 	if f.LoadPerCore != 0.75 || f.LoadTrend != 0.25 {
 		t.Fatalf("load per core %g trend %g, want 0.75 0.25", f.LoadPerCore, f.LoadTrend)

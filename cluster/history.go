@@ -1,0 +1,321 @@
+package cluster
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"sort"
+)
+
+// History is a node's newest heartbeat samples, oldest first, at most the
+// state's history length (WithHistoryLen), one per timestamp.
+//
+// It is held in a per-node ring rather than a []LoadSample: at 10,000 nodes
+// of 64 samples the slices were 15 MB, 15 % of the live state, and adding a
+// sample to a full slice shifted 1.5 KB. A ring keeps a sample's time as 4
+// bytes from a base and its two values as 1-byte indexes into a palette of
+// the distinct float64 values the ring holds (loads repeat: used vcores are
+// integers, utilisation their quotients), 6 bytes a sample instead of 24.
+// A ring whose samples have too many distinct values (or span more than 49
+// days) holds them as LoadSamples instead: at worst the slice's size plus
+// the ring's 112-byte header. Either way At returns exactly the float64 values that were
+// added (the palette compares bits), which a float32 sample did not.
+//
+// A History is read through Len, At and Search; the zero History is empty.
+// Copying a Node shares its ring: use Clone for a copy of one's own.
+type History struct{ r *histRing }
+
+// histRing is a History's storage: n samples from slot head on, cyclically
+// over cap slots, either wide (LoadSamples) or compact (offsets and
+// palette indexes).
+type histRing struct {
+	base    int64 // compact: the time of offset 0, never after the oldest sample
+	head, n int32
+	wide    []LoadSample // len cap when wide, else nil
+	off     []uint32     // compact: TS - base per slot (len cap)
+	idx     []uint8      // compact: palette indexes of Load1 and CPUUtil per slot (len 2·cap)
+	pal     []float64    // compact: the values the indexes name
+}
+
+// HistoryOf returns a History holding samples (sorted by time, one per
+// time), for tests and tools that build nodes by hand.
+func HistoryOf(samples ...LoadSample) History {
+	return History{buildRing(samples, len(samples), false)}
+}
+
+// Len is the number of samples.
+func (h History) Len() int {
+	if h.r == nil {
+		return 0
+	}
+	return int(h.r.n)
+}
+
+// IsZero reports whether h holds no sample (encoding/json's omitzero, which
+// leaves an empty history out of a node as omitempty did for the slice).
+func (h History) IsZero() bool { return h.Len() == 0 }
+
+// At returns the i-th sample, oldest first (0 <= i < Len).
+func (h History) At(i int) LoadSample {
+	r := h.r
+	if i < 0 || i >= int(r.n) {
+		panic("cluster: History.At index out of range")
+	}
+	s := r.slot(i)
+	if r.wide != nil {
+		return r.wide[s]
+	}
+	return LoadSample{TS: r.base + int64(r.off[s]), Load1: r.pal[r.idx[2*s]], CPUUtil: r.pal[r.idx[2*s+1]]}
+}
+
+// TS returns the time of the i-th sample (At(i).TS without the values).
+func (h History) TS(i int) int64 {
+	r := h.r
+	if i < 0 || i >= int(r.n) {
+		panic("cluster: History.TS index out of range")
+	}
+	s := r.slot(i)
+	if r.wide != nil {
+		return r.wide[s].TS
+	}
+	return r.base + int64(r.off[s])
+}
+
+// Search returns the smallest i with At(i).TS >= ts (Len if there is none).
+func (h History) Search(ts int64) int {
+	return sort.Search(h.Len(), func(i int) bool { return h.TS(i) >= ts })
+}
+
+// Samples returns a copy of the samples, oldest first (nil when empty).
+func (h History) Samples() []LoadSample {
+	if h.Len() == 0 {
+		return nil
+	}
+	return h.appendTo(make([]LoadSample, 0, h.Len()))
+}
+
+// appendTo appends the samples, oldest first, to dst.
+func (h History) appendTo(dst []LoadSample) []LoadSample {
+	for i := range h.Len() {
+		dst = append(dst, h.At(i))
+	}
+	return dst
+}
+
+// copyRing returns a copy of h's ring as it is laid out (Clone rebuilds it
+// canonically, through a slice of the samples).
+func (h History) copyRing() History {
+	if h.r == nil {
+		return History{}
+	}
+	r := *h.r
+	r.wide, r.off, r.idx, r.pal = slices.Clone(r.wide), slices.Clone(r.off), slices.Clone(r.idx), slices.Clone(r.pal)
+	return History{&r}
+}
+
+// Clone returns a copy of h that shares nothing with it. Its layout depends
+// only on the samples, so clones of equal histories are deeply equal
+// (Snapshot compares states that way).
+func (h History) Clone() History {
+	if h.Len() == 0 {
+		return History{}
+	}
+	return HistoryOf(h.Samples()...)
+}
+
+// MarshalJSON writes the samples as the JSON array the []LoadSample field
+// was, so checkpoints and snapshots keep their format.
+func (h History) MarshalJSON() ([]byte, error) {
+	s := h.Samples()
+	if s == nil {
+		return []byte("null"), nil
+	}
+	return json.Marshal(s)
+}
+
+// UnmarshalJSON reads that array.
+func (h *History) UnmarshalJSON(b []byte) error {
+	var s []LoadSample
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*h = HistoryOf(s...)
+	return nil
+}
+
+func (r *histRing) cap() int {
+	if r.wide != nil {
+		return len(r.wide)
+	}
+	return len(r.off)
+}
+
+func (r *histRing) slot(i int) int {
+	s := int(r.head) + i
+	if c := r.cap(); s >= c {
+		s -= c
+	}
+	return s
+}
+
+// palLimit is how many values a compact ring's palette may hold before it
+// is rebuilt from the samples held: twice the slots (at most 255, the
+// largest 1-byte index), so a compact ring (6 bytes a slot, 8 a palette
+// entry) stays smaller than a wide one (24 bytes a slot).
+func palLimit(cap int) int { return min(2*cap, 255) }
+
+// buildRing returns a ring of cap slots (cap >= len(samples)) holding
+// samples: compact when their values are few enough (at most half the
+// palette limit, a quarter when the ring was wide, so that a ring whose
+// values hover at the limit does not switch back and forth) and their
+// times are at most 2^32 ms after the first's, else wide.
+func buildRing(samples []LoadSample, cap int, wasWide bool) *histRing {
+	if cap == 0 {
+		return nil
+	}
+	r := &histRing{n: int32(len(samples))}
+	limit := palLimit(cap) / 2
+	if wasWide {
+		limit /= 2
+	}
+	compact := true
+	var pal []float64
+	for _, s := range samples {
+		// Offsets from the first sample's time. Unsigned: the difference of
+		// two int64 times may not fit an int64. A history out of time order
+		// (a hand-made checkpoint) is held as it is, wide.
+		if s.TS < samples[0].TS || uint64(s.TS)-uint64(samples[0].TS) > math.MaxUint32 {
+			compact = false
+			break
+		}
+	}
+	if compact {
+		for _, s := range samples {
+			for _, v := range [2]float64{s.Load1, s.CPUUtil} {
+				if palIndex(pal, v) < 0 {
+					pal = append(pal, v)
+				}
+			}
+			if len(pal) > limit {
+				compact = false
+				break
+			}
+		}
+	}
+	if !compact {
+		r.wide = make([]LoadSample, cap)
+		copy(r.wide, samples)
+		return r
+	}
+	r.pal = slices.Clone(pal) // exactly the values: most rings hold a few
+	r.off, r.idx = make([]uint32, cap), make([]uint8, 2*cap)
+	if len(samples) > 0 {
+		r.base = samples[0].TS
+	}
+	for i, s := range samples {
+		r.off[i] = uint32(s.TS - r.base)
+		r.idx[2*i], r.idx[2*i+1] = uint8(palIndex(pal, s.Load1)), uint8(palIndex(pal, s.CPUUtil))
+	}
+	return r
+}
+
+// palIndex returns the index of v's bits in pal, or -1.
+func palIndex(pal []float64, v float64) int {
+	b := math.Float64bits(v)
+	for i, p := range pal {
+		if math.Float64bits(p) == b {
+			return i
+		}
+	}
+	return -1
+}
+
+// add keeps the newest limit samples sorted by time, one per time, as
+// State.addSample did on a []LoadSample (TestHistoryMatchesSlice), and
+// reports whether h changed.
+func (h *History) add(smp LoadSample, limit int) bool {
+	r := h.r
+	if r == nil {
+		h.r = buildRing([]LoadSample{smp}, max(limit, 1), false)
+		return true
+	}
+	if r.n > 0 && h.TS(int(r.n)-1) < smp.TS && r.cap() >= limit {
+		r.push(smp, limit)
+		return true
+	}
+	// Out of order, or a limit above the ring's size: the slice's
+	// algorithm on the samples, then a ring built from them.
+	s := h.Samples()
+	if k := len(s); k == 0 || s[k-1].TS < smp.TS {
+		s = append(s, smp)
+	} else {
+		i := sort.Search(len(s), func(i int) bool { return s[i].TS >= smp.TS })
+		if s[i].TS == smp.TS {
+			return false
+		}
+		if len(s) >= limit && i == 0 {
+			return false // older than everything kept
+		}
+		s = slices.Insert(s, i, smp)
+	}
+	if len(s) > limit {
+		s = s[len(s)-limit:]
+	}
+	h.r = buildRing(s, max(limit, r.cap()), r.wide != nil)
+	return true
+}
+
+// push appends smp, newer than every sample held, dropping the oldest
+// beyond limit (limit <= cap).
+func (r *histRing) push(smp LoadSample, limit int) {
+	if over := int(r.n) + 1 - limit; over > 0 {
+		r.head = int32(r.slot(over))
+		r.n -= int32(over)
+	}
+	c := r.cap()
+	s := r.slot(int(r.n))
+	if r.wide != nil {
+		r.wide[s] = smp
+		r.n++
+		// Once per turn of the ring, see whether the samples held have
+		// become few-valued enough to be compact again.
+		if s == c-1 {
+			if nr := buildRing(History{r}.Samples(), c, true); nr.wide == nil {
+				*r = *nr
+			}
+		}
+		return
+	}
+	if r.n == 0 {
+		r.base = smp.TS
+	}
+	li, ui := palIndex(r.pal, smp.Load1), palIndex(r.pal, smp.CPUUtil)
+	need := 0
+	if li < 0 {
+		need++
+	}
+	if ui < 0 && (li >= 0 || math.Float64bits(smp.CPUUtil) != math.Float64bits(smp.Load1)) {
+		need++
+	}
+	if uint64(smp.TS)-uint64(r.base) > math.MaxUint32 || len(r.pal)+need > palLimit(c) {
+		// Offset or palette out of room: rebuild from the samples held,
+		// which rebases the offsets and drops values no longer used (or
+		// makes the ring wide).
+		all := append(History{r}.Samples(), smp)
+		*r = *buildRing(all, c, false)
+		return
+	}
+	if li < 0 {
+		li = len(r.pal)
+		r.pal = append(r.pal, smp.Load1)
+	}
+	if ui < 0 {
+		if ui = palIndex(r.pal, smp.CPUUtil); ui < 0 {
+			ui = len(r.pal)
+			r.pal = append(r.pal, smp.CPUUtil)
+		}
+	}
+	r.off[s] = uint32(smp.TS - r.base)
+	r.idx[2*s], r.idx[2*s+1] = uint8(li), uint8(ui)
+	r.n++
+}
