@@ -45,6 +45,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.execKey = execKey{} // the machines changed: Place's cached Map_Matrix column is stale
 	p.early.ok = false
 	meanGB := map[*cluster.App]float64{}
+	var app appRows // the rows and rate of the last running map's app
 	// Every machine's cores live in one buffer, reused from the model
 	// before (no one keeps a model's vectors past the next rebuild).
 	total := 0
@@ -78,7 +79,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			}
 			var est float64
 			if at.Task.Kind == events.Map {
-				est = p.mapExec(ctx, at.Task, n)
+				est = p.mapExecOf(ctx, &app, at.Task, n)
 			} else {
 				gb, ok := meanGB[at.Task.App]
 				if _, planned := p.plans[at.Task.App.ID]; planned || !ok {
@@ -104,7 +105,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.indexNodes()
 	// Placements of ours still pending keep their cores, taken in order of
 	// finish (then task id) so the model never depends on map order.
-	hs := make([]held, 0, len(p.reserved))
+	hs := p.holdSc.hs[:0] // reused: holdCores copies what it keeps
 	// In order of submission (kept for replan): an app's reservations,
 	// tasks and app one after another, where the map's order was random.
 	for _, r := range p.bySubmit.sorted() {
@@ -123,6 +124,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		}
 	}
 	holdCores(p.machines, hs, &p.holdSc)
+	p.holdSc.hs = hs
 	return p.machines
 }
 
@@ -183,6 +185,7 @@ func holdCores(ms []Machine, hs []held, sc *holdScratch) {
 type holdScratch struct {
 	end []int
 	by  []held
+	hs  []held // model's list of the reservations held
 }
 
 // indexNodes indexes the model's machines by node id and host name, and
