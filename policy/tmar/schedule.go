@@ -763,6 +763,14 @@ type earliestCache struct {
 	cores []int
 	frees []float64
 	ok    bool
+	// rise is, per machine with riseOK, the rise of eq. 2 that one more
+	// busy core makes at its start (its earliest core, no earlier than
+	// the ready time of riseReady's bits): TMaR*'s tie-break multiplies it
+	// by a map's time on the machine (addedEnergy) for every machine
+	// within the window, at every map of the instant.
+	rise      []float64
+	riseOK    []bool
+	riseReady uint64
 }
 
 // fill finds every machine's earliest core.
@@ -773,7 +781,45 @@ func (c *earliestCache) fill(ms []Machine) {
 		c.cores = append(c.cores, core)
 		c.frees = append(c.frees, free)
 	}
+	c.riseOK = grown(c.riseOK, len(ms))
 	c.ok = true
+}
+
+// addedEnergy is ms[i].addedEnergy(fmax(c.frees[i], ready), exec), the rise
+// of eq. 2 kept per machine until its cores or the ready time change
+// (TestEarliestCacheEnergySameAsMachine).
+func (c *earliestCache) addedEnergy(ms []Machine, i int, ready, exec float64) float64 {
+	if len(ms[i].CoreFree) == 0 {
+		return math.Inf(1)
+	}
+	c.riseAt(ms, ready)
+	if !c.riseOK[i] {
+		c.setRise(ms, i, ready)
+	}
+	return c.rise[i] * exec
+}
+
+// riseAt readies the rises for the ready time ready: those kept for
+// another are dropped.
+func (c *earliestCache) riseAt(ms []Machine, ready float64) {
+	if b := math.Float64bits(ready); b != c.riseReady || len(c.riseOK) != len(ms) {
+		c.riseOK = grown(c.riseOK, len(ms))
+		c.riseReady = b
+	}
+	if len(c.rise) != len(ms) {
+		c.rise = grown(c.rise, len(ms))
+	}
+}
+
+// setRise keeps machine i's rise (it has cores): addedEnergy's arithmetic
+// without the multiplication by the map's time.
+func (c *earliestCache) setRise(ms []Machine, i int, ready float64) {
+	m := &ms[i]
+	cores := float64(len(m.CoreFree))
+	busy := float64(m.busyAt(fmax(c.frees[i], ready)))
+	before := m.pas(busy / cores)
+	after := m.pas(fmin(1, (busy+1)/cores))
+	c.rise[i], c.riseOK[i] = after-before, true
 }
 
 // placeMap is scheduleOne with each machine's earliest core taken from ec
@@ -842,12 +888,23 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeL
 		if tie.WithinMakespan {
 			limit = fmax(limit, horizon(ms)+tieEpsilon) // only the makespan tie reads it
 		}
-		bestE := ms[best].addedEnergy(fmax(frees[best], ready), exec[best])
+		// Each machine's energy is its kept rise times the map's time
+		// (ec.addedEnergy inlined: a machine with an earliest core has
+		// cores).
+		ec.riseAt(ms, ready)
+		rise, riseOK := ec.rise[:len(ms)], ec.riseOK[:len(ms)]
+		if !riseOK[best] {
+			ec.setRise(ms, best, ready)
+		}
+		bestE := rise[best] * exec[best]
 		for i := range ms {
 			if cores[i] < 0 || fs[i] > limit || i == best {
 				continue
 			}
-			e := ms[i].addedEnergy(fmax(frees[i], ready), exec[i])
+			if !riseOK[i] {
+				ec.setRise(ms, i, ready)
+			}
+			e := rise[i] * exec[i]
 			if e < bestE-1e-9 || (e <= bestE+1e-9 && fs[i] < fs[best]-tieEpsilon) {
 				best, bestE = i, e
 			}
@@ -879,6 +936,9 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeL
 	}
 	ms[c.machine].CoreFree[c.core] = c.finish
 	ec.cores[c.machine], ec.frees[c.machine] = ms[c.machine].earliest()
+	if c.machine < len(ec.riseOK) {
+		ec.riseOK[c.machine] = false // its cores changed
+	}
 	return Placement{Machine: c.machine, Start: c.start, Finish: c.finish}, fs, alts, true
 }
 
