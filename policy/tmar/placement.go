@@ -528,12 +528,16 @@ func locality(n *cluster.Node, hosts map[string]bool, v cluster.View) events.Loc
 // moves the strict place hints.
 func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 	// The maps in order of submission (bySubmission, kept between ticks).
-	var rs []*reservation
+	rs := p.replanRs[:0]
 	for _, r := range p.bySubmit.sorted() {
 		if r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
 			rs = append(rs, r)
 		}
 	}
+	defer func() {
+		clear(rs) // no reservation kept past the call
+		p.replanRs = rs[:0]
+	}()
 	if len(rs) == 0 {
 		return
 	}
@@ -542,7 +546,8 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 	// maps the plan leaves out dropped.
 	p.modelAt = -1
 	ms := p.modelReplanning(ctx, v)
-	placed := make([]bool, len(rs))
+	placed := grown(p.replanPlaced, len(rs))
+	p.replanPlaced = placed
 	now := float64(v.Now()) / 1000
 	// The model's index (indexNodes): machine i is node p.nodeAt[i], its
 	// rack number p.rackIx[i], and hostIdx finds it by node id and host.
@@ -553,7 +558,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 			hi++
 		}
 		batch := rs[lo:hi]
-		mts := make([]MapTask, len(batch))
+		mts := slices.Grow(p.replanMts[:0], len(batch))[:len(batch)]
 		for k, r := range batch {
 			mts[k] = p.mapTaskOf(r, byHost)
 		}
@@ -570,6 +575,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 			r.node, r.alts, r.finish = ms[pl.Machine].Name, nil, pl.Finish
 			placed[lo+pl.Task] = true
 		}
+		p.replanMts = mts[:0] // its split lists are the reservations' (mapTaskOf)
 		lo = hi
 	}
 	for k, r := range rs {

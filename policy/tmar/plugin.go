@@ -119,6 +119,12 @@ type mapStage struct {
 	planSc planScratch
 	// replanExec is a re-plan batch's Map_Matrix column (mapExecs).
 	replanExec []float64
+	// The re-plan's lists, reused between ticks (a job of 65,000 maps
+	// grew them at every tick): the maps, which of them were placed, a
+	// batch's MapTasks.
+	replanRs     []*reservation
+	replanPlaced []bool
+	replanMts    []MapTask
 	// hintBuf is the slice the last Bind returned, whose array the next
 	// one reuses.
 	hintBuf []policy.Hint

@@ -260,6 +260,7 @@ type planScratch struct {
 	dirtyList    []int
 	cs           []cand
 	tree         finishTree
+	placed       []Placement // planMaps' result, reused by the next call
 }
 
 // planOffer is machine i's candidate in PlanMaps: level 0 takes its node
@@ -278,7 +279,8 @@ func grown[T any](s []T, n int) []T {
 }
 
 // planMaps is PlanMaps with its working state in sc (whatever a call
-// before left there is reset).
+// before left there is reset); the placements returned are valid until
+// the next call with sc.
 func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
 	rack, nr := sc.denseRacks(rack[:len(ms)])
 	nodeQ, rackQ := sc.queues(len(ms), rack, nr, tasks)
@@ -378,9 +380,10 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 			dirtyList = append(dirtyList, i)
 		}
 	}
-	out := make([]Placement, 0, len(tasks))
+	// The placements go in sc's array: valid until the next call with sc.
+	out := slices.Grow(sc.placed[:0], len(tasks))
 	cs := sc.cs[:0]
-	defer func() { sc.cs, sc.dirtyList = cs[:0], dirtyList[:0] }()
+	defer func() { sc.cs, sc.dirtyList, sc.placed = cs[:0], dirtyList[:0], out[:0] }()
 	span := 0.0
 	if tie.Power && tie.WithinMakespan {
 		span = horizon(ms) // only the makespan tie reads it
