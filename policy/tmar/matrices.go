@@ -501,6 +501,7 @@ func (p *Plugin) mapColumn(ctx context.Context, t *cluster.Task) []float64 {
 		p.execColOff = append(p.execColOff, e+off)
 	}
 	p.execKey = k
+	p.colGen++
 	return p.execCol
 }
 

@@ -766,6 +766,8 @@ type earliestCache struct {
 	cores []int
 	frees []float64
 	ok    bool
+	// gen counts the fills (rackPick's summaries are of one).
+	gen uint64
 	// rise is, per machine with riseOK, the rise of eq. 2 that one more
 	// busy core makes at its start (its earliest core, no earlier than
 	// the ready time of riseReady's bits): TMaR*'s tie-break multiplies it
@@ -786,6 +788,7 @@ func (c *earliestCache) fill(ms []Machine) {
 	}
 	c.riseOK = grown(c.riseOK, len(ms))
 	c.ok = true
+	c.gen++
 }
 
 // addedEnergy is ms[i].addedEnergy(fmax(c.frees[i], ready), exec), the rise
@@ -841,6 +844,13 @@ func (c *earliestCache) setRise(ms []Machine, i int, ready float64) {
 // pass over every machine takes).
 func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeLocal []int, ready float64, tie PowerTie,
 	maxAlts int, fs []float64, alts []int) (Placement, []float64, []int, bool) {
+	return placeMapPick(ms, ec, exec, lv, nodeLocal, ready, tie, maxAlts, fs, alts, -1)
+}
+
+// placeMapPick is placeMap; without the power tie-break and with pick >= 0
+// the machine its scan would choose is pick (rackPick), not scanned for.
+func placeMapPick(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeLocal []int, ready float64, tie PowerTie,
+	maxAlts int, fs []float64, alts []int, pick int) (Placement, []float64, []int, bool) {
 	// ec has an entry per machine; cut to ms, the passes over the
 	// machines read them without bounds checks.
 	cores, frees := ec.cores[:len(ms)], ec.frees[:len(ms)]
@@ -849,14 +859,19 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeL
 	if !tie.Power {
 		best := -1
 		var bf, bs float64
-		for i := range ms {
-			if cores[i] < 0 {
-				continue
-			}
-			start := fmax(frees[i], ready)
-			f := start + exec[i]
-			if best < 0 || f < bf-tieEpsilon {
-				best, bf, bs = i, f, start
+		if pick >= 0 {
+			best, bs = pick, fmax(frees[pick], ready)
+			bf = bs + exec[pick]
+		} else {
+			for i := range ms {
+				if cores[i] < 0 {
+					continue
+				}
+				start := fmax(frees[i], ready)
+				f := start + exec[i]
+				if best < 0 || f < bf-tieEpsilon {
+					best, bf, bs = i, f, start
+				}
 			}
 		}
 		if best < 0 {
