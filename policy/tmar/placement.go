@@ -339,19 +339,19 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
 		maxAlts = max(0, p.cfg.TopNodes-1)
 	}
-	pick := -1
-	if !p.powerAware {
-		// Outside the racks holding a replica, every machine reads the
-		// same column: its racks' least finishes are kept between the
-		// maps of the column (rackpick.go).
-		base, off, except := p.execCol, false, []int(nil)
-		if p.lvInput {
-			base, off, except = p.execColOff, true, p.replRacks
-		}
-		pick = p.rackPick.pick(ms, &p.early, execOn, base, p.rackMachines(), except,
-			pickKey{colGen: p.colGen, ecGen: p.early.gen, idxGen: p.idxGen, ready: now, off: off})
+	// Outside the racks holding a replica, every machine reads the same
+	// column: its racks' least finishes are kept between the maps of the
+	// column (rackpick.go).
+	base, off, except := p.execCol, false, []int(nil)
+	if p.lvInput {
+		base, off, except = p.execColOff, true, p.replRacks
 	}
-	best, fs, alts, ok := placeMapPick(ms, &p.early, execOn, lv, p.localBuf, now, p.tie(), maxAlts, p.finBuf, p.altBuf, pick)
+	byRack := p.rackMachines()
+	pr := &p.pickRacks
+	pr.rp, pr.byRack, pr.except = &p.rackPick, byRack, except
+	pr.machine = p.rackPick.pick(ms, &p.early, execOn, base, byRack, except,
+		pickKey{colGen: p.colGen, ecGen: p.early.gen, idxGen: p.idxGen, ready: now, off: off})
+	best, fs, alts, ok := placeMapPick(ms, &p.early, execOn, lv, p.localBuf, now, p.tie(), maxAlts, p.finBuf, p.altBuf, pr)
 	p.finBuf, p.altBuf = fs, alts
 	if !ok {
 		return nil, policy.NewStatus(policy.Skip, "no free core")

@@ -98,8 +98,10 @@ type mapStage struct {
 	execColRack, execColOff []float64
 	// colGen counts the columns mapColumn made (rackPick's are of one).
 	colGen uint64
-	// rackPick is Place's choice by rack among the maps of one column.
-	rackPick rackPick
+	// rackPick is Place's choice by rack among the maps of one column,
+	// pickRacks what placeMapPick reads of it.
+	rackPick  rackPick
+	pickRacks pickRacks
 	// early is each machine's earliest core between the Place calls of one
 	// model instant; reset whenever something else changes the cores.
 	early earliestCache

@@ -5,7 +5,10 @@
 
 package tmar
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // rackLeast is the least finish of a rack's machines with a core (a
 // machine in the rack that holds no replica of the map: its finish reads
@@ -139,4 +142,46 @@ func isIn(rs []int, r int) bool {
 		}
 	}
 	return false
+}
+
+// pickRacks is rackPick's choice as placeMapPick reads it: the machine
+// (-1: none) and the racks it was made from, whose least finishes bound
+// TMaR*'s tie window.
+type pickRacks struct {
+	machine int
+	rp      *rackPick
+	byRack  [][]int
+	except  []int
+	buf     []int // window's list, reused
+}
+
+// window lists, in machine order, the machines with a core whose finish
+// (written in fs) is within limit (not NaN): every machine of a rack in
+// except, and of the others only the racks whose least finish is (rp's
+// summaries, made by the pick that chose pr.machine, whose base column is
+// exec outside except: a rack whose least is above limit has no machine
+// within it).
+func (pr *pickRacks) window(ms []Machine, ec *earliestCache, exec []float64, ready, limit float64, fs []float64) []int {
+	cores, frees := ec.cores[:len(ms)], ec.frees[:len(ms)]
+	win := pr.buf[:0]
+	for r, machines := range pr.byRack {
+		if !isIn(pr.except, r) && pr.rp.least[r].m1 > limit {
+			continue
+		}
+		for _, i := range machines {
+			if cores[i] < 0 {
+				continue
+			}
+			if f := fmax(frees[i], ready) + exec[i]; !(f > limit) {
+				fs[i] = f
+				win = append(win, i)
+			}
+		}
+	}
+	slices.Sort(win)
+	if win == nil {
+		win = []int{}
+	}
+	pr.buf = win
+	return win
 }

@@ -9,7 +9,9 @@ import (
 )
 
 // TestRackPickSameAsScan holds Place's choice by rack (rackPick, then
-// placeMapPick) to placeMap's scan over every machine: 3,000 random
+// placeMapPick, with TMaR*'s tie window read by rack in half the
+// instances: windows of 0, 1e-10, tieEpsilon, 0.5 s to +Inf and NaN, the
+// makespan tie) to placeMap's scan over every machine: 3,000 random
 // clusters (racks contiguous, round robin or random; machines without
 // cores; equal, close (1e-10, tieEpsilon) and far finishes; NaN and
 // infinite cores and times), each placing a run of maps one after another
@@ -45,7 +47,8 @@ func TestRackPickSameAsScan(t *testing.T) {
 			if rng.IntN(8) > 0 {
 				cores = max(cores, 1)
 			}
-			ms[i] = Machine{Name: "m", CoreFree: make([]float64, cores)}
+			idle := pick(100, 97.3+rng.Float64()*10)
+			ms[i] = Machine{Name: "m", CoreFree: make([]float64, cores), PowerIdleW: idle, PowerMaxW: idle + pick(200, 153.1+rng.Float64()*100)}
 			for c := range ms[i].CoreFree {
 				ms[i].CoreFree[c] = pick(0, 0, 1, 1+1e-10, 1+tieEpsilon, 2.5, 3, 40, math.Inf(1))
 				if rng.IntN(300) == 0 {
@@ -58,6 +61,13 @@ func TestRackPickSameAsScan(t *testing.T) {
 		ea.fill(a)
 		eb.fill(b)
 		var rp rackPick
+		var tie PowerTie // Algorithm 1, or 2 (TMaR*) in half the instances
+		if iter%2 == 1 {
+			tie = PowerTie{Power: true, Within: pick(0, 1e-10, tieEpsilon, 0.5, 1, 3, math.Inf(1)), WithinMakespan: rng.IntN(4) == 0}
+			if rng.IntN(40) == 0 {
+				tie.Within = math.NaN()
+			}
+		}
 		var colGen uint64 = 1
 		ready := pick(0, 1, 2)
 		newBase := func() []float64 {
@@ -108,17 +118,18 @@ func TestRackPickSameAsScan(t *testing.T) {
 				}
 			}
 			maxAlts := rng.IntN(5)
-			want, wa, wantAlts, wantOK := placeMap(a, &ea, exec, lv, nil, ready, PowerTie{}, maxAlts, fa, aa)
+			want, wa, wantAlts, wantOK := placeMap(a, &ea, exec, lv, nil, ready, tie, maxAlts, fa, aa)
 			fa, aa = wa, wantAlts
 			k := rp.pick(b, &eb, exec, base, byRack, except, pickKey{colGen: colGen, ecGen: eb.gen, ready: ready, off: true})
-			got, wb, gotAlts, ok := placeMapPick(b, &eb, exec, lv, nil, ready, PowerTie{}, maxAlts, fb, ab, k)
+			pr := &pickRacks{machine: k, rp: &rp, byRack: byRack, except: except}
+			got, wb, gotAlts, ok := placeMapPick(b, &eb, exec, lv, nil, ready, tie, maxAlts, fb, ab, pr)
 			fb, ab = wb, gotAlts
 			maps++
 			if k >= 0 {
 				told++
 			}
 			if ok != wantOK || !samePlacement(got, want) || !slices.Equal(gotAlts, wantAlts) {
-				t.Fatalf("instance %d, step %d (pick %d): got %v %v %v, want %v %v %v", iter, step, k, got, gotAlts, ok, want, wantAlts, wantOK)
+				t.Fatalf("instance %d, tie %+v, step %d (pick %d): got %v %v %v, want %v %v %v", iter, tie, step, k, got, gotAlts, ok, want, wantAlts, wantOK)
 			}
 			if ok {
 				rp.placed(rackOf[got.Machine])

@@ -844,13 +844,20 @@ func (c *earliestCache) setRise(ms []Machine, i int, ready float64) {
 // pass over every machine takes).
 func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeLocal []int, ready float64, tie PowerTie,
 	maxAlts int, fs []float64, alts []int) (Placement, []float64, []int, bool) {
-	return placeMapPick(ms, ec, exec, lv, nodeLocal, ready, tie, maxAlts, fs, alts, -1)
+	return placeMapPick(ms, ec, exec, lv, nodeLocal, ready, tie, maxAlts, fs, alts, nil)
 }
 
-// placeMapPick is placeMap; without the power tie-break and with pick >= 0
-// the machine its scan would choose is pick (rackPick), not scanned for.
+// placeMapPick is placeMap; with pr (rackPick's choice) and pr.machine >=
+// 0, the machine the first pass over every machine would choose is
+// pr.machine, not scanned for, and TMaR*'s tie window reads only the
+// machines of the racks that may finish within it (pickRacks.window), in
+// machine order; fs then holds the finishes of those alone.
 func placeMapPick(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeLocal []int, ready float64, tie PowerTie,
-	maxAlts int, fs []float64, alts []int, pick int) (Placement, []float64, []int, bool) {
+	maxAlts int, fs []float64, alts []int, pr *pickRacks) (Placement, []float64, []int, bool) {
+	pick := -1
+	if pr != nil {
+		pick = pr.machine
+	}
 	// ec has an entry per machine; cut to ms, the passes over the
 	// machines read them without bounds checks.
 	cores, frees := ec.cores[:len(ms)], ec.frees[:len(ms)]
@@ -888,16 +895,24 @@ func placeMapPick(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, n
 		fs = slices.Grow(fs[:0], len(ms))[:len(ms)]
 		best := -1
 		var bf float64
-		for i := range ms {
-			if cores[i] < 0 {
-				fs[i] = 0
-				continue
+		all := func() { // every machine's finish, and the first pass's choice
+			for i := range ms {
+				if cores[i] < 0 {
+					fs[i] = 0
+					continue
+				}
+				f := fmax(frees[i], ready) + exec[i]
+				fs[i] = f
+				if best < 0 || f < bf-tieEpsilon {
+					best, bf = i, f
+				}
 			}
-			f := fmax(frees[i], ready) + exec[i]
-			fs[i] = f
-			if best < 0 || f < bf-tieEpsilon {
-				best, bf = i, f
-			}
+		}
+		if pick >= 0 {
+			best = pick
+			fs[best] = fmax(frees[best], ready) + exec[best]
+		} else {
+			all()
 		}
 		if best < 0 {
 			return Placement{}, fs, alts, false
@@ -905,6 +920,16 @@ func placeMapPick(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, n
 		limit := fs[best] + fmax(0, tie.Within) + tieEpsilon
 		if tie.WithinMakespan {
 			limit = fmax(limit, horizon(ms)+tieEpsilon) // only the makespan tie reads it
+		}
+		// The machines the window reads, in machine order: those of the
+		// racks that may finish within it, when the racks tell (a NaN
+		// limit holds every machine).
+		var win []int
+		if pick >= 0 && limit == limit {
+			win = pr.window(ms, ec, exec, ready, limit, fs)
+		} else if pick >= 0 {
+			best, bf = -1, 0
+			all() // the same choice (pick), every finish written
 		}
 		// Each machine's energy is its kept rise times the map's time
 		// (ec.addedEnergy inlined: a machine with an earliest core has
@@ -915,9 +940,9 @@ func placeMapPick(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, n
 			ec.setRise(ms, best, ready)
 		}
 		bestE := rise[best] * exec[best]
-		for i := range ms {
+		try := func(i int) {
 			if cores[i] < 0 || fs[i] > limit || i == best {
-				continue
+				return
 			}
 			if !riseOK[i] {
 				ec.setRise(ms, i, ready)
@@ -925,6 +950,15 @@ func placeMapPick(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, n
 			e := rise[i] * exec[i]
 			if e < bestE-1e-9 || (e <= bestE+1e-9 && fs[i] < fs[best]-tieEpsilon) {
 				best, bestE = i, e
+			}
+		}
+		if win != nil {
+			for _, i := range win {
+				try(i)
+			}
+		} else {
+			for i := range ms {
+				try(i)
 			}
 		}
 		c = cand{machine: best, core: cores[best], start: fmax(frees[best], ready), finish: fs[best], exec: exec[best]}
