@@ -185,3 +185,24 @@ func (pr *pickRacks) window(ms []Machine, ec *earliestCache, exec []float64, rea
 	pr.buf = win
 	return win
 }
+
+// equal is placeMap's equal nodes of a choice the racks told, finishing at
+// finish: the first maxAlts machines in machine order for which eq holds,
+// appended to alts (empty). eq holds only for a machine whose finish is
+// within sameFinishS of finish; outside except a machine's finish is at
+// least its rack's least (the base column, the summary the pick made), so
+// a rack whose least is above finish + sameFinishS is passed over.
+func (pr *pickRacks) equal(eq func(i int) bool, finish float64, maxAlts int, alts []int) []int {
+	for r, machines := range pr.byRack {
+		if !isIn(pr.except, r) && pr.rp.least[r].m1-finish > sameFinishS {
+			continue
+		}
+		for _, i := range machines {
+			if eq(i) {
+				alts = append(alts, i)
+			}
+		}
+	}
+	slices.Sort(alts)
+	return alts[:min(len(alts), maxAlts)]
+}

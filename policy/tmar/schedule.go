@@ -963,22 +963,31 @@ func placeMapPick(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, n
 		}
 		c = cand{machine: best, core: cores[best], start: fmax(frees[best], ready), finish: fs[best], exec: exec[best]}
 	}
-	alt := func(i int) {
+	equal := func(i int) bool {
 		if cores[i] < 0 || math.IsInf(frees[i], 1) || i == c.machine || lv[i] != lv[c.machine] {
-			return
+			return false
 		}
-		if f := fmax(frees[i], ready) + exec[i]; math.Abs(f-c.finish) <= sameFinishS {
+		f := fmax(frees[i], ready) + exec[i]
+		return math.Abs(f-c.finish) <= sameFinishS
+	}
+	alt := func(i int) {
+		if equal(i) {
 			alts = append(alts, i)
 		}
 	}
-	if nodeLocal != nil && lv[c.machine] == lvNode {
+	switch {
+	case nodeLocal != nil && lv[c.machine] == lvNode:
 		for _, i := range nodeLocal {
 			if len(alts) >= maxAlts {
 				break
 			}
 			alt(i)
 		}
-	} else {
+	case pick >= 0 && maxAlts > 0:
+		// The racks told the choice: their least finishes (made for
+		// this map) pass over those with no machine near the chosen one.
+		alts = pr.equal(equal, c.finish, maxAlts, alts)
+	default:
 		for i := range ms {
 			if len(alts) >= maxAlts {
 				break
