@@ -85,10 +85,7 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	net := p.net
 	jt := jobType(a)
 	// Reduce_Matrix per machine, looked up once for the whole plan.
-	sPerGiB := make([]float64, len(ms))
-	for i := range ms {
-		sPerGiB[i] = p.reduceSPerGB(ctx, jt, nodes[i])
-	}
+	sPerGiB := p.reduceSPerGBs(ctx, jt, nodes[:len(ms)], nil)
 	lin := &linearExec{overhead: p.cfg.TaskOverheadS, sPerGiB: sPerGiB}
 	exec := lin.at
 	plan, where := map[int]Binding{}, map[int]string{}

@@ -25,9 +25,10 @@
 // mapStage, prb) and config.go; matrices.go (learning Map_Matrix and
 // Reduce_Matrix and the estimates read from them); the map stage in
 // placement.go (machine model, Place, re-plan, holds) over schedule.go
-// (Algorithm 1: MapSchedule, PlanMaps) and reserved.go (the placements not
-// started yet, in the orders the re-plan and the holds read them, kept
-// between ticks); PRB in binding.go (plan, Bind, reducer placement) over
+// (Algorithm 1: MapSchedule, PlanMaps), rackpick.go (Place's choice from
+// the racks' least finishes among the maps of one instant and column) and
+// reserved.go (the placements not started yet, in the orders the re-plan
+// and the holds read them, kept between ticks); PRB in binding.go (plan, Bind, reducer placement) over
 // prb.go (Algorithms 3 and 4, eq. 3-5) and prbblocks.go (the bounds by
 // block of machines that let a partition's scan pass over the machines
 // that cannot beat its best offer); power.go (Algorithm 2, eq. 2:

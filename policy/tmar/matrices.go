@@ -389,12 +389,35 @@ func (p *Plugin) priorFactor(jt string, n *cluster.Node) float64 {
 // by clock speed. A node without a factor takes its seeded one, else its
 // clock against reference_mhz.
 func (p *Plugin) mapExec(ctx context.Context, t *cluster.Task, n *cluster.Node) float64 {
-	jt := jobType(t.App)
-	rows := p.rows(ctx, jt)
-	rate := rows.RateSGB
-	if r := p.rates[t.App.ID]; r != nil && r.n > 0 {
-		rate = r.sum / float64(r.n)
+	var app appRows
+	return p.mapExecOf(ctx, &app, t, n)
+}
+
+// appRows is what mapExec reads of a map's app: its job type, the type's
+// rows and the app's R (else the type's), kept in a model's pass over the
+// running attempts for the next attempt of the same app (nothing it reads
+// changes during the pass).
+type appRows struct {
+	app  *cluster.App
+	jt   string
+	rows *matrices
+	rate float64
+}
+
+// mapExecOf is mapExec with its app's rows and rate from app when they are
+// t's app's, else looked up and kept there
+// (TestMapExecOfSameAsMapExec).
+func (p *Plugin) mapExecOf(ctx context.Context, app *appRows, t *cluster.Task, n *cluster.Node) float64 {
+	if app.rows == nil || app.app != t.App {
+		jt := jobType(t.App)
+		rows := p.rows(ctx, jt)
+		rate := rows.RateSGB
+		if r := p.rates[t.App.ID]; r != nil && r.n > 0 {
+			rate = r.sum / float64(r.n)
+		}
+		*app = appRows{app: t.App, jt: jt, rows: rows, rate: rate}
 	}
+	jt, rows, rate := app.jt, app.rows, app.rate
 	if b := splitBytes(t); rate > 0 && b > 0 {
 		f := rows.NodeFactor[n.ID]
 		if f <= 0 {
@@ -478,6 +501,7 @@ func (p *Plugin) mapColumn(ctx context.Context, t *cluster.Task) []float64 {
 		p.execColOff = append(p.execColOff, e+off)
 	}
 	p.execKey = k
+	p.colGen++
 	return p.execCol
 }
 
@@ -523,4 +547,29 @@ func (p *Plugin) reduceSPerGB(ctx context.Context, jt string, n *cluster.Node) f
 		return s
 	}
 	return p.cfg.DefaultReduceSPerGB * p.nodeSpeedScale(n)
+}
+
+// reduceSPerGBs sets out[i] to reduceSPerGB(ctx, jt, nodes[i]) for every
+// node: the type's rows and seeded row are looked up once, not per node (a
+// plan reads every machine of the cluster), with reduceSPerGB's choices in
+// the same order (TestReduceSPerGBsSameAsReduceSPerGB).
+func (p *Plugin) reduceSPerGBs(ctx context.Context, jt string, nodes []*cluster.Node, out []float64) []float64 {
+	out = slices.Grow(out[:0], len(nodes))[:len(nodes)]
+	if len(nodes) == 0 {
+		return out
+	}
+	rows := p.rows(ctx, jt)
+	seeds := p.cfg.ReduceMatrix[jt]
+	for i, n := range nodes {
+		if s := rows.ReduceSGB[n.ID]; s > 0 {
+			out[i] = s
+		} else if s := seeds[n.ID]; s > 0 {
+			out[i] = s
+		} else if s := rowMean(rows.ReduceSGB, &rows.reduceMean); s > 0 {
+			out[i] = s
+		} else {
+			out[i] = p.cfg.DefaultReduceSPerGB * p.nodeSpeedScale(n)
+		}
+	}
+	return out
 }

@@ -101,8 +101,9 @@ func placeMapBefore(ms []Machine, ec *earliestCache, exec []float64, lv []uint8,
 // earliest finish falls along the pass (descending, ascending and mixed
 // finishes), windows of zero, tieEpsilon, a second and infinite, the
 // makespan tie, finishes 1e-10 and tieEpsilon apart, NaN and infinite map
-// times and a NaN window. Placement, equal nodes, finishes and cores must
-// all be the same.
+// times and a NaN window, the ready time changed between maps now and
+// then. Placement, equal nodes, finishes and cores must all be the same
+// (placeMap reads each machine's energy rise from its earliestCache).
 func TestPlaceMapPowerSameAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 26))
 	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
@@ -130,6 +131,11 @@ func TestPlaceMapPowerSameAsBefore(t *testing.T) {
 		now := pick(0, 1)
 		shape := rng.IntN(3)
 		for step := range 1 + rng.IntN(20) {
+			if rng.IntN(4) == 0 {
+				// Another ready time on the same cores: the energy rises
+				// the cache keeps are of the ready time before.
+				now = pick(0, 1, 2.5, 3)
+			}
 			exec := make([]float64, nm)
 			lv := make([]uint8, nm)
 			for i := range exec {
@@ -188,4 +194,58 @@ func sameFloat(x, y float64) bool { return x == y || (x != x && y != y) }
 
 func samePlacement(a, b Placement) bool {
 	return a.Machine == b.Machine && a.Task == b.Task && sameFloat(a.Start, b.Start) && sameFloat(a.Finish, b.Finish)
+}
+
+// TestEarliestCacheEnergySameAsMachine holds the energy rises the
+// earliestCache keeps to Machine.addedEnergy, bit for bit: random clusters
+// of random power (so that rises at different loads differ in their last
+// bits), TMaR* placements one after another updating the cores, the ready
+// time changed now and then; after each, every machine's energy for a
+// random map time is asked of both.
+func TestEarliestCacheEnergySameAsMachine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 17))
+	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
+	for iter := range 2000 {
+		nm := 1 + rng.IntN(40)
+		ms := make([]Machine, nm)
+		for i := range ms {
+			cores := rng.IntN(6)
+			if rng.IntN(10) > 0 {
+				cores = max(cores, 1)
+			}
+			idle := pick(100, 97.3+rng.Float64()*10)
+			ms[i] = Machine{Name: "m", CoreFree: make([]float64, cores), PowerIdleW: idle, PowerMaxW: idle + pick(200, 1e-7, 153.1+rng.Float64()*100)}
+			for c := range ms[i].CoreFree {
+				ms[i].CoreFree[c] = pick(0, 0, 1, 1+1e-10, 2.5, 3, 7, math.Inf(1), math.NaN())
+			}
+		}
+		tie := PowerTie{Power: true, Within: pick(0, 0.5, 1, 10, math.Inf(1))}
+		var ec earliestCache
+		ec.fill(ms)
+		var fs []float64
+		var alts []int
+		ready := pick(0, 1, 2)
+		lv := make([]uint8, nm)
+		for step := range 1 + rng.IntN(25) {
+			if rng.IntN(4) == 0 {
+				ready = pick(0, 1, 2, 2.5, 6, math.NaN())
+			}
+			exec := make([]float64, nm)
+			for i := range exec {
+				exec[i] = pick(1, 2, 2+1e-10, 3.7, 0.3+rng.Float64())
+			}
+			_, fs, alts, _ = placeMap(ms, &ec, exec, lv, nil, ready, tie, 0, fs, alts)
+			for i := range ms {
+				if ec.cores[i] < 0 {
+					continue
+				}
+				x := pick(1, 2.5, 0.1+rng.Float64()*10)
+				got, want := ec.addedEnergy(ms, i, ready, x), ms[i].addedEnergy(fmax(ec.frees[i], ready), x)
+				if math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
+					t.Fatalf("instance %d, step %d, machine %d (cores %v, ready %v): cached energy %v, addedEnergy %v",
+						iter, step, i, ms[i].CoreFree, ready, got, want)
+				}
+			}
+		}
+	}
 }

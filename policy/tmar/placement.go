@@ -45,6 +45,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.execKey = execKey{} // the machines changed: Place's cached Map_Matrix column is stale
 	p.early.ok = false
 	meanGB := map[*cluster.App]float64{}
+	var app appRows // the rows and rate of the last running map's app
 	// Every machine's cores live in one buffer, reused from the model
 	// before (no one keeps a model's vectors past the next rebuild).
 	total := 0
@@ -78,7 +79,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			}
 			var est float64
 			if at.Task.Kind == events.Map {
-				est = p.mapExec(ctx, at.Task, n)
+				est = p.mapExecOf(ctx, &app, at.Task, n)
 			} else {
 				gb, ok := meanGB[at.Task.App]
 				if _, planned := p.plans[at.Task.App.ID]; planned || !ok {
@@ -104,7 +105,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.indexNodes()
 	// Placements of ours still pending keep their cores, taken in order of
 	// finish (then task id) so the model never depends on map order.
-	hs := make([]held, 0, len(p.reserved))
+	hs := p.holdSc.hs[:0] // reused: holdCores copies what it keeps
 	// In order of submission (kept for replan): an app's reservations,
 	// tasks and app one after another, where the map's order was random.
 	for _, r := range p.bySubmit.sorted() {
@@ -123,6 +124,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 		}
 	}
 	holdCores(p.machines, hs, &p.holdSc)
+	p.holdSc.hs = hs
 	return p.machines
 }
 
@@ -183,6 +185,7 @@ func holdCores(ms []Machine, hs []held, sc *holdScratch) {
 type holdScratch struct {
 	end []int
 	by  []held
+	hs  []held // model's list of the reservations held
 }
 
 // indexNodes indexes the model's machines by node id and host name, and
@@ -336,11 +339,24 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	if p.cfg.Strict && !p.powerAware { // TMaR*'s choice among equal finishes is by power
 		maxAlts = max(0, p.cfg.TopNodes-1)
 	}
-	best, fs, alts, ok := placeMap(ms, &p.early, execOn, lv, p.localBuf, now, p.tie(), maxAlts, p.finBuf, p.altBuf)
+	// Outside the racks holding a replica, every machine reads the same
+	// column: its racks' least finishes are kept between the maps of the
+	// column (rackpick.go).
+	base, off, except := p.execCol, false, []int(nil)
+	if p.lvInput {
+		base, off, except = p.execColOff, true, p.replRacks
+	}
+	byRack := p.rackMachines()
+	pr := &p.pickRacks
+	pr.rp, pr.byRack, pr.except = &p.rackPick, byRack, except
+	pr.machine = p.rackPick.pick(ms, &p.early, execOn, base, byRack, except,
+		pickKey{colGen: p.colGen, ecGen: p.early.gen, idxGen: p.idxGen, ready: now, off: off})
+	best, fs, alts, ok := placeMapPick(ms, &p.early, execOn, lv, p.localBuf, now, p.tie(), maxAlts, p.finBuf, p.altBuf, pr)
 	p.finBuf, p.altBuf = fs, alts
 	if !ok {
 		return nil, policy.NewStatus(policy.Skip, "no free core")
 	}
+	p.rackPick.placed(p.rackIx[best.Machine]) // its cores changed
 	res := reservation{task: t, node: ms[best.Machine].Name, finish: best.Finish}
 	for _, a := range alts {
 		res.alts = append(res.alts, ms[a].Name)
@@ -525,12 +541,16 @@ func locality(n *cluster.Node, hosts map[string]bool, v cluster.View) events.Loc
 // moves the strict place hints.
 func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 	// The maps in order of submission (bySubmission, kept between ticks).
-	var rs []*reservation
+	rs := p.replanRs[:0]
 	for _, r := range p.bySubmit.sorted() {
 		if r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
 			rs = append(rs, r)
 		}
 	}
+	defer func() {
+		clear(rs) // no reservation kept past the call
+		p.replanRs = rs[:0]
+	}()
 	if len(rs) == 0 {
 		return
 	}
@@ -539,7 +559,8 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 	// maps the plan leaves out dropped.
 	p.modelAt = -1
 	ms := p.modelReplanning(ctx, v)
-	placed := make([]bool, len(rs))
+	placed := grown(p.replanPlaced, len(rs))
+	p.replanPlaced = placed
 	now := float64(v.Now()) / 1000
 	// The model's index (indexNodes): machine i is node p.nodeAt[i], its
 	// rack number p.rackIx[i], and hostIdx finds it by node id and host.
@@ -550,7 +571,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 			hi++
 		}
 		batch := rs[lo:hi]
-		mts := make([]MapTask, len(batch))
+		mts := slices.Grow(p.replanMts[:0], len(batch))[:len(batch)]
 		for k, r := range batch {
 			mts[k] = p.mapTaskOf(r, byHost)
 		}
@@ -567,6 +588,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 			r.node, r.alts, r.finish = ms[pl.Machine].Name, nil, pl.Finish
 			placed[lo+pl.Task] = true
 		}
+		p.replanMts = mts[:0] // its split lists are the reservations' (mapTaskOf)
 		lo = hi
 	}
 	for k, r := range rs {

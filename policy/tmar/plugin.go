@@ -96,6 +96,12 @@ type mapStage struct {
 	execKey                 execKey
 	execCol                 []float64
 	execColRack, execColOff []float64
+	// colGen counts the columns mapColumn made (rackPick's are of one).
+	colGen uint64
+	// rackPick is Place's choice by rack among the maps of one column,
+	// pickRacks what placeMapPick reads of it.
+	rackPick  rackPick
+	pickRacks pickRacks
 	// early is each machine's earliest core between the Place calls of one
 	// model instant; reset whenever something else changes the cores.
 	early earliestCache
@@ -119,6 +125,12 @@ type mapStage struct {
 	planSc planScratch
 	// replanExec is a re-plan batch's Map_Matrix column (mapExecs).
 	replanExec []float64
+	// The re-plan's lists, reused between ticks (a job of 65,000 maps
+	// grew them at every tick): the maps, which of them were placed, a
+	// batch's MapTasks.
+	replanRs     []*reservation
+	replanPlaced []bool
+	replanMts    []MapTask
 	// hintBuf is the slice the last Bind returned, whose array the next
 	// one reuses.
 	hintBuf []policy.Hint

@@ -469,6 +469,8 @@ type sharedPlan struct {
 	machMin  []float64 // machine -> its earliest core (+Inf without cores), kept by refreshMin
 	// blocks, when not nil, summarises machMin by block (prbBlocks).
 	blocks *prbBlocks
+	// cont is psDuration's contend per transfer of the link it timed.
+	cont []float64
 }
 
 // refreshMin recomputes machine m's earliest core after coreFree[m] changed.
@@ -502,27 +504,47 @@ func (sp *sharedPlan) contend(j int, x, t0, dur float64) float64 {
 // starting later overlap it. harm is the latest finish of a core whose
 // reducer the newcomer would delay (j ends contend / capacity later),
 // counting the reducers queued behind it on that core.
+//
+// contend of a transfer running at t0 does not depend on the duration, so
+// it is computed once (the first pass) and read back by the other two,
+// which add the same values in the same order; sp.cont is left holding
+// contend(j, x, t0, dur) for every j of link, in link order (addXfer
+// reads it). TestPsDurationSameAsRef.
 func (sp *sharedPlan) psDuration(link []int, x, t0 float64) (dur, harm float64) {
+	cont := slices.Grow(sp.cont[:0], len(link))[:len(link)]
+	sp.cont = cont
 	work := x
-	for _, j := range link {
-		if sp.xs[j].start <= t0 {
-			work += sp.contend(j, x, t0, 0)
+	for k, j := range link {
+		o := &sp.xs[j]
+		if o.start <= t0 {
+			c := fmin(x, o.remaining(t0)) // contend(j, x, t0, any)
+			cont[k] = c
+			work += c
 		}
 	}
 	first := work / sp.cap
 	work = x
-	for _, j := range link {
-		work += sp.contend(j, x, t0, first)
+	for k, j := range link {
+		if o := &sp.xs[j]; o.start <= t0 {
+			work += cont[k]
+		} else {
+			work += sp.contend(j, x, t0, first)
+		}
 	}
 	dur = work / sp.cap
-	for _, j := range link {
-		c := sp.contend(j, x, t0, dur)
+	for k, j := range link {
+		o := &sp.xs[j]
+		c := cont[k]
+		if !(o.start <= t0) {
+			c = sp.contend(j, x, t0, dur)
+			cont[k] = c
+		}
 		if c <= 0 {
 			continue
 		}
-		o := &sp.rs[sp.xs[j].owner]
-		if late := sp.xs[j].end + c/sp.cap + sp.lat - o.shuffleEnd; late > 0 {
-			harm = fmax(harm, sp.coreFree[o.machine][o.core]+late)
+		r := &sp.rs[o.owner]
+		if late := o.end + c/sp.cap + sp.lat - r.shuffleEnd; late > 0 {
+			harm = fmax(harm, sp.coreFree[r.machine][r.core]+late)
 		}
 	}
 	return dur, harm
@@ -616,8 +638,11 @@ func (sp *sharedPlan) shuffleDuration(to int, total, worst float64, ok bool, t0 
 // owners in moved.
 func (sp *sharedPlan) addXfer(link *[]int, x xfer, moved map[int]bool) {
 	d, _ := sp.psDuration(*link, x.bytes, x.start)
-	for _, j := range *link {
-		if c := sp.contend(j, x.bytes, x.start, d); c > 0 {
+	// psDuration left contend(j, x.bytes, x.start, d) in sp.cont; each j
+	// is once on a link and its contend reads only xs[j], so the ends moved
+	// below do not change the others'.
+	for k, j := range *link {
+		if c := sp.cont[k]; c > 0 {
 			sp.xs[j].end += c / sp.cap
 			moved[sp.xs[j].owner] = true
 		}
@@ -734,6 +759,7 @@ type sharedScratch struct {
 	rackFetch          []sharedFetch
 	rackFetchAt, srcAt []int
 	blocks             prbBlocks
+	cont               []float64 // sharedPlan.cont
 }
 
 // sharedFetch is what a reducer on a machine fetches (remoteIn).
@@ -770,7 +796,8 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 	sc.queue = grown(sc.queue, n) // made per machine that gets a reducer
 	sc.coreFree, sc.machMin = grown(sc.coreFree, n), grown(sc.machMin, n)
 	sp := &sharedPlan{cap: capB, lat: net.Latency(-1, -1),
-		out: sc.out, in: sc.in, queue: sc.queue, coreFree: sc.coreFree, machMin: sc.machMin}
+		out: sc.out, in: sc.in, queue: sc.queue, coreFree: sc.coreFree, machMin: sc.machMin, cont: sc.cont}
+	defer func() { sc.cont = sp.cont }()
 	// The plan updates the machines' vectors in place: a copy of each (600
 	// allocations a plan on the FB-2009 cluster, most of them for machines
 	// that get no reducer) was what replaced them at the end.

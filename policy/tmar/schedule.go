@@ -260,6 +260,7 @@ type planScratch struct {
 	dirtyList    []int
 	cs           []cand
 	tree         finishTree
+	placed       []Placement // planMaps' result, reused by the next call
 }
 
 // planOffer is machine i's candidate in PlanMaps: level 0 takes its node
@@ -278,7 +279,8 @@ func grown[T any](s []T, n int) []T {
 }
 
 // planMaps is PlanMaps with its working state in sc (whatever a call
-// before left there is reset).
+// before left there is reset); the placements returned are valid until
+// the next call with sc.
 func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
 	rack, nr := sc.denseRacks(rack[:len(ms)])
 	nodeQ, rackQ := sc.queues(len(ms), rack, nr, tasks)
@@ -378,9 +380,10 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 			dirtyList = append(dirtyList, i)
 		}
 	}
-	out := make([]Placement, 0, len(tasks))
+	// The placements go in sc's array: valid until the next call with sc.
+	out := slices.Grow(sc.placed[:0], len(tasks))
 	cs := sc.cs[:0]
-	defer func() { sc.cs, sc.dirtyList = cs[:0], dirtyList[:0] }()
+	defer func() { sc.cs, sc.dirtyList, sc.placed = cs[:0], dirtyList[:0], out[:0] }()
 	span := 0.0
 	if tie.Power && tie.WithinMakespan {
 		span = horizon(ms) // only the makespan tie reads it
@@ -763,6 +766,16 @@ type earliestCache struct {
 	cores []int
 	frees []float64
 	ok    bool
+	// gen counts the fills (rackPick's summaries are of one).
+	gen uint64
+	// rise is, per machine with riseOK, the rise of eq. 2 that one more
+	// busy core makes at its start (its earliest core, no earlier than
+	// the ready time of riseReady's bits): TMaR*'s tie-break multiplies it
+	// by a map's time on the machine (addedEnergy) for every machine
+	// within the window, at every map of the instant.
+	rise      []float64
+	riseOK    []bool
+	riseReady uint64
 }
 
 // fill finds every machine's earliest core.
@@ -773,7 +786,46 @@ func (c *earliestCache) fill(ms []Machine) {
 		c.cores = append(c.cores, core)
 		c.frees = append(c.frees, free)
 	}
+	c.riseOK = grown(c.riseOK, len(ms))
 	c.ok = true
+	c.gen++
+}
+
+// addedEnergy is ms[i].addedEnergy(fmax(c.frees[i], ready), exec), the rise
+// of eq. 2 kept per machine until its cores or the ready time change
+// (TestEarliestCacheEnergySameAsMachine).
+func (c *earliestCache) addedEnergy(ms []Machine, i int, ready, exec float64) float64 {
+	if len(ms[i].CoreFree) == 0 {
+		return math.Inf(1)
+	}
+	c.riseAt(ms, ready)
+	if !c.riseOK[i] {
+		c.setRise(ms, i, ready)
+	}
+	return c.rise[i] * exec
+}
+
+// riseAt readies the rises for the ready time ready: those kept for
+// another are dropped.
+func (c *earliestCache) riseAt(ms []Machine, ready float64) {
+	if b := math.Float64bits(ready); b != c.riseReady || len(c.riseOK) != len(ms) {
+		c.riseOK = grown(c.riseOK, len(ms))
+		c.riseReady = b
+	}
+	if len(c.rise) != len(ms) {
+		c.rise = grown(c.rise, len(ms))
+	}
+}
+
+// setRise keeps machine i's rise (it has cores): addedEnergy's arithmetic
+// without the multiplication by the map's time.
+func (c *earliestCache) setRise(ms []Machine, i int, ready float64) {
+	m := &ms[i]
+	cores := float64(len(m.CoreFree))
+	busy := float64(m.busyAt(fmax(c.frees[i], ready)))
+	before := m.pas(busy / cores)
+	after := m.pas(fmin(1, (busy+1)/cores))
+	c.rise[i], c.riseOK[i] = after-before, true
 }
 
 // placeMap is scheduleOne with each machine's earliest core taken from ec
@@ -792,6 +844,20 @@ func (c *earliestCache) fill(ms []Machine) {
 // pass over every machine takes).
 func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeLocal []int, ready float64, tie PowerTie,
 	maxAlts int, fs []float64, alts []int) (Placement, []float64, []int, bool) {
+	return placeMapPick(ms, ec, exec, lv, nodeLocal, ready, tie, maxAlts, fs, alts, nil)
+}
+
+// placeMapPick is placeMap; with pr (rackPick's choice) and pr.machine >=
+// 0, the machine the first pass over every machine would choose is
+// pr.machine, not scanned for, and TMaR*'s tie window reads only the
+// machines of the racks that may finish within it (pickRacks.window), in
+// machine order; fs then holds the finishes of those alone.
+func placeMapPick(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeLocal []int, ready float64, tie PowerTie,
+	maxAlts int, fs []float64, alts []int, pr *pickRacks) (Placement, []float64, []int, bool) {
+	pick := -1
+	if pr != nil {
+		pick = pr.machine
+	}
 	// ec has an entry per machine; cut to ms, the passes over the
 	// machines read them without bounds checks.
 	cores, frees := ec.cores[:len(ms)], ec.frees[:len(ms)]
@@ -800,14 +866,19 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeL
 	if !tie.Power {
 		best := -1
 		var bf, bs float64
-		for i := range ms {
-			if cores[i] < 0 {
-				continue
-			}
-			start := fmax(frees[i], ready)
-			f := start + exec[i]
-			if best < 0 || f < bf-tieEpsilon {
-				best, bf, bs = i, f, start
+		if pick >= 0 {
+			best, bs = pick, fmax(frees[pick], ready)
+			bf = bs + exec[pick]
+		} else {
+			for i := range ms {
+				if cores[i] < 0 {
+					continue
+				}
+				start := fmax(frees[i], ready)
+				f := start + exec[i]
+				if best < 0 || f < bf-tieEpsilon {
+					best, bf, bs = i, f, start
+				}
 			}
 		}
 		if best < 0 {
@@ -824,16 +895,24 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeL
 		fs = slices.Grow(fs[:0], len(ms))[:len(ms)]
 		best := -1
 		var bf float64
-		for i := range ms {
-			if cores[i] < 0 {
-				fs[i] = 0
-				continue
+		all := func() { // every machine's finish, and the first pass's choice
+			for i := range ms {
+				if cores[i] < 0 {
+					fs[i] = 0
+					continue
+				}
+				f := fmax(frees[i], ready) + exec[i]
+				fs[i] = f
+				if best < 0 || f < bf-tieEpsilon {
+					best, bf = i, f
+				}
 			}
-			f := fmax(frees[i], ready) + exec[i]
-			fs[i] = f
-			if best < 0 || f < bf-tieEpsilon {
-				best, bf = i, f
-			}
+		}
+		if pick >= 0 {
+			best = pick
+			fs[best] = fmax(frees[best], ready) + exec[best]
+		} else {
+			all()
 		}
 		if best < 0 {
 			return Placement{}, fs, alts, false
@@ -842,34 +921,73 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeL
 		if tie.WithinMakespan {
 			limit = fmax(limit, horizon(ms)+tieEpsilon) // only the makespan tie reads it
 		}
-		bestE := ms[best].addedEnergy(fmax(frees[best], ready), exec[best])
-		for i := range ms {
+		// The machines the window reads, in machine order: those of the
+		// racks that may finish within it, when the racks tell (a NaN
+		// limit holds every machine).
+		var win []int
+		if pick >= 0 && limit == limit {
+			win = pr.window(ms, ec, exec, ready, limit, fs)
+		} else if pick >= 0 {
+			best, bf = -1, 0
+			all() // the same choice (pick), every finish written
+		}
+		// Each machine's energy is its kept rise times the map's time
+		// (ec.addedEnergy inlined: a machine with an earliest core has
+		// cores).
+		ec.riseAt(ms, ready)
+		rise, riseOK := ec.rise[:len(ms)], ec.riseOK[:len(ms)]
+		if !riseOK[best] {
+			ec.setRise(ms, best, ready)
+		}
+		bestE := rise[best] * exec[best]
+		try := func(i int) {
 			if cores[i] < 0 || fs[i] > limit || i == best {
-				continue
+				return
 			}
-			e := ms[i].addedEnergy(fmax(frees[i], ready), exec[i])
+			if !riseOK[i] {
+				ec.setRise(ms, i, ready)
+			}
+			e := rise[i] * exec[i]
 			if e < bestE-1e-9 || (e <= bestE+1e-9 && fs[i] < fs[best]-tieEpsilon) {
 				best, bestE = i, e
 			}
 		}
+		if win != nil {
+			for _, i := range win {
+				try(i)
+			}
+		} else {
+			for i := range ms {
+				try(i)
+			}
+		}
 		c = cand{machine: best, core: cores[best], start: fmax(frees[best], ready), finish: fs[best], exec: exec[best]}
 	}
-	alt := func(i int) {
+	equal := func(i int) bool {
 		if cores[i] < 0 || math.IsInf(frees[i], 1) || i == c.machine || lv[i] != lv[c.machine] {
-			return
+			return false
 		}
-		if f := fmax(frees[i], ready) + exec[i]; math.Abs(f-c.finish) <= sameFinishS {
+		f := fmax(frees[i], ready) + exec[i]
+		return math.Abs(f-c.finish) <= sameFinishS
+	}
+	alt := func(i int) {
+		if equal(i) {
 			alts = append(alts, i)
 		}
 	}
-	if nodeLocal != nil && lv[c.machine] == lvNode {
+	switch {
+	case nodeLocal != nil && lv[c.machine] == lvNode:
 		for _, i := range nodeLocal {
 			if len(alts) >= maxAlts {
 				break
 			}
 			alt(i)
 		}
-	} else {
+	case pick >= 0 && maxAlts > 0:
+		// The racks told the choice: their least finishes (made for
+		// this map) pass over those with no machine near the chosen one.
+		alts = pr.equal(equal, c.finish, maxAlts, alts)
+	default:
 		for i := range ms {
 			if len(alts) >= maxAlts {
 				break
@@ -879,6 +997,9 @@ func placeMap(ms []Machine, ec *earliestCache, exec []float64, lv []uint8, nodeL
 	}
 	ms[c.machine].CoreFree[c.core] = c.finish
 	ec.cores[c.machine], ec.frees[c.machine] = ms[c.machine].earliest()
+	if c.machine < len(ec.riseOK) {
+		ec.riseOK[c.machine] = false // its cores changed
+	}
 	return Placement{Machine: c.machine, Start: c.start, Finish: c.finish}, fs, alts, true
 }
 
