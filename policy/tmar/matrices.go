@@ -6,6 +6,7 @@ package tmar
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -42,12 +43,14 @@ type jobRate struct {
 	n   int
 }
 
-// rowMean is the mean of a row's entries, 0 when empty.
+// rowMean is the mean of a row's entries, 0 when empty. It sums them in
+// the order of their keys: a map's own order changes from run to run, and so
+// would the sum's last bits, which the simulator must not let decide.
 func rowMean(row map[string]float64, cached *float64) float64 {
 	if *cached == 0 && len(row) > 0 {
 		var sum float64
-		for _, v := range row {
-			sum += v
+		for _, k := range slices.Sorted(maps.Keys(row)) {
+			sum += row[k]
 		}
 		*cached = sum / float64(len(row))
 	}

@@ -1,0 +1,42 @@
+package tmar
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// TestRowMeanSameBitsEveryTime: the mean of a row whose sum depends on the
+// order of its terms (large values of both signs beside small ones) has the
+// same bits however often it is recomputed, and is the sum taken in key
+// order. Summed in the map's own order it changed from one call to the next.
+func TestRowMeanSameBitsEveryTime(t *testing.T) {
+	row := map[string]float64{}
+	for i := range 64 {
+		v := 1 + float64(i)/7
+		switch i % 4 {
+		case 0:
+			v = 1e16 + float64(i)
+		case 2:
+			v = -1e16 - float64(i)
+		}
+		row["node-"+strconv.Itoa(i)] = v
+	}
+	keys := make([]string, 0, len(row))
+	for k := range row {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var sum float64
+	for _, k := range keys {
+		sum += row[k]
+	}
+	want := sum / float64(len(row))
+	for range 200 {
+		var cached float64
+		if got := rowMean(row, &cached); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("rowMean gave %v, the sum in key order %v", got, want)
+		}
+	}
+}
