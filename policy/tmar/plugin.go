@@ -8,6 +8,8 @@ package tmar
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/rs/zerolog"
@@ -208,8 +210,8 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 	for jt, row := range cfg.MapMatrix {
 		var sum float64
 		n := 0
-		for _, v := range row {
-			if v > 0 {
+		for _, k := range slices.Sorted(maps.Keys(row)) { // key order: see rowMean
+			if v := row[k]; v > 0 {
 				sum += v
 				n++
 			}
