@@ -411,10 +411,13 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 		p.scanApp(int32(i), now)
 	}
 	if len(p.cands) > 0 {
-		p.warm()
 		// The capacity snapshot is taken once, when the first copy needs a
-		// node: the state does not change during a scan.
+		// node: the state does not change during a scan. The candidates are
+		// warmed after it, as its pass over every node evicted what was
+		// warmed before it (the attempts' lines were then missed again in
+		// the proposals).
 		free := p.capacity.Snapshot(v)
+		p.warm()
 		p.reason, p.reasonEnd = p.reason[:0], p.reasonEnd[:0]
 		for _, c := range p.cands {
 			o := &p.open[c.open]
@@ -631,7 +634,7 @@ func (p *YARN) propose(a *cluster.App, j *yarnJob, ks *kindScan, now int64, free
 	allowed := p.allowed(ks)
 	r := &j.tasks[ks.best]
 	best := j.runs[ks.best]
-	node := free.Pick(capacity.NeedOf(best), nil, best.Node)
+	node, nodeID := free.PickID(capacity.NeedOf(best), nil, best.Node)
 	if node == nil {
 		return
 	}
@@ -659,7 +662,7 @@ func (p *YARN) propose(a *cluster.App, j *yarnJob, ks *kindScan, now int64, free
 	}
 	p.out = append(p.out, policy.Hint{}) // filled in place
 	h := &p.out[len(p.out)-1]
-	h.Kind, h.App, h.Task, h.Attempt, h.Node = policy.KindSpeculate, a.ID, best.Task.ID, best.ID, node.ID
+	h.Kind, h.App, h.Task, h.Attempt, h.Node = policy.KindSpeculate, a.ID, best.Task.ID, best.ID, nodeID
 	h.EstRemainingMS, h.EstBackupMS = max(0, ks.bestEnd-now), int64(ks.stats.Mean) // Reason: set by Speculate
 }
 

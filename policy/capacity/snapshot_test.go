@@ -13,7 +13,8 @@ import (
 // round after round (reusing the last round's ids, Reserve called between
 // some rounds) to a fresh snapshot of
 // the same state, on random streams of registrations, heartbeats and lost
-// nodes: the same entries in the same order, and the same picks.
+// nodes: the same entries in the same order, and the same picks; both are also
+// held to the nodes read afresh and the reference scan (pickByScan).
 func TestSnapshotReuseSameAsFresh(t *testing.T) {
 	for seed := range uint64(30) {
 		r := rand.New(rand.NewPCG(seed, 3))
@@ -42,23 +43,36 @@ func TestSnapshotReuseSameAsFresh(t *testing.T) {
 				reused.Reserve(r.IntN(80)) // room made between rounds keeps the last one's entries
 			}
 			got, want := reused.Snapshot(st), New(st)
-			if len(got.nodes) != len(want.nodes) {
-				t.Fatalf("seed %d round %d: %d nodes, fresh %d", seed, round, len(got.nodes), len(want.nodes))
+			// The reference: every running node that has sent a
+			// heartbeat, in the state's order, read afresh.
+			var ref []*refNode
+			for _, n := range st.Nodes() {
+				if n.State == cluster.NodeRunning && n.HeartbeatTS != 0 {
+					ref = append(ref, &refNode{node: n, vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
+				}
 			}
-			for i := range got.nodes {
-				g, w := *got.nodes[i], *want.nodes[i]
-				if g != w {
-					t.Fatalf("seed %d round %d node %d: %+v, fresh %+v", seed, round, i, g, w)
+			if len(got.free) != len(want.free) || len(got.free) != len(ref) || len(got.refs) != len(ref) {
+				t.Fatalf("seed %d round %d: %d nodes, fresh %d, reference %d", seed, round, len(got.free), len(want.free), len(ref))
+			}
+			for i := range got.free {
+				g, w := got.free[i], want.free[i]
+				if g != w || got.refs[g.ref] != want.refs[w.ref] {
+					t.Fatalf("seed %d round %d node %d: %+v %+v, fresh %+v %+v", seed, round, i, g, got.refs[g.ref], w, want.refs[w.ref])
+				}
+				if r := got.refs[g.ref]; g.ref != int32(i) || r.node != ref[i].node || r.id != ref[i].node.ID || r.idKey != idPrefix(r.id) ||
+					g.idKey != r.idKey || g.vcores != ref[i].vcores || g.memoryMB != ref[i].memoryMB {
+					t.Fatalf("seed %d round %d node %d: %+v %+v, want %s %d/%d", seed, round, i, g, r, ref[i].node.ID, ref[i].vcores, ref[i].memoryMB)
 				}
 			}
 			for range 5 {
 				need := Need{VCores: 1 + r.IntN(3), MemoryMB: 1024 * r.IntN(3)}
 				avoid := "nm" + strconv.Itoa(r.IntN(40)) + ":8041"
-				if a, b := got.Pick(need, nil, avoid), want.Pick(need, nil, avoid); a != b {
-					t.Fatalf("seed %d round %d: picked %v, fresh %v", seed, round, a, b)
+				a, b, c := got.Pick(need, nil, avoid), want.Pick(need, nil, avoid), pickByScan(ref, need, nil, avoid)
+				if a != b || a != c {
+					t.Fatalf("seed %d round %d: picked %v, fresh %v, reference %v", seed, round, a, b, c)
 				}
-				if a, b := got.Slots(need), want.Slots(need); a != b {
-					t.Fatalf("seed %d round %d: %d slots after the picks, fresh %d", seed, round, a, b)
+				if a, b := got.Slots(need), refSlots(ref, need); a != b {
+					t.Fatalf("seed %d round %d: %d slots after the picks, reference %d", seed, round, a, b)
 				}
 			}
 		}
