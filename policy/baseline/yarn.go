@@ -107,8 +107,6 @@ type YARN struct {
 	// A scan's jobs past their gate, and its candidates for a copy.
 	open  []openJob
 	cands []candidate
-	// warmed keeps warm's loads from being optimized away.
-	warmed int
 }
 
 // yarnJob is one app's task records, parallel to App.Tasks, and its
@@ -411,17 +409,15 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 		p.scanApp(int32(i), now)
 	}
 	if len(p.cands) > 0 {
+		p.readCands()
 		// The capacity snapshot is taken once, when the first copy needs a
-		// node: the state does not change during a scan. The candidates are
-		// warmed after it, as its pass over every node evicted what was
-		// warmed before it (the attempts' lines were then missed again in
-		// the proposals).
+		// node: the state does not change during a scan.
 		free := p.capacity.Snapshot(v)
-		p.warm()
 		p.reason, p.reasonEnd = p.reason[:0], p.reasonEnd[:0]
-		for _, c := range p.cands {
+		for i := range p.cands {
+			c := &p.cands[i]
 			o := &p.open[c.open]
-			p.propose(o.a, o.j, &o.ks[c.kind], now, free)
+			p.propose(c, o.j, &o.ks[c.kind], now, free)
 		}
 		if len(p.out) > 0 {
 			all, from := string(p.reason), 0
@@ -466,6 +462,11 @@ type openJob struct {
 type candidate struct {
 	open int32 // index in YARN.open
 	kind int32
+	// What the proposal reads of the best task's running attempt (see
+	// readCands): its container's size, its app's, task's and own ids and
+	// its node's.
+	need                     capacity.Need
+	app, task, attempt, node string
 }
 
 // gateApp queues a job, whose records are j, for the record pass if a kind
@@ -615,26 +616,28 @@ func (p *YARN) allowed(ks *kindScan) float64 {
 	return max(allowed, p.cfg.ProportionRunningTasksSpeculatable*float64(ks.runningTasks))
 }
 
-// warm reads what the proposals will read of each candidate (its running
-// attempt, the attempt's task and the ids the hint names) in one loop of
-// independent loads, so their cache misses overlap.
-func (p *YARN) warm() {
-	var sum int
-	for _, c := range p.cands {
+// readCands copies what the proposals read of each candidate's running
+// attempt, its task and its app into the candidate, in one loop of loads
+// independent from one candidate to the next, so that their cache misses
+// overlap. Only warming those lines here (as before) was not enough: by a
+// proposal's turn, the capacity snapshot, the heap and the hints written
+// since had evicted most of them, and each proposal missed them again.
+func (p *YARN) readCands() {
+	for i := range p.cands {
+		c := &p.cands[i]
 		o := &p.open[c.open]
 		at := o.j.runs[o.ks[c.kind].best]
-		sum += at.VCores + at.MemoryMB + len(at.Node) + len(at.Task.ID) + len(o.a.ID)
+		c.need = capacity.NeedOf(at)
+		c.app, c.task, c.attempt, c.node = o.a.ID, at.Task.ID, at.ID, at.Node
 	}
-	p.warmed += sum
 }
 
 // propose turns a candidate kind's best task into a speculate hint
 // (appended to p.out) if a node has room for one more container.
-func (p *YARN) propose(a *cluster.App, j *yarnJob, ks *kindScan, now int64, free *capacity.Capacity) {
+func (p *YARN) propose(c *candidate, j *yarnJob, ks *kindScan, now int64, free *capacity.Capacity) {
 	allowed := p.allowed(ks)
 	r := &j.tasks[ks.best]
-	best := j.runs[ks.best]
-	node, nodeID := free.PickID(capacity.NeedOf(best), nil, best.Node)
+	node, nodeID := free.PickID(c.need, nil, c.node)
 	if node == nil {
 		return
 	}
@@ -662,7 +665,7 @@ func (p *YARN) propose(a *cluster.App, j *yarnJob, ks *kindScan, now int64, free
 	}
 	p.out = append(p.out, policy.Hint{}) // filled in place
 	h := &p.out[len(p.out)-1]
-	h.Kind, h.App, h.Task, h.Attempt, h.Node = policy.KindSpeculate, a.ID, best.Task.ID, best.ID, nodeID
+	h.Kind, h.App, h.Task, h.Attempt, h.Node = policy.KindSpeculate, c.app, c.task, c.attempt, nodeID
 	h.EstRemainingMS, h.EstBackupMS = max(0, ks.bestEnd-now), int64(ks.stats.Mean) // Reason: set by Speculate
 }
 
