@@ -10,8 +10,10 @@ import (
 )
 
 // TestSnapshotReuseSameAsFresh holds a Scratch that snapshots one state
-// round after round (reusing the last round's ids, Reserve called between
-// some rounds) to a fresh snapshot of
+// round after round (reusing the last round's ids, and the nodes' states and
+// sizes unless told NodesChanged; Reserve and Refresh called between some
+// rounds) to a
+// fresh snapshot of
 // the same state, on random streams of registrations, heartbeats and lost
 // nodes: the same entries in the same order, and the same picks; both are also
 // held to the nodes read afresh and the reference scan (pickByScan).
@@ -33,14 +35,24 @@ func TestSnapshotReuseSameAsFresh(t *testing.T) {
 				switch r.IntN(6) {
 				case 0:
 					apply(events.Event{Type: events.NodeRegistered, Node: node, Rack: "/r", VCores: 8 + r.IntN(8), MemoryMB: 1024 * (8 + r.IntN(8))})
+					reused.NodesChanged() // as the policy does on these events
 				case 1:
 					apply(events.Event{Type: events.NodeLost, Node: node, Reason: "test"})
+					reused.NodesChanged()
 				default:
 					apply(events.Event{Type: events.NodeHeartbeat, Node: node, UsedVCores: r.IntN(16), UsedMemoryMB: 1024 * r.IntN(16)})
 				}
 			}
 			if r.IntN(3) == 0 {
 				reused.Reserve(r.IntN(80)) // room made between rounds keeps the last one's entries
+			}
+			if r.IntN(2) == 0 {
+				reused.Refresh(st) // as a round without a snapshot does
+				if r.IntN(3) == 0 {
+					// Heartbeats after the refresh, before the snapshot.
+					ts++
+					apply(events.Event{Type: events.NodeHeartbeat, Node: "nm" + strconv.Itoa(r.IntN(40)) + ":8041", UsedVCores: r.IntN(16), UsedMemoryMB: 1024 * r.IntN(16)})
+				}
 			}
 			got, want := reused.Snapshot(st), New(st)
 			// The reference: every running node that has sent a
@@ -51,7 +63,7 @@ func TestSnapshotReuseSameAsFresh(t *testing.T) {
 					ref = append(ref, &refNode{node: n, vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
 				}
 			}
-			if len(got.free) != len(want.free) || len(got.free) != len(ref) || len(got.refs) != len(ref) {
+			if len(got.free) != len(want.free) || len(got.free) != len(ref) || len(got.refs) != len(st.Nodes()) {
 				t.Fatalf("seed %d round %d: %d nodes, fresh %d, reference %d", seed, round, len(got.free), len(want.free), len(ref))
 			}
 			for i := range got.free {
@@ -59,7 +71,7 @@ func TestSnapshotReuseSameAsFresh(t *testing.T) {
 				if g != w || got.refs[g.ref] != want.refs[w.ref] {
 					t.Fatalf("seed %d round %d node %d: %+v %+v, fresh %+v %+v", seed, round, i, g, got.refs[g.ref], w, want.refs[w.ref])
 				}
-				if r := got.refs[g.ref]; g.ref != int32(i) || r.node != ref[i].node || r.id != ref[i].node.ID || r.idKey != idPrefix(r.id) ||
+				if r := got.refs[g.ref]; r.node != st.Nodes()[g.ref] || r.node != ref[i].node || r.id != ref[i].node.ID || r.idKey != idPrefix(r.id) ||
 					g.idKey != r.idKey || g.vcores != ref[i].vcores || g.memoryMB != ref[i].memoryMB {
 					t.Fatalf("seed %d round %d node %d: %+v %+v, want %s %d/%d", seed, round, i, g, r, ref[i].node.ID, ref[i].vcores, ref[i].memoryMB)
 				}
