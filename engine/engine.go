@@ -102,6 +102,7 @@ type Engine struct {
 	// touched keeps prepare's loads from being optimized away.
 	touched byte
 	id      []byte // hint id buffer
+	nowDec  []byte // an emit's time in decimal, for its hints' ids
 	// roundTS is the event time of the current round (an event's time in
 	// Apply, the tick's in tick): emit's now, for policy.InForce.
 	roundTS int64
@@ -444,8 +445,9 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 		h.V = policy.HintVersion
 		if ids == nil {
 			ids = make([]byte, 0, (len(hs)-i)*(len(e.idPrefix)+16))
+			e.nowDec = strconv.AppendInt(e.nowDec[:0], now, 10)
 		}
-		ids = e.appendHintID(ids, h.Policy, target, content, now)
+		ids = e.appendHintID(ids, h.Policy, target, content, e.nowDec)
 		h.TS = now
 		if h.ExpiresTS == 0 {
 			h.ExpiresTS = now + ttl
@@ -542,18 +544,19 @@ func (e *Engine) countHint(name string, k policy.HintKind) {
 // had, and can never give an id to a different hint, as a counter restored
 // from a checkpoint would when a policy decides differently the second time.
 func (e *Engine) hintID(policyName string, target, content []byte, now int64) string {
-	return string(e.appendHintID(nil, policyName, target, content, now))
+	return string(e.appendHintID(nil, policyName, target, content, strconv.AppendInt(nil, now, 10)))
 }
 
-// appendHintID appends hintID's id to b.
-func (e *Engine) appendHintID(b []byte, policyName string, target, content []byte, now int64) []byte {
+// appendHintID appends hintID's id to b; nowDec is the time in decimal
+// (strconv.AppendInt(nil, now, 10)), made once for a round's hints.
+func (e *Engine) appendHintID(b []byte, policyName string, target, content, nowDec []byte) []byte {
 	e.id = append(e.id[:0], policyName...)
 	e.id = append(e.id, 0)
 	e.id = append(e.id, target...)
 	e.id = append(e.id, 0)
 	e.id = append(e.id, content...)
 	e.id = append(e.id, 0)
-	e.id = strconv.AppendInt(e.id, now, 10)
+	e.id = append(e.id, nowDec...)
 	var sum [8]byte
 	binary.BigEndian.PutUint64(sum[:], idHash(e.id))
 	b = append(b, e.idPrefix...)
