@@ -148,7 +148,7 @@ func (s *Scratch) Snapshot(v cluster.View) *Capacity {
 	// heartbeat's fields are read: at 10,000 nodes, a cache miss per node
 	// instead of three (the id, state and size lie on other lines of the
 	// node than the heartbeat's).
-	refs := s.refs
+	refs := grown(s.refs, len(nodes))
 	free := slices.Grow(s.free[:0], len(nodes)) // one allocation, not one per node
 	for k, n := range nodes {
 		if k == len(refs) {
@@ -181,7 +181,7 @@ func (s *Scratch) Refresh(v cluster.View) {
 	if !s.changed && len(s.refs) == len(nodes) {
 		return
 	}
-	refs := s.refs
+	refs := grown(s.refs, len(nodes))
 	for k, n := range nodes {
 		if k == len(refs) {
 			refs = append(refs, nodeRef{})
@@ -192,6 +192,12 @@ func (s *Scratch) Refresh(v cluster.View) {
 	}
 	s.changed = false
 	s.refs = clearPast(refs, len(nodes))
+}
+
+// grown returns refs with room for n (one allocation, not a doubling per
+// node appended: capacity.New makes a fresh Scratch each time).
+func grown(refs []nodeRef, n int) []nodeRef {
+	return slices.Grow(refs, max(0, n-len(refs)))
 }
 
 // read sets r from n, reusing the id key if r held n with the same id.

@@ -90,3 +90,29 @@ func TestSnapshotReuseSameAsFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotOfAnotherState: a Scratch that snapshotted a larger state
+// snapshots a smaller one (a policy given another View) as a fresh one does.
+func TestSnapshotOfAnotherState(t *testing.T) {
+	build := func(nodes int) *cluster.State {
+		st := cluster.New()
+		for i := range nodes {
+			id := "nm" + strconv.Itoa(i) + ":8041"
+			st.Apply(&events.Event{V: events.Version, ID: "r" + id, TS: 1, Type: events.NodeRegistered, Node: id, Rack: "/r", VCores: 8, MemoryMB: 8192})
+			st.Apply(&events.Event{V: events.Version, ID: "h" + id, TS: 2, Type: events.NodeHeartbeat, Node: id, UsedVCores: i % 8})
+		}
+		return st
+	}
+	var s Scratch
+	s.Snapshot(build(30))
+	small := build(7)
+	got, want := s.Snapshot(small), New(small)
+	if len(got.free) != len(want.free) || len(got.refs) != len(small.Nodes()) {
+		t.Fatalf("%d entries and %d refs, fresh %d entries", len(got.free), len(got.refs), len(want.free))
+	}
+	for i := range got.free {
+		if g, w := got.free[i], want.free[i]; g != w || got.refs[g.ref] != want.refs[w.ref] {
+			t.Fatalf("entry %d: %+v %+v, fresh %+v %+v", i, g, got.refs[g.ref], w, want.refs[w.ref])
+		}
+	}
+}
