@@ -119,24 +119,29 @@ type yarnJob struct {
 	tasks     []yarnTask
 	// runs holds each task's running attempt when its record says
 	// running == 1 (else nil), beside the records so that a scan, which
-	// streams the records, reads 32 bytes a task, and a proposal reads the
+	// streams the records, reads 24 bytes a task, and a proposal reads the
 	// attempt directly: finding it again through the app's task list, the
 	// task and its attempt list was a chain of dependent cache misses,
 	// about 1.8 ms of a 2,000-copy round at 10,000 nodes.
-	runs   []*cluster.Attempt
-	counts [2]*cluster.TaskCounts
-	stats  [2]*taskstat.Stats
+	runs []*cluster.Attempt
+	// proposed holds, beside the records, when this speculator last
+	// proposed a copy of each task (read only if its record's proposal is
+	// set): out of the records, which a scan streams, they are 24 bytes a
+	// task instead of 32.
+	proposed []int64
+	counts   [2]*cluster.TaskCounts
+	stats    [2]*taskstat.Stats
 }
 
-// yarnTask is what a scan needs of one task, copied from the state: 32
+// yarnTask is what a scan needs of one task, copied from the state: 24
 // bytes without pointers (a large cluster holds one per task, a scan reads
 // them all, and the GC need not). "The running attempt" is the task's only
 // one (running == 1), in yarnJob.runs.
 type yarnTask struct {
 	progTS int64 // the running attempt's ProgressTS
 	end    int64 // its estimated end while its status is fresh
-	// proposed is when this speculator last proposed a copy (if proposal).
-	proposed int64
+	// proposal is set once this speculator proposed a copy (when:
+	// yarnJob.proposed).
 	proposal bool
 	kind     uint8 // kindMap, kindReduce or kindOther
 	running  uint8 // running attempts, at most 2 counted
@@ -292,7 +297,7 @@ func (p *YARN) job(a *cluster.App) *yarnJob {
 		if j == nil {
 			// Sized for the tasks the job declared, so it rarely grows.
 			n := max(len(a.Tasks), a.Maps+a.Reduces)
-			j = &yarnJob{app: a, tasks: make([]yarnTask, 0, n), runs: make([]*cluster.Attempt, 0, n),
+			j = &yarnJob{app: a, tasks: make([]yarnTask, 0, n), runs: make([]*cluster.Attempt, 0, n), proposed: make([]int64, 0, n),
 				// Found now rather than by the first scan past the gate.
 				counts: [2]*cluster.TaskCounts{a.Count[events.Map], a.Count[events.Reduce]}}
 			p.jobs[a] = j
@@ -329,6 +334,7 @@ func (j *yarnJob) more(a *cluster.App) {
 	for i := len(j.tasks); i < len(a.Tasks); i++ {
 		j.tasks = append(j.tasks, yarnTask{})
 		j.runs = append(j.runs, j.tasks[i].read(a.Tasks[i]))
+		j.proposed = append(j.proposed, 0)
 	}
 }
 
@@ -435,8 +441,8 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 		for i := range p.cands {
 			if c := &p.cands[i]; c.proposed {
 				o := &p.open[c.open]
-				r := &o.j.tasks[o.ks[c.kind].best]
-				r.proposal, r.proposed = true, now
+				best := o.ks[c.kind].best
+				o.j.tasks[best].proposal, o.j.proposed[best] = true, now
 			}
 		}
 		if len(p.out) > 0 {
@@ -521,9 +527,9 @@ func (p *YARN) scanApp(open int32, now int64) {
 		if !k.on {
 			continue
 		}
-		if r.running != 1 || (r.proposal && now-r.proposed < retry) ||
+		if r.running != 1 || (r.proposal && now-j.proposed[i] < retry) ||
 			(r.progTS > 0 && now-r.progTS > stagnation) || p.cfg.CompareThreshold {
-			p.value(k, r, j.runs[i], int32(i), now)
+			p.value(k, r, j.runs[i], j.proposed[i], int32(i), now)
 			continue
 		}
 		k.runningTasks++
@@ -590,7 +596,7 @@ func (p *YARN) gate(a *cluster.App, j *yarnJob, k int, ks *kindScan, now int64) 
 // gate): how much earlier a fresh attempt would end than the running one, or
 // a reason not to; it counts the job's running and already copied tasks and
 // keeps the best (first of equals, in task order).
-func (p *YARN) value(ks *kindScan, r *yarnTask, run *cluster.Attempt, i int32, now int64) {
+func (p *YARN) value(ks *kindScan, r *yarnTask, run *cluster.Attempt, proposed int64, i int32, now int64) {
 	switch r.running {
 	case 0:
 		return // notRunning
@@ -602,7 +608,7 @@ func (p *YARN) value(ks *kindScan, r *yarnTask, run *cluster.Attempt, i int32, n
 	}
 	ks.runningTasks++
 	// A copy we asked for is starting: the AM would hold it as STARTING.
-	if r.proposal && now-r.proposed < p.cfg.RetryAfterSpeculateMS {
+	if r.proposal && now-proposed < p.cfg.RetryAfterSpeculateMS {
 		ks.already++
 		return
 	}

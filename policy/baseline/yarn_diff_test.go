@@ -235,7 +235,7 @@ func TestYARNRecordsMatchRead(t *testing.T) {
 			for a, j := range p.jobs {
 				for i := range j.tasks {
 					var want yarnTask
-					want.proposed, want.proposal = j.tasks[i].proposed, j.tasks[i].proposal
+					want.proposal = j.tasks[i].proposal
 					run := want.read(a.Tasks[i])
 					got := j.tasks[i]
 					if got.running != 1 {
