@@ -107,8 +107,6 @@ type YARN struct {
 	// A scan's jobs past their gate, and its candidates for a copy.
 	open  []openJob
 	cands []candidate
-	// warmed keeps warm's loads from being optimized away.
-	warmed int
 }
 
 // yarnJob is one app's task records, parallel to App.Tasks, and its
@@ -121,24 +119,29 @@ type yarnJob struct {
 	tasks     []yarnTask
 	// runs holds each task's running attempt when its record says
 	// running == 1 (else nil), beside the records so that a scan, which
-	// streams the records, reads 32 bytes a task, and a proposal reads the
+	// streams the records, reads 24 bytes a task, and a proposal reads the
 	// attempt directly: finding it again through the app's task list, the
 	// task and its attempt list was a chain of dependent cache misses,
 	// about 1.8 ms of a 2,000-copy round at 10,000 nodes.
-	runs   []*cluster.Attempt
-	counts [2]*cluster.TaskCounts
-	stats  [2]*taskstat.Stats
+	runs []*cluster.Attempt
+	// proposed holds, beside the records, when this speculator last
+	// proposed a copy of each task (read only if its record's proposal is
+	// set): out of the records, which a scan streams, they are 24 bytes a
+	// task instead of 32.
+	proposed []int64
+	counts   [2]*cluster.TaskCounts
+	stats    [2]*taskstat.Stats
 }
 
-// yarnTask is what a scan needs of one task, copied from the state: 32
+// yarnTask is what a scan needs of one task, copied from the state: 24
 // bytes without pointers (a large cluster holds one per task, a scan reads
 // them all, and the GC need not). "The running attempt" is the task's only
 // one (running == 1), in yarnJob.runs.
 type yarnTask struct {
 	progTS int64 // the running attempt's ProgressTS
 	end    int64 // its estimated end while its status is fresh
-	// proposed is when this speculator last proposed a copy (if proposal).
-	proposed int64
+	// proposal is set once this speculator proposed a copy (when:
+	// yarnJob.proposed).
 	proposal bool
 	kind     uint8 // kindMap, kindReduce or kindOther
 	running  uint8 // running attempts, at most 2 counted
@@ -184,6 +187,9 @@ func (p *YARN) Observe(_ context.Context, ev *events.Event, v cluster.View) {
 		// map lookup and a miss per heartbeat (its rate fell by 6 to 18 %)
 		// to save 0.3-0.5 ms of a 2,000-copy round.
 		p.capacity.Reserve(len(v.Nodes()))
+		p.capacity.NodesChanged()
+	case events.NodeLost:
+		p.capacity.NodesChanged() // see capacity.Scratch.Snapshot
 	case events.AppFinished:
 		if a := v.App(ev.App); a != nil {
 			p.forget(a)
@@ -291,7 +297,7 @@ func (p *YARN) job(a *cluster.App) *yarnJob {
 		if j == nil {
 			// Sized for the tasks the job declared, so it rarely grows.
 			n := max(len(a.Tasks), a.Maps+a.Reduces)
-			j = &yarnJob{app: a, tasks: make([]yarnTask, 0, n), runs: make([]*cluster.Attempt, 0, n),
+			j = &yarnJob{app: a, tasks: make([]yarnTask, 0, n), runs: make([]*cluster.Attempt, 0, n), proposed: make([]int64, 0, n),
 				// Found now rather than by the first scan past the gate.
 				counts: [2]*cluster.TaskCounts{a.Count[events.Map], a.Count[events.Reduce]}}
 			p.jobs[a] = j
@@ -328,6 +334,7 @@ func (j *yarnJob) more(a *cluster.App) {
 	for i := len(j.tasks); i < len(a.Tasks); i++ {
 		j.tasks = append(j.tasks, yarnTask{})
 		j.runs = append(j.runs, j.tasks[i].read(a.Tasks[i]))
+		j.proposed = append(j.proposed, 0)
 	}
 }
 
@@ -410,15 +417,33 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 	for i := range p.open {
 		p.scanApp(int32(i), now)
 	}
+	if len(p.cands) == 0 {
+		// Read the nodes' states and sizes now if they changed, rather
+		// than in the snapshot of the next round that proposes.
+		p.capacity.Refresh(v)
+	}
 	if len(p.cands) > 0 {
-		p.warm()
+		p.readCands()
 		// The capacity snapshot is taken once, when the first copy needs a
 		// node: the state does not change during a scan.
 		free := p.capacity.Snapshot(v)
 		p.reason, p.reasonEnd = p.reason[:0], p.reasonEnd[:0]
-		for _, c := range p.cands {
-			o := &p.open[c.open]
-			p.propose(o.a, o.j, &o.ks[c.kind], now, free)
+		for i := range p.cands {
+			c := &p.cands[i]
+			p.propose(c, &p.open[c.open].ks[c.kind], now, free)
+		}
+		// The proposals are remembered in the task records here, in one
+		// loop of independent stores, rather than by each proposal: the
+		// records were read long before (the record pass), and a store
+		// that missed in each proposal was about a third of its time. No
+		// proposal reads another's record (each is a different job's or
+		// kind's task).
+		for i := range p.cands {
+			if c := &p.cands[i]; c.proposed {
+				o := &p.open[c.open]
+				best := o.ks[c.kind].best
+				o.j.tasks[best].proposal, o.j.proposed[best] = true, now
+			}
 		}
 		if len(p.out) > 0 {
 			all, from := string(p.reason), 0
@@ -463,6 +488,13 @@ type openJob struct {
 type candidate struct {
 	open int32 // index in YARN.open
 	kind int32
+	// What the proposal reads of the best task's running attempt (see
+	// readCands): its container's size, its app's, task's and own ids and
+	// its node's.
+	need                     capacity.Need
+	app, task, attempt, node string
+	// proposed is set when a copy was proposed (a node had room).
+	proposed bool
 }
 
 // gateApp queues a job, whose records are j, for the record pass if a kind
@@ -495,9 +527,9 @@ func (p *YARN) scanApp(open int32, now int64) {
 		if !k.on {
 			continue
 		}
-		if r.running != 1 || (r.proposal && now-r.proposed < retry) ||
+		if r.running != 1 || (r.proposal && now-j.proposed[i] < retry) ||
 			(r.progTS > 0 && now-r.progTS > stagnation) || p.cfg.CompareThreshold {
-			p.value(k, r, j.runs[i], int32(i), now)
+			p.value(k, r, j.runs[i], j.proposed[i], int32(i), now)
 			continue
 		}
 		k.runningTasks++
@@ -564,7 +596,7 @@ func (p *YARN) gate(a *cluster.App, j *yarnJob, k int, ks *kindScan, now int64) 
 // gate): how much earlier a fresh attempt would end than the running one, or
 // a reason not to; it counts the job's running and already copied tasks and
 // keeps the best (first of equals, in task order).
-func (p *YARN) value(ks *kindScan, r *yarnTask, run *cluster.Attempt, i int32, now int64) {
+func (p *YARN) value(ks *kindScan, r *yarnTask, run *cluster.Attempt, proposed int64, i int32, now int64) {
 	switch r.running {
 	case 0:
 		return // notRunning
@@ -576,7 +608,7 @@ func (p *YARN) value(ks *kindScan, r *yarnTask, run *cluster.Attempt, i int32, n
 	}
 	ks.runningTasks++
 	// A copy we asked for is starting: the AM would hold it as STARTING.
-	if r.proposal && now-r.proposed < p.cfg.RetryAfterSpeculateMS {
+	if r.proposal && now-proposed < p.cfg.RetryAfterSpeculateMS {
 		ks.already++
 		return
 	}
@@ -612,30 +644,31 @@ func (p *YARN) allowed(ks *kindScan) float64 {
 	return max(allowed, p.cfg.ProportionRunningTasksSpeculatable*float64(ks.runningTasks))
 }
 
-// warm reads what the proposals will read of each candidate (its running
-// attempt, the attempt's task and the ids the hint names) in one loop of
-// independent loads, so their cache misses overlap.
-func (p *YARN) warm() {
-	var sum int
-	for _, c := range p.cands {
+// readCands copies what the proposals read of each candidate's running
+// attempt, its task and its app into the candidate, in one loop of loads
+// independent from one candidate to the next, so that their cache misses
+// overlap. Only warming those lines here (as before) was not enough: by a
+// proposal's turn, the capacity snapshot, the heap and the hints written
+// since had evicted most of them, and each proposal missed them again.
+func (p *YARN) readCands() {
+	for i := range p.cands {
+		c := &p.cands[i]
 		o := &p.open[c.open]
 		at := o.j.runs[o.ks[c.kind].best]
-		sum += at.VCores + at.MemoryMB + len(at.Node) + len(at.Task.ID) + len(o.a.ID)
+		c.need = capacity.NeedOf(at)
+		c.app, c.task, c.attempt, c.node = o.a.ID, at.Task.ID, at.ID, at.Node
 	}
-	p.warmed += sum
 }
 
 // propose turns a candidate kind's best task into a speculate hint
 // (appended to p.out) if a node has room for one more container.
-func (p *YARN) propose(a *cluster.App, j *yarnJob, ks *kindScan, now int64, free *capacity.Capacity) {
+func (p *YARN) propose(c *candidate, ks *kindScan, now int64, free *capacity.Capacity) {
 	allowed := p.allowed(ks)
-	r := &j.tasks[ks.best]
-	best := j.runs[ks.best]
-	node := free.Pick(capacity.NeedOf(best), nil, best.Node)
+	node, nodeID := free.PickID(c.need, nil, c.node)
 	if node == nil {
 		return
 	}
-	r.proposal, r.proposed = true, now
+	c.proposed = true // recorded in the task's record by Speculate
 	// "yarn: estimated end %d ms from now, a new attempt %.0f ms; gain %d ms;
 	// %d of %d allowed copies run", without fmt (a scan may propose
 	// thousands).
@@ -659,7 +692,7 @@ func (p *YARN) propose(a *cluster.App, j *yarnJob, ks *kindScan, now int64, free
 	}
 	p.out = append(p.out, policy.Hint{}) // filled in place
 	h := &p.out[len(p.out)-1]
-	h.Kind, h.App, h.Task, h.Attempt, h.Node = policy.KindSpeculate, a.ID, best.Task.ID, best.ID, node.ID
+	h.Kind, h.App, h.Task, h.Attempt, h.Node = policy.KindSpeculate, c.app, c.task, c.attempt, nodeID
 	h.EstRemainingMS, h.EstBackupMS = max(0, ks.bestEnd-now), int64(ks.stats.Mean) // Reason: set by Speculate
 }
 

@@ -16,7 +16,8 @@ import (
 // yarnStream generates a random but valid-looking event stream: apps, tasks
 // of both kinds (and kind changes), attempts and speculative copies that
 // start, progress, stall, finish, fail and move, stale repeats, heartbeats
-// that change the free capacity, and apps that end.
+// that change the free capacity, nodes lost and registered again with
+// another size, and apps that end.
 type yarnStream struct {
 	r        *rand.Rand
 	now      int64
@@ -90,9 +91,18 @@ func (g *yarnStream) next() events.Event {
 		ev.Type, ev.App, ev.Task, ev.Attempt, ev.Node = events.MapOutput, a[0], a[1], a[2], fmt.Sprintf("n%d", r.IntN(6))
 	case k < 85:
 		ev.Type, ev.App, ev.State = events.AppFinished, pickApp(), events.StateSucceeded
-	case k < 95:
+	case k < 94:
 		n := r.IntN(6)
 		ev.Type, ev.Node, ev.UsedVCores, ev.UsedMemoryMB = events.NodeHeartbeat, fmt.Sprintf("n%d", n), r.IntN(9), 1024*r.IntN(9)
+	case k < 95:
+		// A node lost, or registered again with another size: the
+		// capacity snapshot's cached states and sizes must follow.
+		ev.Node = fmt.Sprintf("n%d", r.IntN(6))
+		if r.IntN(3) == 0 {
+			ev.Type, ev.Reason = events.NodeLost, "test"
+		} else {
+			ev.Type, ev.Rack, ev.VCores, ev.MemoryMB = events.NodeRegistered, "r", 4+r.IntN(8), 1024*(4+r.IntN(8))
+		}
 	default:
 		if len(g.log) == 0 {
 			return g.next()
@@ -225,7 +235,7 @@ func TestYARNRecordsMatchRead(t *testing.T) {
 			for a, j := range p.jobs {
 				for i := range j.tasks {
 					var want yarnTask
-					want.proposed, want.proposal = j.tasks[i].proposed, j.tasks[i].proposal
+					want.proposal = j.tasks[i].proposal
 					run := want.read(a.Tasks[i])
 					got := j.tasks[i]
 					if got.running != 1 {

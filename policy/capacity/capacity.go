@@ -5,8 +5,7 @@
 package capacity
 
 import (
-	"cmp"
-	"container/heap"
+	"encoding/binary"
 	"slices"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -28,28 +27,63 @@ func NeedOf(at *cluster.Attempt) Need {
 // latest heartbeats. Picking a target reserves its container, so several
 // backups chosen in one round do not all land on the same free slot.
 type Capacity struct {
-	nodes []*freeNode
-	heap  freeHeap // built on the first Pick
+	// refs are the nodes in the state's order; free holds one entry per
+	// node (free[k].ref indexes refs), in refs' order until the first Pick
+	// makes it a heap, best first.
+	refs  []nodeRef
+	free  freeHeap
 	built bool
-	// scratch, when set, keeps the heap's array for the next round.
-	scratch *Scratch
 }
 
 // Scratch keeps a Capacity's arrays between rounds, so a policy that takes
 // a snapshot every scan does not allocate one per node each time. The zero
 // value is ready.
 type Scratch struct {
-	free []freeNode
-	ptrs []*freeNode
-	heap freeHeap
+	// refs hold, by position in the View's node list at the last snapshot,
+	// each node with its id and what only a registration or a loss
+	// changes (whether it runs, its size).
+	refs []nodeRef
+	free freeHeap
+	// changed is set by NodesChanged: a node registered or was lost since
+	// the last snapshot, so the refs' states and sizes are read again.
+	changed bool
 }
 
+// nodeRef is what a pick reads of a node besides its free capacity: the
+// node, its id for the avoid list and the ties of equal prefixes; and, for
+// a Scratch's next snapshot, the node's state and size.
+type nodeRef struct {
+	node             *cluster.Node
+	id               string // node.ID, kept here so comparing stays in the snapshot's memory
+	idKey            uint64 // idPrefix(id)
+	vcores, memoryMB int    // node.VCores, node.MemoryMB
+	running          bool   // node.State == cluster.NodeRunning
+}
+
+// in reports whether r's node is one of ids (slices.Contains), comparing
+// the id keys before the bytes: the ids of one cluster mostly have one
+// length, so nearly every comparison of a round went to memeqbody.
+func (r *nodeRef) in(ids []string) bool {
+	for _, id := range ids {
+		if len(id) != len(r.id) || (len(id) >= 8 && binary.BigEndian.Uint64([]byte(id[:8])) != r.idKey) {
+			continue
+		}
+		if id == r.id {
+			return true
+		}
+	}
+	return false
+}
+
+// freeNode is a heap entry: a node's free capacity and the order's keys
+// held by value, so a sift compares entries of one array instead of
+// following a pointer per comparison (a round of 2,000 picks at 10,000
+// nodes made about 50,000 comparisons).
 type freeNode struct {
-	node     *cluster.Node
-	id       string // node.ID, kept here so comparing stays in the heap's memory
-	idKey    uint64 // idPrefix(id): most id comparisons end here
 	vcores   int
 	memoryMB int
+	idKey    uint64 // idPrefix(id): most id comparisons end here
+	ref      int32  // index in Capacity.refs
 }
 
 // idPrefix is the first 8 bytes of id, big-endian, zero-padded: a < b
@@ -75,16 +109,20 @@ func New(v cluster.View) *Capacity {
 // writes the new arrays once, keeping the last snapshot's entries. A policy
 // calls it as nodes register (rare events), so that the first snapshot of a
 // large cluster, in a round whose latency counts, does not first-touch its
-// arrays (about 700 KB at 10,000 nodes, a page fault per 4 KB).
+// arrays (about 1.1 MB at 10,000 nodes, a page fault per 4 KB).
 func (s *Scratch) Reserve(n int) {
-	if cap(s.free) >= n && cap(s.ptrs) >= n && cap(s.heap) >= n {
+	if cap(s.refs) >= n && cap(s.free) >= n {
 		return
 	}
 	n += n/4 + 16
+	s.refs = Prefault(s.refs, n)
 	s.free = Prefault(s.free, n)
-	s.ptrs = Prefault(s.ptrs, n)
-	s.heap = Prefault(s.heap, n)
 }
+
+// NodesChanged tells s that a node registered or was lost (the only events
+// that change a node's state or size) since its last snapshot. Until then,
+// Snapshot reads of each node only what its heartbeats change.
+func (s *Scratch) NodesChanged() { s.changed = true }
 
 // Prefault returns s with room for n elements, having written the room of
 // a new array (fresh pages are mapped on the first write), so that a
@@ -100,35 +138,92 @@ func Prefault[T any](s []T, n int) []T {
 }
 
 // Snapshot is New in s's arrays: the Capacity it returns is valid until the
-// next call.
+// next call. The policy must call NodesChanged after a node registers or is
+// lost.
 func (s *Scratch) Snapshot(v cluster.View) *Capacity {
 	nodes := v.Nodes()
-	// The last snapshot's entries are still in s.free: where one holds the
-	// same node at the same place (the node list seldom changes between
-	// rounds), its id and id key are reused rather than read again from
-	// the id's bytes, a cache miss per node at 10,000 nodes. Entry k is
-	// read before it is written.
-	old := s.free
-	s.free = slices.Grow(s.free[:0], len(nodes)) // one allocation, not one per node
-	for _, n := range nodes {
-		if n.State != cluster.NodeRunning || n.HeartbeatTS == 0 {
+	// Where a ref holds the same node at the same place (nodes are only
+	// ever appended to the list) and no node registered or was lost since
+	// it was read, the node's state and size are the ref's, and only its
+	// heartbeat's fields are read: at 10,000 nodes, a cache miss per node
+	// instead of three (the id, state and size lie on other lines of the
+	// node than the heartbeat's).
+	refs := grown(s.refs, len(nodes))
+	free := slices.Grow(s.free[:0], len(nodes)) // one allocation, not one per node
+	for k, n := range nodes {
+		if k == len(refs) {
+			refs = append(refs, nodeRef{})
+		}
+		r := &refs[k]
+		if r.node != n || s.changed {
+			r.read(n)
+		}
+		if !r.running || n.HeartbeatTS == 0 {
 			continue
 		}
-		k := len(s.free)
-		var id string
-		var idKey uint64
-		if k < len(old) && old[k].node == n && old[k].id == n.ID {
-			id, idKey = old[k].id, old[k].idKey
-		} else {
-			id, idKey = n.ID, idPrefix(n.ID)
+		// Node.FreeVCores and FreeMemoryMB, with the size from the ref.
+		free = append(free, freeNode{vcores: max(0, r.vcores-n.UsedVCores), memoryMB: max(0, r.memoryMB-n.UsedMemoryMB),
+			idKey: r.idKey, ref: int32(k)})
+	}
+	s.changed = false
+	s.refs, s.free = clearPast(refs, len(nodes)), free
+	return &Capacity{refs: s.refs, free: free}
+}
+
+// Refresh reads the state and size of the nodes again if one registered or
+// was lost since they were read (NodesChanged), or the node list grew: what
+// the next Snapshot would read of them. A policy calls it at rounds that
+// take no snapshot, so that the one that does (a round of many copies,
+// whose latency counts) finds them read, and need not read three lines of
+// each node.
+func (s *Scratch) Refresh(v cluster.View) {
+	nodes := v.Nodes()
+	if !s.changed && len(s.refs) == len(nodes) {
+		return
+	}
+	refs := grown(s.refs, len(nodes))
+	for k, n := range nodes {
+		if k == len(refs) {
+			refs = append(refs, nodeRef{})
 		}
-		s.free = append(s.free, freeNode{node: n, id: id, idKey: idKey, vcores: n.FreeVCores(), memoryMB: n.FreeMemoryMB()})
+		if r := &refs[k]; r.node != n || s.changed {
+			r.read(n)
+		}
 	}
-	s.ptrs = slices.Grow(s.ptrs[:0], len(s.free))
-	for i := range s.free {
-		s.ptrs = append(s.ptrs, &s.free[i])
+	s.changed = false
+	s.refs = clearPast(refs, len(nodes))
+}
+
+// grown returns refs with room for n (one allocation, not a doubling per
+// node appended: capacity.New makes a fresh Scratch each time).
+func grown(refs []nodeRef, n int) []nodeRef {
+	return slices.Grow(refs, max(0, n-len(refs)))
+}
+
+// read sets r from n, reusing the id key if r held n with the same id.
+func (r *nodeRef) read(n *cluster.Node) {
+	idKey := r.idKey
+	if r.node != n || r.id != n.ID {
+		idKey = idPrefix(n.ID)
 	}
-	return &Capacity{nodes: s.ptrs, heap: s.heap[:0], scratch: s}
+	*r = nodeRef{node: n, id: n.ID, idKey: idKey, vcores: n.VCores, memoryMB: n.MemoryMB, running: n.State == cluster.NodeRunning}
+}
+
+// clearPast clears the refs past n (so they hold no node of an earlier
+// state; the room is kept) and returns the first n.
+func clearPast(refs []nodeRef, n int) []nodeRef {
+	clear(refs[n:])
+	return refs[:n]
+}
+
+// fromNodes is a snapshot of the given free capacities (for tests).
+func fromNodes(nodes []*cluster.Node, vcores, memoryMB []int) *Capacity {
+	c := &Capacity{}
+	for i, n := range nodes {
+		c.refs = append(c.refs, nodeRef{node: n, id: n.ID, idKey: idPrefix(n.ID)})
+		c.free = append(c.free, freeNode{vcores: vcores[i], memoryMB: memoryMB[i], idKey: idPrefix(n.ID), ref: int32(i)})
+	}
+	return c
 }
 
 func (f *freeNode) fits(need Need) bool {
@@ -138,8 +233,8 @@ func (f *freeNode) fits(need Need) bool {
 // Slots counts the containers of size need that fit in the free capacity.
 func (c *Capacity) Slots(need Need) int {
 	total := 0
-	for _, f := range c.nodes {
-		total += f.slots(need)
+	for i := range c.free {
+		total += c.free[i].slots(need)
 	}
 	return total
 }
@@ -161,118 +256,165 @@ func (f *freeNode) slots(need Need) int {
 // The nodes sit in a heap in that order, so a round of many picks on a large
 // cluster costs O(log n) each instead of a scan of every node.
 func (c *Capacity) Pick(need Need, ok func(*cluster.Node) bool, avoid ...string) *cluster.Node {
+	if r := c.pick(need, ok, avoid); r != nil {
+		return r.node
+	}
+	return nil
+}
+
+// PickID is Pick that also returns the node's id, read from the snapshot's
+// own memory: a round that names thousands of picked nodes in its hints
+// read each id from its node, a cache miss per pick.
+func (c *Capacity) PickID(need Need, ok func(*cluster.Node) bool, avoid ...string) (*cluster.Node, string) {
+	if r := c.pick(need, ok, avoid); r != nil {
+		return r.node, r.id
+	}
+	return nil, ""
+}
+
+// pick is Pick, returning the chosen node's ref (nil when none fits).
+func (c *Capacity) pick(need Need, ok func(*cluster.Node) bool, avoid []string) *nodeRef {
+	h := c.free
 	if !c.built {
-		c.heap = append(c.heap[:0], c.nodes...)
-		c.heap.init()
+		c.init()
 		c.built = true
-		if c.scratch != nil {
-			c.scratch.heap = c.heap
-		}
 	}
 	// The order is total (ids are unique), so which node is best does not
 	// depend on the heap's layout: when the best node fits, take it and sift
 	// it down, without popping and pushing back.
-	if len(c.heap) > 0 {
-		if f := c.heap[0]; f.fits(need) && (ok == nil || ok(f.node)) && !slices.Contains(avoid, f.id) {
-			f.vcores -= need.VCores
-			f.memoryMB -= need.MemoryMB
-			c.heap.down(0)
-			return f.node
+	if len(h) > 0 {
+		if f := &h[0]; f.fits(need) {
+			r := &c.refs[f.ref]
+			if (ok == nil || ok(r.node)) && !r.in(avoid) {
+				f.vcores -= need.VCores
+				f.memoryMB -= need.MemoryMB
+				c.down(0)
+				return r
+			}
 		}
 	}
-	var popped []*freeNode
-	var chosen, fallback *freeNode
-	for c.heap.Len() > 0 {
-		f := heap.Pop(&c.heap).(*freeNode)
+	// Pop in order until a node fits and is not avoided (the first avoided
+	// one that fits is the fallback), then push the popped ones back.
+	var popped []freeNode
+	chosen, fallback := -1, -1
+	for len(c.free) > 0 {
+		f := c.pop()
 		popped = append(popped, f)
 		if f.vcores < need.VCores {
 			break // the rest have no more vcores than f
 		}
-		if !f.fits(need) || (ok != nil && !ok(f.node)) {
+		r := &c.refs[f.ref]
+		if !f.fits(need) || (ok != nil && !ok(r.node)) {
 			continue
 		}
-		if slices.Contains(avoid, f.id) {
-			if fallback == nil {
-				fallback = f
+		if r.in(avoid) {
+			if fallback < 0 {
+				fallback = len(popped) - 1
 			}
 			continue
 		}
-		chosen = f
+		chosen = len(popped) - 1
 		break
 	}
-	if chosen == nil {
+	if chosen < 0 {
 		chosen = fallback
 	}
-	if chosen != nil {
-		chosen.vcores -= need.VCores
-		chosen.memoryMB -= need.MemoryMB
+	var r *nodeRef
+	if chosen >= 0 {
+		f := &popped[chosen]
+		f.vcores -= need.VCores
+		f.memoryMB -= need.MemoryMB
+		r = &c.refs[f.ref]
 	}
 	for _, f := range popped {
-		heap.Push(&c.heap, f)
+		c.push(f)
 	}
-	if chosen == nil {
-		return nil
-	}
-	return chosen.node
+	return r
 }
 
-// init orders h as a heap: heap.Init's steps, without the interface calls
-// (10,000 nodes a round).
-func (h freeHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
+// init orders c.free as a heap (heap.Init's steps, without the interface
+// calls: 10,000 nodes a round).
+func (c *Capacity) init() {
+	for i := len(c.free)/2 - 1; i >= 0; i-- {
+		c.down(i)
 	}
 }
 
-// down restores the heap order below i after h[i] got worse (heap.Fix
-// without the interface calls).
-func (h freeHeap) down(i int) {
+// down restores the heap order below i after c.free[i] got worse (heap.Fix
+// without the interface calls), moving the entry down through a hole rather
+// than swapping at each level.
+func (c *Capacity) down(i int) {
+	h := c.free
 	n := len(h)
+	x := h[i]
 	for {
 		l := 2*i + 1
 		if l >= n {
-			return
+			break
 		}
 		j := l
-		if r := l + 1; r < n && better(h[r], false, h[l], false) {
+		if r := l + 1; r < n && c.better(&h[r], &h[l]) {
 			j = r
 		}
-		if !better(h[j], false, h[i], false) {
-			return
+		if !c.better(&h[j], &x) {
+			break
 		}
-		h[i], h[j] = h[j], h[i]
+		h[i] = h[j]
 		i = j
 	}
+	h[i] = x
+}
+
+// up restores the heap order above i after c.free[i] got better.
+func (c *Capacity) up(i int) {
+	h := c.free
+	x := h[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !c.better(&x, &h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = x
+}
+
+// pop removes and returns the best entry (heap.Pop's steps).
+func (c *Capacity) pop() freeNode {
+	h := c.free
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	c.free = h[:last]
+	if last > 0 {
+		c.down(0)
+	}
+	return top
+}
+
+// push adds f to the heap (heap.Push's steps).
+func (c *Capacity) push(f freeNode) {
+	c.free = append(c.free, f)
+	c.up(len(c.free) - 1)
 }
 
 // freeHeap orders free nodes best first: most vcores, most memory, smallest id.
-type freeHeap []*freeNode
+type freeHeap []freeNode
 
-func (h freeHeap) Len() int           { return len(h) }
-func (h freeHeap) Less(i, j int) bool { return better(h[i], false, h[j], false) }
-func (h freeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *freeHeap) Push(x any)        { *h = append(*h, x.(*freeNode)) }
-func (h *freeHeap) Pop() any {
-	old := *h
-	f := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return f
-}
-
-func better(f *freeNode, fAvoided bool, b *freeNode, bAvoided bool) bool {
-	if fAvoided != bAvoided {
-		return !fAvoided
+// better reports whether f comes before b: more free vcores, then more free
+// memory, then the smaller id (its prefix first, the whole id on a tie).
+func (c *Capacity) better(f, b *freeNode) bool {
+	if f.vcores != b.vcores {
+		return f.vcores > b.vcores
 	}
-	if c := cmp.Compare(f.vcores, b.vcores); c != 0 {
-		return c > 0
-	}
-	if c := cmp.Compare(f.memoryMB, b.memoryMB); c != 0 {
-		return c > 0
+	if f.memoryMB != b.memoryMB {
+		return f.memoryMB > b.memoryMB
 	}
 	if f.idKey != b.idKey {
 		return f.idKey < b.idKey
 	}
-	return f.id < b.id
+	return c.refs[f.ref].id < c.refs[b.ref].id
 }
 
 // TotalSlots counts the containers of size need the running nodes hold in

@@ -9,16 +9,23 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 )
 
-// pickByScan is the reference Pick: a scan of every node with better().
-func pickByScan(nodes []*freeNode, need Need, ok func(*cluster.Node) bool, avoid ...string) *cluster.Node {
-	var best *freeNode
+// refNode is the reference's view of a node: its free capacity, by itself.
+type refNode struct {
+	node             *cluster.Node
+	vcores, memoryMB int
+}
+
+// pickByScan is the reference Pick: a scan of every node, keeping the best
+// by (not avoided, most vcores, most memory, smallest id) compared in full.
+func pickByScan(nodes []*refNode, need Need, ok func(*cluster.Node) bool, avoid ...string) *cluster.Node {
+	var best *refNode
 	bestAvoided := true
 	for _, f := range nodes {
-		if !f.fits(need) || (ok != nil && !ok(f.node)) {
+		if f.vcores < need.VCores || f.memoryMB < need.MemoryMB || (ok != nil && !ok(f.node)) {
 			continue
 		}
 		avoided := slices.Contains(avoid, f.node.ID)
-		if best == nil || better(f, avoided, best, bestAvoided) {
+		if best == nil || refBetter(f, avoided, best, bestAvoided) {
 			best, bestAvoided = f, avoided
 		}
 	}
@@ -30,33 +37,78 @@ func pickByScan(nodes []*freeNode, need Need, ok func(*cluster.Node) bool, avoid
 	return best.node
 }
 
+func refBetter(f *refNode, fAvoided bool, b *refNode, bAvoided bool) bool {
+	switch {
+	case fAvoided != bAvoided:
+		return !fAvoided
+	case f.vcores != b.vcores:
+		return f.vcores > b.vcores
+	case f.memoryMB != b.memoryMB:
+		return f.memoryMB > b.memoryMB
+	}
+	return f.node.ID < b.node.ID
+}
+
+// refSlots is the reference Slots over the reference's nodes.
+func refSlots(nodes []*refNode, need Need) int {
+	total := 0
+	for _, f := range nodes {
+		k := f.vcores / max(1, need.VCores)
+		if need.MemoryMB > 0 {
+			k = min(k, f.memoryMB/need.MemoryMB)
+		}
+		total += max(0, k)
+	}
+	return total
+}
+
 // TestPickMatchesScan drives the heap-backed Pick and the reference scan
-// through the same random rounds of picks: every choice must agree.
+// through the same random rounds of picks: every choice must agree. Ids
+// share long prefixes in some rounds, so ties go past the id keys.
 func TestPickMatchesScan(t *testing.T) {
-	for seed := range uint64(50) {
+	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		n := 1 + rng.IntN(40)
-		var a, b Capacity
+		n := 1 + rng.IntN(60)
+		prefix := []string{"n", "ip-10-0-0-", "a"}[rng.IntN(3)]
+		var nodes []*cluster.Node
+		var vs, ms []int
+		var ref []*refNode
 		var ids []string
 		for i := range n {
-			node := &cluster.Node{ID: fmt.Sprintf("n%02d", i)}
+			node := &cluster.Node{ID: fmt.Sprintf("%s%d", prefix, rng.IntN(1000)*100+i)}
 			v, m := rng.IntN(5), rng.IntN(5)*1024
-			a.nodes = append(a.nodes, &freeNode{node: node, id: node.ID, idKey: idPrefix(node.ID), vcores: v, memoryMB: m})
-			b.nodes = append(b.nodes, &freeNode{node: node, id: node.ID, idKey: idPrefix(node.ID), vcores: v, memoryMB: m})
+			nodes, vs, ms = append(nodes, node), append(vs, v), append(ms, m)
+			ref = append(ref, &refNode{node: node, vcores: v, memoryMB: m})
 			ids = append(ids, node.ID)
 		}
+		a := fromNodes(nodes, vs, ms)
 		banned := ids[rng.IntN(n)]
-		for pick := range 60 {
+		for pick := range 80 {
 			need := Need{VCores: 1 + rng.IntN(2), MemoryMB: rng.IntN(3) * 1024}
 			var ok func(*cluster.Node) bool
 			if pick%3 == 0 {
 				ok = func(x *cluster.Node) bool { return x.ID != banned }
 			}
 			avoid := []string{ids[rng.IntN(n)]}
-			got := a.Pick(need, ok, avoid...)
-			want := pickByScan(b.nodes, need, ok, avoid...)
+			if pick%5 == 0 {
+				avoid = append(avoid, ids[rng.IntN(n)])
+			}
+			var got *cluster.Node
+			if pick%2 == 0 {
+				got = a.Pick(need, ok, avoid...)
+			} else {
+				var id string
+				got, id = a.PickID(need, ok, avoid...)
+				if got != nil && id != got.ID || got == nil && id != "" {
+					t.Fatalf("seed %d pick %d: PickID gave %v and id %q", seed, pick, got, id)
+				}
+			}
+			want := pickByScan(ref, need, ok, avoid...)
 			if got != want {
 				t.Fatalf("seed %d pick %d: heap chose %v, scan chose %v", seed, pick, got, want)
+			}
+			if g, w := a.Slots(need), refSlots(ref, need); g != w {
+				t.Fatalf("seed %d pick %d: %d slots, scan %d", seed, pick, g, w)
 			}
 		}
 	}
@@ -71,11 +123,9 @@ func BenchmarkPick10kNodes(b *testing.B) {
 	for i := range nodes {
 		nodes[i] = &cluster.Node{ID: fmt.Sprintf("n%05d", i)}
 	}
+	vs, ms := slices.Repeat([]int{4}, len(nodes)), slices.Repeat([]int{8192}, len(nodes))
 	for b.Loop() {
-		var c Capacity
-		for _, n := range nodes {
-			c.nodes = append(c.nodes, &freeNode{node: n, id: n.ID, idKey: idPrefix(n.ID), vcores: 4, memoryMB: 8192})
-		}
+		c := fromNodes(nodes, vs, ms)
 		for i := range 2000 {
 			c.Pick(Need{VCores: 1, MemoryMB: 1024}, nil, nodes[i*7%len(nodes)].ID)
 		}
@@ -96,12 +146,14 @@ func TestBetterOrdersIDsAsStrings(t *testing.T) {
 		}
 		ids = append(ids, string(b))
 	}
-	node := func(id string) *freeNode {
-		return &freeNode{node: &cluster.Node{ID: id}, id: id, idKey: idPrefix(id), vcores: 2, memoryMB: 1024}
+	nodes := make([]*cluster.Node, len(ids))
+	for i, id := range ids {
+		nodes[i] = &cluster.Node{ID: id}
 	}
-	for _, a := range ids {
-		for _, b := range ids {
-			if got, want := better(node(a), false, node(b), false), a < b; got != want {
+	c := fromNodes(nodes, slices.Repeat([]int{2}, len(ids)), slices.Repeat([]int{1024}, len(ids)))
+	for i, a := range ids {
+		for j, b := range ids {
+			if got, want := c.better(&c.free[i], &c.free[j]), a < b; got != want {
 				t.Fatalf("better(%q, %q) = %v, want %v", a, b, got, want)
 			}
 		}
