@@ -205,7 +205,7 @@ type sim struct {
 	opts  Options
 	ctx   context.Context
 	rng   *rand.Rand
-	q     queue
+	q     wheel
 	now   int64
 
 	nodes  []*node
