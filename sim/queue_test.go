@@ -5,31 +5,10 @@ import (
 	"testing"
 )
 
-// eventQueue is what the simulator asks of its queue: the radix heap
-// (queue, now the wheel's far part) and the wheel both.
-type eventQueue interface {
-	push(at int64, kind evKind, ref int32, ver uint32)
-	pop() item
-	len() int
-}
-
-// queues are fresh queues of every kind, by name.
-func queues() map[string]func() eventQueue {
-	return map[string]func() eventQueue{
-		"radix": func() eventQueue { return &queue{} },
-		"wheel": func() eventQueue { return &wheel{} },
-	}
-}
-
 // Events pop in time order; equal times pop in scheduling order, so runs
 // are deterministic whatever the heap's internal layout.
 func TestQueueOrder(t *testing.T) {
-	for name, mk := range queues() {
-		t.Run(name, func(t *testing.T) { testQueueOrder(t, mk()) })
-	}
-}
-
-func testQueueOrder(t *testing.T, q eventQueue) {
+	var q queue
 	in := []struct {
 		at  int64
 		ref int32
@@ -64,18 +43,11 @@ func BenchmarkQueue(b *testing.B) {
 
 // The queue pops what a plain (at, seq) ordering pops, for random times
 // with many ties, pushes between pops, and pushes before the last popped
-// time; spreads from 1 ms to 2^39 ms put the wheel's items in its window,
-// beyond it (far) and across both, and runs of pops empty it.
+// time.
 func TestQueueSameAsSort(t *testing.T) {
-	for name, mk := range queues() {
-		t.Run(name, func(t *testing.T) { testQueueSameAsSort(t, mk) })
-	}
-}
-
-func testQueueSameAsSort(t *testing.T, mk func() eventQueue) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for round := range 400 {
-		q := mk()
+	for round := range 200 {
+		var q queue
 		// The reference: (at, seq, ref) in a plain slice, the least
 		// (at, seq) popped by a scan.
 		type refItem struct {
@@ -88,22 +60,14 @@ func testQueueSameAsSort(t *testing.T, mk func() eventQueue) {
 		var seq uint64
 		var now int64
 		spread := int64(1) << (round % 40)
-		popRun := 0 // pops left in a run that may empty the queue
 		for step := range 2000 {
-			if popRun == 0 && rng.IntN(50) == 0 {
-				popRun = rng.IntN(200)
-			}
-			if popRun > 0 && len(ref) > 0 {
-				popRun--
-			} else if popRun = 0; rng.IntN(3) > 0 || len(ref) == 0 {
+			if rng.IntN(3) > 0 || len(ref) == 0 {
 				at := now + rng.Int64N(spread+1)
 				switch rng.IntN(20) {
 				case 0:
 					at = now - rng.Int64N(5) // before the last pop
 				case 1:
 					at = now
-				case 2:
-					at = now + wheelSize - 2 + rng.Int64N(4) // around the wheel's window
 				}
 				seq++
 				kind := evKind(rng.IntN(int(evPolicyTick) + 1))

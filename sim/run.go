@@ -205,7 +205,7 @@ type sim struct {
 	opts  Options
 	ctx   context.Context
 	rng   *rand.Rand
-	q     wheel
+	q     queue
 	now   int64
 
 	nodes  []*node
