@@ -15,3 +15,17 @@ func TestNextDecimal(t *testing.T) {
 		}
 	}
 }
+
+// The event ids handed out from chunks are the ids one string each gave
+// before (nextDecimal of the last, from "s1"), across chunk boundaries
+// and the carries to more digits.
+func TestEventIDsChunkedAsEach(t *testing.T) {
+	s := &sim{}
+	var ref []byte
+	for i := 1; i <= 150_000; i++ {
+		ref = nextDecimal(ref)
+		if got := s.nextEventID(); got != string(ref) {
+			t.Fatalf("event %d: id %q, want %q", i, got, ref)
+		}
+	}
+}

@@ -495,14 +495,18 @@ func (a *attempt) addFlow(id int32) {
 	a.flowMore = append(a.flowMore, id)
 }
 
-// removeFlow takes fetch id, which is in flight, off the list.
+// removeFlow takes fetch id, which is in flight, off the list. The few
+// entries after it move down one by one: copy's call to memmove cost
+// more than the move for a list of at most ParallelCopies entries.
 func (a *attempt) removeFlow(id int32) {
 	l := a.inFlight()
 	i := 0
 	for l[i] != id {
 		i++
 	}
-	copy(l[i:], l[i+1:])
+	for ; i+1 < len(l); i++ {
+		l[i] = l[i+1]
+	}
 	if a.flowN >= 0 {
 		a.flowN--
 	} else {

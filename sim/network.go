@@ -146,7 +146,11 @@ func (nw *network) start(now int64, att *attempt, cross bool, bytes int64, links
 			}
 		}
 	}
-	nw.flows[id] = flow{bytes: bytes, links: links, att: att, serve: int8(best), nlinks: int8(nl), cross: cross}
+	// Field by field: a composite literal is built on the stack and
+	// copied, with a write-barrier check for the pointer.
+	f := &nw.flows[id]
+	f.att, f.bytes, f.links = att, bytes, links
+	f.serve, f.nlinks, f.cross = int8(best), int8(nl), cross
 	l := bestL
 	l.members++
 	insert(l, hent{tag: l.v + float64(bytes) + nw.latency*l.capB, id: id})
