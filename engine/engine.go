@@ -433,10 +433,8 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 		e.target = append(e.target[:0], h.Policy...)
 		e.target = append(e.target, 0)
 		t0 := len(e.target)
-		e.target = policy.AppendTarget(e.target, h)
-		nt := len(e.target)
-		e.target = append(e.target, 0)
-		e.target = policy.AppendContent(e.target, h)
+		var nt int
+		e.target, nt = policy.AppendTargetContent(e.target, h, 0)
 		target, content := e.target[t0:nt], e.target[nt+1:]
 		a, ok := e.active[string(target)]
 		if ok && a.expires > now && a.content == string(content) {

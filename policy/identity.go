@@ -40,16 +40,43 @@ func (h *Hint) Content() string { return string(AppendContent(nil, h)) }
 // "v2 kind=<q>" followed by " name=value" for each non-zero field, in wire
 // names, strings quoted; a field added to Hint must be added here or to
 // the exclusions of TestContentCoversEveryField.
-func AppendContent(b []byte, h *Hint) []byte {
+func AppendContent(b []byte, h *Hint) []byte { return appendContent(b, h, false) }
+
+// AppendTargetContent appends AppendTarget(h), then sep, then
+// AppendContent(h), and returns where the target ends in b. The target
+// holds every string the content quotes but the nodes' (kind and ids
+// between '|'s): when it is plain ASCII as a whole, tested once, the
+// content's fields need no test each (the engine emits both for every
+// hint; the tests were a sixth of a large round's emit).
+func AppendTargetContent(b []byte, h *Hint, sep byte) ([]byte, int) {
+	t0 := len(b)
+	b = AppendTarget(b, h)
+	end := len(b)
+	plain := plainASCII(b[t0:end])
+	b = append(b, sep)
+	return appendContent(b, h, plain), end
+}
+
+// appendContent is AppendContent; plain says that the kind and the six id
+// strings need no escapes.
+func appendContent(b []byte, h *Hint, plain bool) []byte {
+	quote := func(b []byte, s string) []byte {
+		if !plain {
+			return appendQuoted(b, s)
+		}
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	b = append(b, "v2 kind="...)
-	b = appendQuoted(b, string(h.Kind))
+	b = quote(b, string(h.Kind))
 	for _, f := range [...]struct{ name, v string }{{"app", h.App}, {"queue", h.Queue}, {"task", h.Task},
 		{"attempt", h.Attempt}, {"container", h.Container}, {"node", h.Node}} {
 		if f.v != "" {
 			b = append(b, ' ')
 			b = append(b, f.name...)
 			b = append(b, '=')
-			b = appendQuoted(b, f.v)
+			b = quote(b, f.v)
 		}
 	}
 	if h.MapSlow {
@@ -107,7 +134,7 @@ func appendQuoted(b []byte, s string) []byte {
 // writes as it is: 0x20-0x7e but '"' and '\\'. It tests 8 bytes a step (the
 // byte-at-a-time loop was a sixth of a large round's emit; a tail is
 // tested as the last 8 bytes again, or as two overlapping 4-byte halves).
-func plainASCII(s string) bool {
+func plainASCII[S string | []byte](s S) bool {
 	all := s
 	for ; len(s) >= 8; s = s[8:] {
 		if !plainWord(load64(s[:8])) {
@@ -142,14 +169,14 @@ func plainWord(w uint64) bool {
 }
 
 // load64 reads the 8 bytes of s (len 8) as a little-endian word.
-func load64(s string) uint64 {
+func load64[S string | []byte](s S) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // load32 reads the 4 bytes of s (len 4) as a little-endian word.
-func load32(s string) uint32 {
+func load32[S string | []byte](s S) uint32 {
 	_ = s[3]
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
