@@ -98,7 +98,7 @@ type Engine struct {
 	// type string hashed it for every event.
 	byType []typeCount
 	out    []policy.Hint
-	target []byte // AppendTarget's then AppendContent's buffer
+	target []byte // a hint's policy, target, content and time, as its id hashes them
 	// touched keeps prepare's loads from being optimized away.
 	touched byte
 	id      []byte // hint id buffer
