@@ -98,7 +98,7 @@ type Engine struct {
 	// type string hashed it for every event.
 	byType []typeCount
 	out    []policy.Hint
-	target []byte // AppendTarget's then AppendContent's buffer
+	target []byte // a hint's policy, target, content and time, as its id hashes them
 	// touched keeps prepare's loads from being optimized away.
 	touched byte
 	id      []byte // hint id buffer
@@ -427,10 +427,15 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 			e.out = e.out[:len(e.out)-1]
 			continue
 		}
-		e.target = policy.AppendTarget(e.target[:0], h)
-		nt := len(e.target)
-		e.target = policy.AppendContent(e.target, h) // target then content, in one buffer
-		target, content := e.target[:nt], e.target[nt:]
+		// The buffer is built as the id's hash reads it (see hintID),
+		// "policy\x00target\x00content\x00time", so the target and content
+		// are written once and hashed where they are, not copied again.
+		e.target = append(e.target[:0], h.Policy...)
+		e.target = append(e.target, 0)
+		t0 := len(e.target)
+		var nt int
+		e.target, nt = policy.AppendTargetContent(e.target, h, 0)
+		target, content := e.target[t0:nt], e.target[nt+1:]
 		a, ok := e.active[string(target)]
 		if ok && a.expires > now && a.content == string(content) {
 			e.stats.Suppressed++
@@ -439,15 +444,18 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 		}
 		ttl := e.kindTTL(h.Kind)
 		// One allocation holds the key and the content it maps to.
-		both := string(e.target)
-		e.active[both[:nt]] = active{content: both[nt:], expires: now + ttl}
+		both := string(e.target[t0:])
+		e.active[both[:nt-t0]] = active{content: both[nt-t0+1:], expires: now + ttl}
 		e.seq++
 		h.V = policy.HintVersion
 		if ids == nil {
 			ids = make([]byte, 0, (len(hs)-i)*(len(e.idPrefix)+16))
 			e.nowDec = strconv.AppendInt(e.nowDec[:0], now, 10)
 		}
-		ids = e.appendHintID(ids, h.Policy, target, content, e.nowDec)
+		e.target = append(e.target, 0)
+		e.target = append(e.target, e.nowDec...)
+		ids = append(ids, e.idPrefix...)
+		ids = appendHex16(ids, idHash(e.target))
 		h.TS = now
 		if h.ExpiresTS == 0 {
 			h.ExpiresTS = now + ttl
@@ -548,7 +556,9 @@ func (e *Engine) hintID(policyName string, target, content []byte, now int64) st
 }
 
 // appendHintID appends hintID's id to b; nowDec is the time in decimal
-// (strconv.AppendInt(nil, now, 10)), made once for a round's hints.
+// (strconv.AppendInt(nil, now, 10)). emit builds the same bytes in place
+// and hashes them there; this plain form is what TestEmitIDsSameAsHintID
+// holds it to.
 func (e *Engine) appendHintID(b []byte, policyName string, target, content, nowDec []byte) []byte {
 	e.id = append(e.id[:0], policyName...)
 	e.id = append(e.id, 0)

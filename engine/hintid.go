@@ -33,3 +33,23 @@ func idHash(b []byte) uint64 {
 	h ^= h >> 31
 	return h
 }
+
+// appendHex16 appends h as 16 lower-case hex digits, most significant
+// first, as hex.AppendEncode does h's 8 big-endian bytes: the nibbles are
+// spread one a byte, and each made its digit in one word ('0' + n, and
+// 'a'-'0'-10 more where n > 9), instead of a table look-up per digit.
+func appendHex16(b []byte, h uint64) []byte {
+	b = binary.BigEndian.AppendUint64(b, hexDigits(uint32(h>>32)))
+	return binary.BigEndian.AppendUint64(b, hexDigits(uint32(h)))
+}
+
+// hexDigits returns v's 8 hex digits, v's lowest nibble's in the lowest byte.
+func hexDigits(v uint32) uint64 {
+	const ones = 0x0101010101010101
+	x := uint64(v)
+	x = (x | x<<16) & 0x0000ffff0000ffff
+	x = (x | x<<8) & 0x00ff00ff00ff00ff
+	x = (x | x<<4) & 0x0f0f0f0f0f0f0f0f
+	over9 := (x + 6*ones) >> 4 & ones // 1 in each byte whose nibble is 10-15
+	return x + '0'*ones + over9*('a'-'0'-10)
+}

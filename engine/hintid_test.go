@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"encoding/binary"
+	"encoding/hex"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 
@@ -78,5 +81,29 @@ func TestIDHashDistinct(t *testing.T) {
 	}
 	if got := idHash([]byte("yarn")); got != 0x8b80308ff2967ce2 {
 		t.Fatalf("idHash(yarn) = %#x: the ids of every hint changed", got)
+	}
+}
+
+// TestAppendHex16SameAsHex holds appendHex16 to hex.AppendEncode of the
+// value's 8 big-endian bytes, over every single nibble value at every place
+// and random values.
+func TestAppendHex16SameAsHex(t *testing.T) {
+	check := func(v uint64) {
+		var be [8]byte
+		binary.BigEndian.PutUint64(be[:], v)
+		want := string(hex.AppendEncode([]byte("p-"), be[:]))
+		if got := string(appendHex16([]byte("p-"), v)); got != want {
+			t.Fatalf("appendHex16(%#x) = %q, hex gives %q", v, got, want)
+		}
+	}
+	for shift := 0; shift < 64; shift += 4 {
+		for n := range uint64(16) {
+			check(n << shift)
+			check(^(n << shift))
+		}
+	}
+	r := rand.New(rand.NewPCG(4, 20))
+	for range 100_000 {
+		check(r.Uint64())
 	}
 }
