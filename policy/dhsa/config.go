@@ -2,7 +2,9 @@ package dhsa
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -122,8 +124,8 @@ func (c *Config) Validate() error {
 	case c.MaxAssignPerHeartbeat < 1:
 		return fmt.Errorf("max_assign_per_heartbeat: must be >= 1, got %d", c.MaxAssignPerHeartbeat)
 	}
-	for name, w := range c.Pools {
-		if !(w > 0) {
+	for _, name := range slices.Sorted(maps.Keys(c.Pools)) { // key order: the same pool is named every run
+		if w := c.Pools[name]; !(w > 0) {
 			return fmt.Errorf("pools.%s: weight must be > 0, got %v", name, w)
 		}
 	}

@@ -3,6 +3,8 @@ package erul
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 )
 
 // ProfileNamespace is the profile-store namespace of the three policies.
@@ -73,10 +75,14 @@ func (c *capabilities) doc() capabilityDoc {
 	return d
 }
 
+// load reads the nodes and classes in key order, so that of several bad
+// entries the same one is named every run.
 func (c *capabilities) load(d capabilityDoc) error {
-	for node, m := range d.Nodes {
+	for _, node := range slices.Sorted(maps.Keys(d.Nodes)) {
+		m := d.Nodes[node]
 		e := new([numClasses]capEntry)
-		for name, ce := range m {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			ce := m[name]
 			cls, ok := classByName(name)
 			if !ok {
 				return fmt.Errorf("node %q: unknown task class %q", node, name)

@@ -615,7 +615,9 @@ func (p *Plugin) consider(v cluster.View, c candidate, tg *targets, eta float64,
 			return
 		}
 		tb := backupTime(cls.isMap(), capN, c.data) // eq. 18
-		if tb < bestTime || (tb == bestTime && s.idx < best.idx) {
+		// best is nil at a tie only when tb is +Inf: such a slot may be
+		// taken (the benefit test refuses it), it must not panic.
+		if tb < bestTime || (tb == bestTime && (best == nil || s.idx < best.idx)) {
 			best, bestTime, bestClass = s, tb, cls
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -103,8 +104,8 @@ func (c *Config) Validate() error {
 	case c.BorrowReduceSlots && c.ReduceSlots == 0:
 		return fmt.Errorf("borrow_reduce_slots: needs reduce_slots > 0")
 	}
-	for name, w := range c.Pools {
-		if !(w > 0) {
+	for _, name := range slices.Sorted(maps.Keys(c.Pools)) { // key order: the same pool is named every run
+		if w := c.Pools[name]; !(w > 0) {
 			return fmt.Errorf("pools.%s: weight must be > 0, got %v", name, w)
 		}
 	}
