@@ -2,10 +2,10 @@ package dhsa
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"time"
+
+	"github.com/rmsidecar/rmsidecar/policy"
 )
 
 // Scope says what a ratio hint caps.
@@ -124,12 +124,7 @@ func (c *Config) Validate() error {
 	case c.MaxAssignPerHeartbeat < 1:
 		return fmt.Errorf("max_assign_per_heartbeat: must be >= 1, got %d", c.MaxAssignPerHeartbeat)
 	}
-	for _, name := range slices.Sorted(maps.Keys(c.Pools)) { // key order: the same pool is named every run
-		if w := c.Pools[name]; !(w > 0) {
-			return fmt.Errorf("pools.%s: weight must be > 0, got %v", name, w)
-		}
-	}
-	return nil
+	return policy.CheckPoolWeights(c.Pools)
 }
 
 // poolWeight is a queue's weight (1 when not configured).

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -104,12 +103,7 @@ func (c *Config) Validate() error {
 	case c.BorrowReduceSlots && c.ReduceSlots == 0:
 		return fmt.Errorf("borrow_reduce_slots: needs reduce_slots > 0")
 	}
-	for _, name := range slices.Sorted(maps.Keys(c.Pools)) { // key order: the same pool is named every run
-		if w := c.Pools[name]; !(w > 0) {
-			return fmt.Errorf("pools.%s: weight must be > 0, got %v", name, w)
-		}
-	}
-	return nil
+	return policy.CheckPoolWeights(c.Pools)
 }
 
 // LoadFactor is Step 1 of §2.3.2: mapSlotsLoadFactor, the pending and

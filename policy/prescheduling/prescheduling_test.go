@@ -191,6 +191,11 @@ func TestConfigValidate(t *testing.T) {
 	if err := c.Validate(); err == nil {
 		t.Error("max_per_heartbeat 0: no error")
 	}
+	c = DefaultConfig()
+	c.Pools = map[string]float64{"etl": 1, "adhoc": -1}
+	if err := c.Validate(); err == nil || err.Error() != "pools.adhoc: weight must be > 0, got -1" {
+		t.Errorf("a negative pool weight: got %v", err)
+	}
 }
 
 // The head job follows the fair scheduler's hierarchy: the most starved
