@@ -15,6 +15,7 @@ import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +26,10 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.server.datanode.DataNode;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
+import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 
 /**
  * Starts a MiniDFSCluster (3 datanodes with distinct host names and racks, WebHDFS on) and a
@@ -261,6 +264,10 @@ public final class ClusterMain {
     conf.setInt("yarn.nodemanager.resource.cpu-vcores", 4);
     conf.setInt("yarn.scheduler.minimum-allocation-mb", 128);
     conf.setInt("yarn.scheduler.maximum-allocation-mb", 2048);
+    // The NodeManagers' local dirs share the machine's disk: at the default 90 % cut-off a
+    // developer's nearly full disk marks every NodeManager UNHEALTHY and no container runs.
+    conf.setFloat("yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage",
+        99.0f);
     conf.setBoolean("yarn.nodemanager.vmem-check-enabled", false);
     conf.setBoolean("yarn.nodemanager.pmem-check-enabled", false);
     conf.setInt("yarn.app.mapreduce.am.resource.mb", 512);
@@ -309,6 +316,34 @@ public final class ClusterMain {
     yarn.restartResourceManager(0);
     if (!yarn.waitForNodeManagersToConnect(60_000)) {
       throw new IOException("NodeManagers did not re-register within 60 s after RM restart");
+    }
+    waitForRunningNodeManagers(60_000);
+  }
+
+  /**
+   * Waits until the RM has every NodeManager RUNNING. Registered is not enough: an UNHEALTHY
+   * one (e.g. its local dirs on a full disk) gets no container, and every job would wait in
+   * ACCEPTED until a test's deadline; this fails at once with each node's health report.
+   */
+  private void waitForRunningNodeManagers(long timeoutMs) throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (true) {
+      Collection<RMNode> nodes =
+          yarn.getResourceManager().getRMContext().getRMNodes().values();
+      long running = nodes.stream().filter(n -> n.getState() == NodeState.RUNNING).count();
+      if (running >= numNodeManagers) {
+        return;
+      }
+      if (System.currentTimeMillis() > deadline) {
+        StringBuilder b = new StringBuilder();
+        for (RMNode n : nodes) {
+          b.append("; ").append(n.getNodeID()).append(' ').append(n.getState())
+              .append(": ").append(n.getHealthReport());
+        }
+        throw new IOException(running + " of " + numNodeManagers
+            + " NodeManagers RUNNING after " + timeoutMs / 1000 + " s" + b);
+      }
+      Thread.sleep(200);
     }
   }
 
