@@ -19,36 +19,13 @@ func TestMapExecsSameAsMapExec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 3))
 	ctx := context.Background()
 	for iter := range 500 {
-		pl, err := New(ctx, policy.Handle{Args: argsFunc(func(_ string, into any) error {
-			c := into.(*Config)
-			c.TaskOverheadS = float64(rng.IntN(3)) * 0.7
-			if rng.IntN(2) == 0 {
-				c.MapMatrix = map[string]map[string]float64{"wc": {"n1": 13, "n3": 7.5}}
-			}
-			return nil
-		})})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := pl.(*Plugin)
+		p := newRandomMapPlugin(t, rng)
 		nodes := make([]*cluster.Node, rng.IntN(8))
 		for i := range nodes {
-			nodes[i] = &cluster.Node{ID: fmt.Sprint("n", rng.IntN(6)), CPUMHz: []int{0, 1200, 2400, 3100}[rng.IntN(4)]}
+			nodes[i] = randomNode(rng, 6)
 		}
 		app := &cluster.App{ID: "a1", JobType: []string{"", "wc"}[rng.IntN(2)]}
-		m := p.rows(ctx, jobType(app))
-		if rng.IntN(3) > 0 {
-			m.RateSGB = rng.Float64() * 40
-		}
-		for i := range 6 {
-			n := fmt.Sprint("n", i)
-			if rng.IntN(2) == 0 {
-				m.NodeFactor[n] = rng.Float64()*2 - 0.2
-			}
-			if rng.IntN(3) == 0 {
-				m.Map[n] = rng.Float64() * 30
-			}
-		}
+		fillRandomMapRows(rng, p.rows(ctx, jobType(app)))
 		if rng.IntN(2) == 0 {
 			p.rates["a1"] = &jobRate{sum: rng.Float64() * 50, n: rng.IntN(3)}
 		}
@@ -90,7 +67,7 @@ func TestReduceSPerGBsSameAsReduceSPerGB(t *testing.T) {
 		p := pl.(*Plugin)
 		nodes := make([]*cluster.Node, rng.IntN(10))
 		for i := range nodes {
-			nodes[i] = &cluster.Node{ID: fmt.Sprint("n", rng.IntN(7)), CPUMHz: []int{0, 1200, 2400, 3100}[rng.IntN(4)]}
+			nodes[i] = randomNode(rng, 7)
 		}
 		jt := []string{"default", "wc"}[rng.IntN(2)]
 		m := p.rows(ctx, jt)
@@ -109,8 +86,8 @@ func TestReduceSPerGBsSameAsReduceSPerGB(t *testing.T) {
 			t.Fatalf("instance %d: %d values for %d nodes", iter, len(got), len(nodes))
 		}
 		// From the same cache, reduceSPerGB fills the row's mean when
-		// reduceSPerGBs does (the sum's last bit follows the map's order:
-		// the values below are compared under the mean reduceSPerGBs made).
+		// reduceSPerGBs does (the values below are compared under the mean
+		// reduceSPerGBs made).
 		m.reduceMean = mean
 		for _, n := range nodes {
 			p.reduceSPerGB(ctx, jt, n)
@@ -136,18 +113,7 @@ func TestMapExecOfSameAsMapExec(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 2))
 	ctx := context.Background()
 	for iter := range 300 {
-		pl, err := New(ctx, policy.Handle{Args: argsFunc(func(_ string, into any) error {
-			c := into.(*Config)
-			c.TaskOverheadS = float64(rng.IntN(3)) * 0.7
-			if rng.IntN(2) == 0 {
-				c.MapMatrix = map[string]map[string]float64{"wc": {"n1": 13, "n3": 7.5}}
-			}
-			return nil
-		})})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := pl.(*Plugin)
+		p := newRandomMapPlugin(t, rng)
 		apps := make([]*cluster.App, 1+rng.IntN(4))
 		for k := range apps {
 			apps[k] = &cluster.App{ID: fmt.Sprint("a", k), JobType: []string{"", "wc", "sort"}[rng.IntN(3)]}
@@ -156,19 +122,7 @@ func TestMapExecOfSameAsMapExec(t *testing.T) {
 			}
 		}
 		for _, jt := range []string{"default", "wc", "sort"} {
-			m := p.rows(ctx, jt)
-			if rng.IntN(3) > 0 {
-				m.RateSGB = rng.Float64() * 40
-			}
-			for i := range 6 {
-				n := fmt.Sprint("n", i)
-				if rng.IntN(2) == 0 {
-					m.NodeFactor[n] = rng.Float64()*2 - 0.2
-				}
-				if rng.IntN(3) == 0 {
-					m.Map[n] = rng.Float64() * 30
-				}
-			}
+			fillRandomMapRows(rng, p.rows(ctx, jt))
 		}
 		var memo appRows
 		app := apps[0]
@@ -180,11 +134,51 @@ func TestMapExecOfSameAsMapExec(t *testing.T) {
 			for range rng.IntN(3) {
 				task.Splits = append(task.Splits, events.Split{Length: int64(rng.IntN(3)) * 67e6})
 			}
-			n := &cluster.Node{ID: fmt.Sprint("n", rng.IntN(6)), CPUMHz: []int{0, 1200, 2400, 3100}[rng.IntN(4)]}
+			n := randomNode(rng, 6)
 			got, want := p.mapExecOf(ctx, &memo, task, n), p.mapExec(ctx, task, n)
 			if math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("instance %d, map %d of %s on %s: mapExecOf %v, mapExec %v", iter, k, app.ID, n.ID, got, want)
 			}
 		}
 	}
+}
+
+// newRandomMapPlugin builds tmar with a random task overhead and, half the
+// time, a configured Map_Matrix row for type wc.
+func newRandomMapPlugin(t *testing.T, rng *rand.Rand) *Plugin {
+	t.Helper()
+	pl, err := New(context.Background(), policy.Handle{Args: argsFunc(func(_ string, into any) error {
+		c := into.(*Config)
+		c.TaskOverheadS = float64(rng.IntN(3)) * 0.7
+		if rng.IntN(2) == 0 {
+			c.MapMatrix = map[string]map[string]float64{"wc": {"n1": 13, "n3": 7.5}}
+		}
+		return nil
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl.(*Plugin)
+}
+
+// fillRandomMapRows gives a type's rows a rate (or none) and, for some of
+// nodes n0-n5, a factor and seconds per map.
+func fillRandomMapRows(rng *rand.Rand, m *matrices) {
+	if rng.IntN(3) > 0 {
+		m.RateSGB = rng.Float64() * 40
+	}
+	for i := range 6 {
+		n := fmt.Sprint("n", i)
+		if rng.IntN(2) == 0 {
+			m.NodeFactor[n] = rng.Float64()*2 - 0.2
+		}
+		if rng.IntN(3) == 0 {
+			m.Map[n] = rng.Float64() * 30
+		}
+	}
+}
+
+// randomNode is one of nodes n0..n(ids-1) with a random clock (0: unknown).
+func randomNode(rng *rand.Rand, ids int) *cluster.Node {
+	return &cluster.Node{ID: fmt.Sprint("n", rng.IntN(ids)), CPUMHz: []int{0, 1200, 2400, 3100}[rng.IntN(4)]}
 }
