@@ -175,16 +175,7 @@ func TestPlaceMapPowerSameAsBefore(t *testing.T) {
 					t.Fatalf("instance %d step %d: finish %d is %v, want %v", iter, step, i, fb[i], fa[i])
 				}
 			}
-			if !reflect.DeepEqual(ea.cores, eb.cores) {
-				t.Fatalf("instance %d, step %d: earliest cores differ", iter, step)
-			}
-			for i := range a {
-				for c := range a[i].CoreFree {
-					if !sameFloat(a[i].CoreFree[c], b[i].CoreFree[c]) {
-						t.Fatalf("instance %d, step %d: core %d/%d is %v, want %v", iter, step, i, c, b[i].CoreFree[c], a[i].CoreFree[c])
-					}
-				}
-			}
+			sameCoreState(t, iter, step, &ea, &eb, a, b)
 		}
 	}
 }

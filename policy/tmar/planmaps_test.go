@@ -132,6 +132,22 @@ func cloneMachines(ms []Machine) []Machine {
 	return out
 }
 
+// sameCoreState fails the test unless two placements' earliest-core caches
+// and machines' core times are equal (the second run's against the first).
+func sameCoreState(t *testing.T, iter, step int, ea, eb *earliestCache, a, b []Machine) {
+	t.Helper()
+	if !reflect.DeepEqual(ea.cores, eb.cores) {
+		t.Fatalf("instance %d, step %d: earliest cores differ", iter, step)
+	}
+	for i := range a {
+		for c := range a[i].CoreFree {
+			if !sameFloat(a[i].CoreFree[c], b[i].CoreFree[c]) {
+				t.Fatalf("instance %d, step %d: core %d/%d is %v, want %v", iter, step, i, c, b[i].CoreFree[c], a[i].CoreFree[c])
+			}
+		}
+	}
+}
+
 // mergeFinishLoop is mergeFinish as first written: the least finish of the
 // two, and the least of the four values above it.
 func mergeFinishLoop(a, b finishNode) finishNode {

@@ -3,7 +3,6 @@ package tmar
 import (
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"testing"
 )
@@ -134,16 +133,7 @@ func TestRackPickSameAsScan(t *testing.T) {
 			if ok {
 				rp.placed(rackOf[got.Machine])
 			}
-			if !reflect.DeepEqual(ea.cores, eb.cores) {
-				t.Fatalf("instance %d, step %d: earliest cores differ", iter, step)
-			}
-			for i := range a {
-				for c := range a[i].CoreFree {
-					if !sameFloat(a[i].CoreFree[c], b[i].CoreFree[c]) {
-						t.Fatalf("instance %d, step %d: core %d/%d is %v, want %v", iter, step, i, c, b[i].CoreFree[c], a[i].CoreFree[c])
-					}
-				}
-			}
+			sameCoreState(t, iter, step, &ea, &eb, a, b)
 		}
 	}
 	t.Logf("racks told %d of %d", told, maps)
