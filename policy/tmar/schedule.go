@@ -530,18 +530,7 @@ func powerScan(fin, en []float64, pres []bool, bl *powerBlocks, best int, limit 
 		if !bl.odd[b] {
 			lo := b * powerBlock
 			sf := bl.fin[lo : lo+bl.n[b]]
-			c := len(sf) // the offers within the window: sf[:c] <= limit
-			if c > 0 && !(sf[c-1] <= limit) {
-				lo, hi := 0, c-1 // sf[hi] is past the window
-				for lo < hi {
-					if mid := (lo + hi) / 2; sf[mid] <= limit {
-						lo = mid + 1
-					} else {
-						hi = mid
-					}
-				}
-				c = lo
-			}
+			c := bl.within(b, sf, limit) // the offers within the window: sf[:c] <= limit
 			if c == 0 {
 				continue
 			}
@@ -595,6 +584,27 @@ type powerBlocks struct {
 	staleList  []int
 	idx        []int // by machine slot: the block's machines in finish order
 	order      []int // refresh's scratch
+	// win is, per block, how many of its offers the last powerScan found
+	// within its window (n after a refresh): the next window's limit is
+	// mostly the same or a little later, so the count is looked for from
+	// there (within) instead of by a binary search at every map.
+	win []int
+}
+
+// within is how many of block b's finishes sf (ascending, no NaN) are no
+// later than limit, looked for from the count the last call left in
+// bl.win[b]: sf[k] <= limit holds for a prefix of sf, so a walk from any
+// start finds the same count as a binary search (TestPowerWithinSameAsSearch).
+func (bl *powerBlocks) within(b int, sf []float64, limit float64) int {
+	c := min(bl.win[b], len(sf))
+	for c > 0 && !(sf[c-1] <= limit) {
+		c--
+	}
+	for c < len(sf) && sf[c] <= limit {
+		c++
+	}
+	bl.win[b] = c
+	return c
 }
 
 // reset sizes bl for n machines, every block stale.
@@ -608,6 +618,7 @@ func (bl *powerBlocks) reset(n int) {
 		bl.idx[i] = i
 	}
 	bl.odd, bl.stale = grown(bl.odd, nb), grown(bl.stale, nb)
+	bl.win = grown(bl.win, nb)
 	bl.staleList = bl.staleList[:0]
 	for b := range nb {
 		bl.stale[b] = true
