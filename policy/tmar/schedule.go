@@ -284,13 +284,28 @@ func grown[T any](s []T, n int) []T {
 func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
 	rack, nr := sc.denseRacks(rack[:len(ms)])
 	nodeQ, rackQ := sc.queues(len(ms), rack, nr, tasks)
+	sc.done = grown(sc.done, len(tasks))
+	return planQueued(sc, ms, rack, nr, nodeQ, rackQ, tasks, sc.done, len(tasks), ready, exec, tie)
+}
+
+// planQueued is planMaps over queues made already (mapQueues' of tasks,
+// by dense rack numbers rack below nr; their heads are advanced in place,
+// their arrays only read), with the tasks marked in done left out: the
+// same plan as planMaps over the tasks not done, in their order, with
+// Task the index into tasks (TestPlanQueuedSameAsSubset). left is how
+// many are not done. The queues only ever yield their first task not
+// done, and every test between tasks reads tasks that are not done, so
+// a done task is as if absent.
+func planQueued(sc *planScratch, ms []Machine, rack []int, nr int, nodeQ, rackQ [][]int, tasks []MapTask, done []bool, left int,
+	ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
+	if left <= 0 {
+		return sc.placed[:0] // nothing to plan (an offer needs a task to name)
+	}
 	sc.rackMachines = resetQueues(sc.rackMachines, nr)
 	rackMachines := sc.rackMachines
 	for i := range ms {
 		rackMachines[rack[i]] = append(rackMachines[rack[i]], i)
 	}
-	sc.done = grown(sc.done, len(tasks))
-	done := sc.done
 	anyHead := 0
 	// first returns the first task of q not yet planned, dropping the
 	// planned ones before it.
@@ -381,14 +396,14 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 		}
 	}
 	// The placements go in sc's array: valid until the next call with sc.
-	out := slices.Grow(sc.placed[:0], len(tasks))
+	out := slices.Grow(sc.placed[:0], left)
 	cs := sc.cs[:0]
 	defer func() { sc.cs, sc.dirtyList, sc.placed = cs[:0], dirtyList[:0], out[:0] }()
 	span := 0.0
 	if tie.Power && tie.WithinMakespan {
 		span = horizon(ms) // only the makespan tie reads it
 	}
-	for range tasks {
+	for range left {
 		for _, i := range dirtyList {
 			dirty[i] = false
 			compute(i)
