@@ -664,27 +664,41 @@ func (bl *powerBlocks) refresh(fin, en []float64, pres []bool) {
 				all[j], all[j-1] = all[j-1], all[j]
 			}
 		}
-		ord, odd := bl.order[:0], false
+		// The offers present, in that order, and the prefixes' least
+		// energies and masks in the same pass: the order is a sort's but
+		// where an absent machine's NaN finish stopped the sort above (in
+		// planMaps an absent one's finish is 0), so only then are they
+		// sorted again and the prefixes made again.
+		ord, odd, sorted := bl.order[:0], false, true
+		me, m, last := math.Inf(1), uint32(0), math.Inf(-1)
 		for _, i := range all {
 			if !pres[i] {
 				continue
 			}
-			if e, f := en[i], fin[i]; e != e || f != f {
+			e, f := en[i], fin[i]
+			if e != e || f != f {
 				odd = true
 			}
+			if f < last {
+				sorted = false
+			}
+			last = f
+			k := len(ord)
 			ord = append(ord, i)
+			me, m = min(me, e), m|1<<(i-lo)
+			bl.fin[lo+k], bl.minE[lo+k], bl.mask[lo+k] = f, me, m
 		}
 		bl.order = ord
 		bl.odd[b], bl.n[b] = odd, len(ord)
-		if odd {
-			continue
+		if odd || sorted {
+			continue // an odd block's prefixes are not read
 		}
 		for k := 1; k < len(ord); k++ { // in order but for NaNs, none here
 			for j := k; j > 0 && fin[ord[j]] < fin[ord[j-1]]; j-- {
 				ord[j], ord[j-1] = ord[j-1], ord[j]
 			}
 		}
-		me, m := math.Inf(1), uint32(0)
+		me, m = math.Inf(1), 0
 		for k, i := range ord {
 			me, m = min(me, en[i]), m|1<<(i-lo)
 			bl.fin[lo+k], bl.minE[lo+k], bl.mask[lo+k] = fin[i], me, m
