@@ -552,6 +552,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		p.replanRs = rs[:0]
 	}()
 	if len(rs) == 0 {
+		p.dropQueues() // no job left to keep queues for
 		return
 	}
 	// The model is rebuilt without them (model skips them while

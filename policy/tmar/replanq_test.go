@@ -112,6 +112,11 @@ func TestPlanBatchSameAsPlanMaps(t *testing.T) {
 			}
 			live = next
 		}
+		// A re-plan that plans none of the job's maps forgets its queues.
+		p.dropQueues()
+		if len(p.jobQ) != 0 {
+			t.Fatalf("instance %d: queues kept for %d jobs no re-plan planned", iter, len(p.jobQ))
+		}
 	}
 	if hits == 0 {
 		t.Fatal("no re-plan took the kept queues")
