@@ -25,7 +25,8 @@
 // mapStage, prb) and config.go; matrices.go (learning Map_Matrix and
 // Reduce_Matrix and the estimates read from them); the map stage in
 // placement.go (machine model, Place, re-plan, holds) over schedule.go
-// (Algorithm 1: MapSchedule, PlanMaps), rackpick.go (Place's choice from
+// (Algorithm 1: MapSchedule, PlanMaps), replanq.go (a large job's queues
+// kept between re-plans), rackpick.go (Place's choice from
 // the racks' least finishes among the maps of one instant and column) and
 // reserved.go (the placements not started yet, in the orders the re-plan
 // and the holds read them, kept between ticks); PRB in binding.go (plan, Bind, reducer placement) over

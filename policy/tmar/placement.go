@@ -552,6 +552,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		p.replanRs = rs[:0]
 	}()
 	if len(rs) == 0 {
+		p.dropQueues() // no job left to keep queues for
 		return
 	}
 	// The model is rebuilt without them (model skips them while
@@ -581,7 +582,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		p.replanExec = execOn
 		exec := func(i int) float64 { return execOn[i] }
 		p.early.ok = false // PlanMaps updates the cores
-		for _, pl := range planMaps(&p.planSc, ms, rack, mts, now, exec, p.tie()) {
+		for _, pl := range p.planBatch(batch, mts, ms, rack, now, exec) {
 			// The new plan replaces the reservation in place (model kept
 			// it while replanning).
 			r := batch[pl.Task]
@@ -591,6 +592,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		p.replanMts = mts[:0] // its split lists are the reservations' (mapTaskOf)
 		lo = hi
 	}
+	p.dropQueues()
 	for k, r := range rs {
 		if !placed[k] {
 			p.unreserve(r.task.ID, r)

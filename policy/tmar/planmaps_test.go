@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -238,6 +239,78 @@ func TestFinishTreeUpdateSameAsBuild(t *testing.T) {
 			for k := 1; k < len(ref.nodes); k++ {
 				if !sameFinishNode(tree.nodes[k], ref.nodes[k]) {
 					t.Fatalf("n %d, node %d after updating %d: got %+v want %+v", n, k, i, tree.nodes[k], ref.nodes[k])
+				}
+			}
+		}
+	}
+}
+
+// TestPlanQueuedSameAsSubset holds planQueued, over every task's queues
+// with some tasks marked done beforehand, to planMaps over the tasks not
+// done alone: the same placements (Task mapped back) and core vectors, for
+// Algorithm 1 and both power tie-breaks, the queues made once and planned
+// from several times (their heads are advanced in place, so each plan
+// starts from a copy of them).
+func TestPlanQueuedSameAsSubset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 5))
+	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
+	ties := []PowerTie{{}, {Power: true, Within: 1}, {Power: true, WithinMakespan: true}}
+	var sc, ref planScratch
+	for iter := range 2000 {
+		nm := 1 + rng.IntN(40)
+		nracks := 1 + rng.IntN(5)
+		ms := make([]Machine, nm)
+		rack := make([]int, nm)
+		execs := make([]float64, nm)
+		for i := range ms {
+			cores := rng.IntN(4)
+			if rng.IntN(10) > 0 {
+				cores = max(cores, 1)
+			}
+			ms[i] = Machine{Name: "m", CoreFree: make([]float64, cores), PowerIdleW: pick(100, 150), PowerMaxW: pick(300, 350)}
+			for c := range ms[i].CoreFree {
+				ms[i].CoreFree[c] = pick(0, 0, 1, 1+1e-10, 2.5, 3)
+			}
+			rack[i] = rng.IntN(nracks)
+			execs[i] = pick(2, 2, 2+1e-10, 3, 4.5)
+		}
+		tasks := make([]MapTask, 1+rng.IntN(60))
+		for k := range tasks {
+			for range rng.IntN(4) {
+				tasks[k].Local = append(tasks[k].Local, rng.IntN(nm+1)-rng.IntN(2))
+			}
+			r1 := pick(0.5, 0.5, 0.7)
+			tasks[k].Read = [3]float64{pick(0, 0, 0.2), r1, r1 + pick(0.5, 0.5+1e-10, 1)}
+		}
+		exec := func(i int) float64 { return execs[i] }
+		var q planScratch // the queues, made once for every plan below
+		rk, nr := q.denseRacks(rack)
+		nodeQ0, rackQ0 := q.queues(nm, rk, nr, tasks)
+		for round := range 3 {
+			done := make([]bool, len(tasks))
+			var sub []MapTask
+			var at []int // sub's tasks in tasks
+			for k := range tasks {
+				if round > 0 && rng.IntN(3) == 0 {
+					done[k] = true
+					continue
+				}
+				sub, at = append(sub, tasks[k]), append(at, k)
+			}
+			for _, tie := range ties {
+				ready := pick(0, 1)
+				a, b := cloneMachines(ms), cloneMachines(ms)
+				want := slices.Clone(planMaps(&ref, a, rack, sub, ready, exec, tie))
+				for k := range want {
+					want[k].Task = at[want[k].Task]
+				}
+				nodeQ, rackQ := slices.Clone(nodeQ0), slices.Clone(rackQ0)
+				got := planQueued(&sc, b, rk, nr, nodeQ, rackQ, tasks, slices.Clone(done), len(sub), ready, exec, tie)
+				if !reflect.DeepEqual(a, b) {
+					t.Fatalf("instance %d round %d, tie %+v: core vectors differ after planning", iter, round, tie)
+				}
+				if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+					t.Fatalf("instance %d round %d, tie %+v: plan differs\n got %v\nwant %v", iter, round, tie, got, want)
 				}
 			}
 		}

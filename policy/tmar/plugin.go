@@ -133,6 +133,8 @@ type mapStage struct {
 	replanRs     []*reservation
 	replanPlaced []bool
 	replanMts    []MapTask
+	// jobQ is the large jobs' queues kept between re-plans (replanq.go).
+	jobQ map[*cluster.App]*jobQueues
 	// hintBuf is the slice the last Bind returned, whose array the next
 	// one reuses.
 	hintBuf []policy.Hint

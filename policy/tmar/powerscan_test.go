@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -156,6 +157,57 @@ func checkPowerMasks(t *testing.T, bl *powerBlocks, fin []float64, pres []bool) 
 				}
 			}
 			prev = m
+		}
+	}
+}
+
+// withinBySearch is the count powerBlocks.within replaces: the binary
+// search powerScan made for every block at every map.
+func withinBySearch(sf []float64, limit float64) int {
+	c := len(sf)
+	if c > 0 && !(sf[c-1] <= limit) {
+		lo, hi := 0, c-1 // sf[hi] is past the window
+		for lo < hi {
+			if mid := (lo + hi) / 2; sf[mid] <= limit {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		c = lo
+	}
+	return c
+}
+
+// TestPowerWithinSameAsSearch holds the walk from the last count to the
+// binary search: blocks of sorted finishes (repeats, infinities), limits
+// that go up, down, repeat, fall on a finish or are NaN, and counts left
+// by another block's length (a refresh changes n, not the hint).
+func TestPowerWithinSameAsSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 3))
+	vals := []float64{math.Inf(-1), 0, 1, 1, 1 + 1e-12, 2, 2.5, 3, 7, math.Inf(1)}
+	for run := range 20000 {
+		var bl powerBlocks
+		bl.reset(powerBlock)
+		bl.win[0] = rng.IntN(powerBlock + 1)
+		for range 8 {
+			sf := make([]float64, rng.IntN(powerBlock+1))
+			for k := range sf {
+				sf[k] = vals[rng.IntN(len(vals))]
+			}
+			slices.Sort(sf)
+			for range 4 {
+				limit := vals[rng.IntN(len(vals))]
+				switch rng.IntN(6) {
+				case 0:
+					limit = math.NaN()
+				case 1:
+					limit += 1e-9 * float64(rng.IntN(3)-1)
+				}
+				if got, want := bl.within(0, sf, limit), withinBySearch(sf, limit); got != want {
+					t.Fatalf("run %d: within %d, the search %d (finishes %v, limit %v)", run, got, want, sf, limit)
+				}
+			}
 		}
 	}
 }

@@ -284,13 +284,28 @@ func grown[T any](s []T, n int) []T {
 func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
 	rack, nr := sc.denseRacks(rack[:len(ms)])
 	nodeQ, rackQ := sc.queues(len(ms), rack, nr, tasks)
+	sc.done = grown(sc.done, len(tasks))
+	return planQueued(sc, ms, rack, nr, nodeQ, rackQ, tasks, sc.done, len(tasks), ready, exec, tie)
+}
+
+// planQueued is planMaps over queues made already (mapQueues' of tasks,
+// by dense rack numbers rack below nr; their heads are advanced in place,
+// their arrays only read), with the tasks marked in done left out: the
+// same plan as planMaps over the tasks not done, in their order, with
+// Task the index into tasks (TestPlanQueuedSameAsSubset). left is how
+// many are not done. The queues only ever yield their first task not
+// done, and every test between tasks reads tasks that are not done, so
+// a done task is as if absent.
+func planQueued(sc *planScratch, ms []Machine, rack []int, nr int, nodeQ, rackQ [][]int, tasks []MapTask, done []bool, left int,
+	ready float64, exec func(machine int) float64, tie PowerTie) []Placement {
+	if left <= 0 {
+		return sc.placed[:0] // nothing to plan (an offer needs a task to name)
+	}
 	sc.rackMachines = resetQueues(sc.rackMachines, nr)
 	rackMachines := sc.rackMachines
 	for i := range ms {
 		rackMachines[rack[i]] = append(rackMachines[rack[i]], i)
 	}
-	sc.done = grown(sc.done, len(tasks))
-	done := sc.done
 	anyHead := 0
 	// first returns the first task of q not yet planned, dropping the
 	// planned ones before it.
@@ -381,14 +396,14 @@ func planMaps(sc *planScratch, ms []Machine, rack []int, tasks []MapTask, ready 
 		}
 	}
 	// The placements go in sc's array: valid until the next call with sc.
-	out := slices.Grow(sc.placed[:0], len(tasks))
+	out := slices.Grow(sc.placed[:0], left)
 	cs := sc.cs[:0]
 	defer func() { sc.cs, sc.dirtyList, sc.placed = cs[:0], dirtyList[:0], out[:0] }()
 	span := 0.0
 	if tie.Power && tie.WithinMakespan {
 		span = horizon(ms) // only the makespan tie reads it
 	}
-	for range tasks {
+	for range left {
 		for _, i := range dirtyList {
 			dirty[i] = false
 			compute(i)
@@ -530,18 +545,7 @@ func powerScan(fin, en []float64, pres []bool, bl *powerBlocks, best int, limit 
 		if !bl.odd[b] {
 			lo := b * powerBlock
 			sf := bl.fin[lo : lo+bl.n[b]]
-			c := len(sf) // the offers within the window: sf[:c] <= limit
-			if c > 0 && !(sf[c-1] <= limit) {
-				lo, hi := 0, c-1 // sf[hi] is past the window
-				for lo < hi {
-					if mid := (lo + hi) / 2; sf[mid] <= limit {
-						lo = mid + 1
-					} else {
-						hi = mid
-					}
-				}
-				c = lo
-			}
+			c := bl.within(b, sf, limit) // the offers within the window: sf[:c] <= limit
 			if c == 0 {
 				continue
 			}
@@ -595,6 +599,27 @@ type powerBlocks struct {
 	staleList  []int
 	idx        []int // by machine slot: the block's machines in finish order
 	order      []int // refresh's scratch
+	// win is, per block, how many of its offers the last powerScan found
+	// within its window (n after a refresh): the next window's limit is
+	// mostly the same or a little later, so the count is looked for from
+	// there (within) instead of by a binary search at every map.
+	win []int
+}
+
+// within is how many of block b's finishes sf (ascending, no NaN) are no
+// later than limit, looked for from the count the last call left in
+// bl.win[b]: sf[k] <= limit holds for a prefix of sf, so a walk from any
+// start finds the same count as a binary search (TestPowerWithinSameAsSearch).
+func (bl *powerBlocks) within(b int, sf []float64, limit float64) int {
+	c := min(bl.win[b], len(sf))
+	for c > 0 && !(sf[c-1] <= limit) {
+		c--
+	}
+	for c < len(sf) && sf[c] <= limit {
+		c++
+	}
+	bl.win[b] = c
+	return c
 }
 
 // reset sizes bl for n machines, every block stale.
@@ -608,6 +633,7 @@ func (bl *powerBlocks) reset(n int) {
 		bl.idx[i] = i
 	}
 	bl.odd, bl.stale = grown(bl.odd, nb), grown(bl.stale, nb)
+	bl.win = grown(bl.win, nb)
 	bl.staleList = bl.staleList[:0]
 	for b := range nb {
 		bl.stale[b] = true
@@ -638,27 +664,41 @@ func (bl *powerBlocks) refresh(fin, en []float64, pres []bool) {
 				all[j], all[j-1] = all[j-1], all[j]
 			}
 		}
-		ord, odd := bl.order[:0], false
+		// The offers present, in that order, and the prefixes' least
+		// energies and masks in the same pass: the order is a sort's but
+		// where an absent machine's NaN finish stopped the sort above (in
+		// planMaps an absent one's finish is 0), so only then are they
+		// sorted again and the prefixes made again.
+		ord, odd, sorted := bl.order[:0], false, true
+		me, m, last := math.Inf(1), uint32(0), math.Inf(-1)
 		for _, i := range all {
 			if !pres[i] {
 				continue
 			}
-			if e, f := en[i], fin[i]; e != e || f != f {
+			e, f := en[i], fin[i]
+			if e != e || f != f {
 				odd = true
 			}
+			if f < last {
+				sorted = false
+			}
+			last = f
+			k := len(ord)
 			ord = append(ord, i)
+			me, m = min(me, e), m|1<<(i-lo)
+			bl.fin[lo+k], bl.minE[lo+k], bl.mask[lo+k] = f, me, m
 		}
 		bl.order = ord
 		bl.odd[b], bl.n[b] = odd, len(ord)
-		if odd {
-			continue
+		if odd || sorted {
+			continue // an odd block's prefixes are not read
 		}
 		for k := 1; k < len(ord); k++ { // in order but for NaNs, none here
 			for j := k; j > 0 && fin[ord[j]] < fin[ord[j-1]]; j-- {
 				ord[j], ord[j-1] = ord[j-1], ord[j]
 			}
 		}
-		me, m := math.Inf(1), uint32(0)
+		me, m = math.Inf(1), 0
 		for k, i := range ord {
 			me, m = min(me, en[i]), m|1<<(i-lo)
 			bl.fin[lo+k], bl.minE[lo+k], bl.mask[lo+k] = fin[i], me, m
