@@ -76,7 +76,11 @@ func DefaultYARNConfig() YARNConfig {
 // A scan then reads those records (contiguous values, no pointer chasing, no
 // strings) instead of walking every task's attempts; each record is cheap to
 // re-estimate at the scan's now, which stagnation (StagnationMS) makes
-// time-dependent. The decisions are those of the full scan, which
+// time-dependent. Each job also keeps, per kind, a summary of its records
+// (kindSum: the counts and the greatest fresh estimated end) kept up to date
+// with them, so a scan reads one line per job instead of its records
+// whenever no record can be stale and no copy was proposed recently; else
+// it reads the records. The decisions are those of the full scan, which
 // yarn_ref_test.go keeps as the reference of a differential test.
 type YARN struct {
 	cfg       YARNConfig
@@ -116,7 +120,14 @@ type yarnJob struct {
 	// forgotten is set when the records are dropped (the app finished), so
 	// that YARN.atApp never hands them out again.
 	forgotten bool
-	tasks     []yarnTask
+	// proposedAny is set once a copy of one of the job's tasks was
+	// proposed, lastProposed is when the latest was (see summed).
+	proposedAny  bool
+	lastProposed int64
+	// sum summarises the map and the reduce records, kept up to date with
+	// them (add, recount, progressed), for a scan that need not read them.
+	sum   [2]kindSum
+	tasks []yarnTask
 	// runs holds each task's running attempt when its record says
 	// running == 1 (else nil), beside the records so that a scan, which
 	// streams the records, reads 24 bytes a task, and a proposal reads the
@@ -145,6 +156,37 @@ type yarnTask struct {
 	proposal bool
 	kind     uint8 // kindMap, kindReduce or kindOther
 	running  uint8 // running attempts, at most 2 counted
+}
+
+// kindSum is what a scan needs of a job's records of one kind when none of
+// them is stale and none was proposed recently: then a record's value is
+// its fresh estimated end (yarnTask.end, which does not depend on the
+// scan's time) less a bound the same for all, so the best task is the
+// first of the greatest end, and it is a candidate only if its end passes
+// the scan's bounds (speculationValue's progressIsGood and
+// tooLateToSpeculate are thresholds on the end).
+type kindSum struct {
+	// running and multi count the records with running >= 1 and == 2: the
+	// scan's runningTasks and (no recent proposal) already.
+	running, multi int32
+	// best is the first record with running == 1 of the greatest end,
+	// bestEnd that end; -1 for none. When dirty, best's end fell or it
+	// left, and bestEnd is only a bound: no record's end exceeds it.
+	best    int32
+	dirty   bool
+	bestEnd int64
+	// staleFrom is at most the least progTS > 0 of the records with
+	// running == 1 (math.MaxInt64 for none): while now - staleFrom is at
+	// most StagnationMS, no record is stale. It is not raised as records
+	// report (only resum makes it exact again): a bound that is too low
+	// only sends a scan to the records.
+	staleFrom int64
+}
+
+// noSums are the summaries of no records.
+func noSums() [2]kindSum {
+	none := kindSum{best: -1, staleFrom: math.MaxInt64}
+	return [2]kindSum{none, none}
 }
 
 const (
@@ -252,8 +294,38 @@ func (p *YARN) progressed(at *cluster.Attempt) bool {
 	if i >= len(j.runs) || j.runs[i] != at {
 		return false
 	}
-	j.tasks[i].progressed(at)
+	j.progressed(i, at)
 	return true
+}
+
+// progressed updates record i, whose running attempt at reported, and the
+// summary of its kind: the same as recount, for the common case of a
+// running attempt's report (same kind, one running attempt before and
+// after).
+func (j *yarnJob) progressed(i int, at *cluster.Attempt) {
+	r := &j.tasks[i]
+	r.progressed(at)
+	if r.kind > kindReduce {
+		return
+	}
+	s := &j.sum[r.kind]
+	if r.progTS > 0 && r.progTS < s.staleFrom {
+		s.staleFrom = r.progTS
+	}
+	switch {
+	case int32(i) == s.best && !s.dirty:
+		if r.end < s.bestEnd {
+			s.dirty = true // another record may now be the greatest; bestEnd stays a bound
+		} else {
+			s.bestEnd = r.end
+		}
+	case r.end > s.bestEnd || s.best < 0:
+		// Above every other record's end (bestEnd bounds them, exact or
+		// not): the new best, exactly.
+		s.best, s.bestEnd, s.dirty = int32(i), r.end, false
+	case r.end == s.bestEnd && int32(i) < s.best && !s.dirty:
+		s.best = int32(i) // first of equals
+	}
 }
 
 // touch re-reads t's record (creating its job's records if needed).
@@ -268,13 +340,68 @@ func (p *YARN) touch(t *cluster.Task) {
 	}
 	j := p.job(a)
 	if i := t.Seq(); i < len(j.tasks) && a.Tasks[i] == t {
-		j.runs[i] = j.tasks[i].read(t)
+		j.reread(i, t)
 		return
 	}
 	for i, x := range a.Tasks { // a state that does not number its tasks
 		if x == t && i < len(j.tasks) {
-			j.runs[i] = j.tasks[i].read(t)
+			j.reread(i, t)
 		}
+	}
+}
+
+// reread reads record i again from its task t and updates the summaries.
+func (j *yarnJob) reread(i int, t *cluster.Task) {
+	old := j.tasks[i]
+	j.runs[i] = j.tasks[i].read(t)
+	j.recount(i, old)
+}
+
+// recount updates the summaries after record i changed from old.
+func (j *yarnJob) recount(i int, old yarnTask) {
+	if old.kind <= kindReduce && old.running > 0 {
+		s := &j.sum[old.kind]
+		s.running--
+		if old.running > 1 {
+			s.multi--
+		} else if r := &j.tasks[i]; int32(i) == s.best && !s.dirty &&
+			(r.kind != old.kind || r.running != 1 || r.end < s.bestEnd) {
+			s.dirty = true // the best left or fell; bestEnd stays a bound
+		}
+	}
+	j.add(i)
+}
+
+// add counts record i into the summary of its kind.
+func (j *yarnJob) add(i int) {
+	r := &j.tasks[i]
+	if r.kind > kindReduce || r.running == 0 {
+		return
+	}
+	s := &j.sum[r.kind]
+	s.running++
+	if r.running > 1 {
+		s.multi++
+		return
+	}
+	if r.progTS > 0 && r.progTS < s.staleFrom {
+		s.staleFrom = r.progTS
+	}
+	switch {
+	case s.best < 0 || r.end > s.bestEnd:
+		// Above every other record's end (bestEnd bounds them, exact or
+		// not): the new best, exactly.
+		s.best, s.bestEnd, s.dirty = int32(i), r.end, false
+	case r.end == s.bestEnd && int32(i) < s.best && !s.dirty:
+		s.best = int32(i) // first of equals
+	}
+}
+
+// resum makes the summaries anew from the records.
+func (j *yarnJob) resum() {
+	j.sum = noSums()
+	for i := range j.tasks {
+		j.add(i)
 	}
 }
 
@@ -297,7 +424,7 @@ func (p *YARN) job(a *cluster.App) *yarnJob {
 		if j == nil {
 			// Sized for the tasks the job declared, so it rarely grows.
 			n := max(len(a.Tasks), a.Maps+a.Reduces)
-			j = &yarnJob{app: a, tasks: make([]yarnTask, 0, n), runs: make([]*cluster.Attempt, 0, n), proposed: make([]int64, 0, n),
+			j = &yarnJob{app: a, sum: noSums(), tasks: make([]yarnTask, 0, n), runs: make([]*cluster.Attempt, 0, n), proposed: make([]int64, 0, n),
 				// Found now rather than by the first scan past the gate.
 				counts: [2]*cluster.TaskCounts{a.Count[events.Map], a.Count[events.Reduce]}}
 			p.jobs[a] = j
@@ -335,6 +462,7 @@ func (j *yarnJob) more(a *cluster.App) {
 		j.tasks = append(j.tasks, yarnTask{})
 		j.runs = append(j.runs, j.tasks[i].read(a.Tasks[i]))
 		j.proposed = append(j.proposed, 0)
+		j.add(i)
 	}
 }
 
@@ -443,6 +571,9 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 				o := &p.open[c.open]
 				best := o.ks[c.kind].best
 				o.j.tasks[best].proposal, o.j.proposed[best] = true, now
+				if !o.j.proposedAny || now > o.j.lastProposed {
+					o.j.proposedAny, o.j.lastProposed = true, now
+				}
 			}
 		}
 		if len(p.out) > 0 {
@@ -515,6 +646,64 @@ func (p *YARN) gateApp(a *cluster.App, j *yarnJob, now int64) {
 // queues the kinds whose best task may get a copy.
 func (p *YARN) scanApp(open int32, now int64) {
 	j, ks := p.open[open].j, &p.open[open].ks
+	if !p.summed(j, ks, now) {
+		p.scanRecords(j, ks, now)
+	}
+	for k := range ks {
+		if p.capped(&ks[k]) {
+			continue
+		}
+		p.cands = append(p.cands, candidate{open: open, kind: int32(k)})
+	}
+}
+
+// summed fills the scan's counts and best task of a job's open kinds from
+// its summaries and reports true, if they give those of a pass over its
+// records at now: no record was proposed within RetryAfterSpeculateMS (so
+// none counts as already speculating), none can be stale (the summary's
+// staleFrom), and CompareThreshold is off (its test reads the attempt).
+// Then every record with one running attempt has the value end - (now +
+// mean) or none, by its fresh end alone, and the best is the summary's.
+// A summary whose best is not known (dirty) is made anew from the records
+// unless its bound already says no record is a candidate.
+func (p *YARN) summed(j *yarnJob, ks *[2]kindScan, now int64) bool {
+	if p.cfg.CompareThreshold || (j.proposedAny && now-j.lastProposed < p.cfg.RetryAfterSpeculateMS) {
+		return false
+	}
+	stale := func(s *kindSum) bool {
+		return s.staleFrom != math.MaxInt64 && now-s.staleFrom > p.cfg.StagnationMS
+	}
+	for k := range ks {
+		if !ks[k].on {
+			continue
+		}
+		s := &j.sum[k]
+		if stale(s) || (s.dirty && s.best >= 0 && s.bestEnd >= now && s.bestEnd > ks[k].replacementEnd) {
+			j.resum() // the records' least progTS and greatest end exactly
+			if stale(s) {
+				return false // a record may be stale: its value depends on now
+			}
+		}
+	}
+	for k := range ks {
+		c := &ks[k]
+		if !c.on {
+			continue
+		}
+		s := &j.sum[k]
+		c.runningTasks, c.already = int(s.running), int(s.multi)
+		// progressIsGood and tooLateToSpeculate, as in value; a dirty
+		// summary got here only if its bound fails them, so every record
+		// does.
+		if end := s.bestEnd; s.best >= 0 && !s.dirty && end >= now && end > c.replacementEnd {
+			c.best, c.bestValue, c.bestEnd = s.best, end-c.replacementEnd, end
+		}
+	}
+	return true
+}
+
+// scanRecords scans both kinds of one job in one pass over its records.
+func (p *YARN) scanRecords(j *yarnJob, ks *[2]kindScan, now int64) {
 	// value's common case inline (a scan reads every record of every job):
 	// a running task with a fresh status that is no copy's, not stale.
 	retry, stagnation := p.cfg.RetryAfterSpeculateMS, p.cfg.StagnationMS
@@ -540,12 +729,6 @@ func (p *YARN) scanApp(open int32, now int64) {
 		if value := end - k.replacementEnd; value > k.bestValue {
 			k.best, k.bestValue, k.bestEnd = int32(i), value, end
 		}
-	}
-	for k := range ks {
-		if p.capped(&ks[k]) {
-			continue
-		}
-		p.cands = append(p.cands, candidate{open: open, kind: int32(k)})
 	}
 }
 

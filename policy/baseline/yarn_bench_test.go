@@ -73,6 +73,7 @@ func BenchmarkYARNScan10k(b *testing.B) {
 			for i := range j.tasks {
 				j.tasks[i].proposal = false
 			}
+			j.proposedAny = false
 		}
 		hs, _ := p.Speculate(ctx, st)
 		hints = len(hs)
@@ -103,6 +104,7 @@ func BenchmarkYARNScan10kCold(b *testing.B) {
 			for i := range j.tasks {
 				j.tasks[i].proposal = false
 			}
+			j.proposedAny = false
 		}
 		for i := 0; i < len(evict); i += 8 {
 			sink += evict[i]
