@@ -664,8 +664,12 @@ type candidate struct {
 	// its node's.
 	need                     capacity.Need
 	app, task, attempt, node string
-	// t is the best task, whose id readCands reads in a second pass.
-	t *cluster.Task
+	// avoid is node as a pick compares it (capacity.AvoidOf).
+	avoid capacity.Avoid
+	// at and t are the best task's running attempt and the task, as
+	// readCands's loops pass them on.
+	at *cluster.Attempt
+	t  *cluster.Task
 	// proposed is set when a copy was proposed (a node had room).
 	proposed bool
 }
@@ -870,26 +874,30 @@ func (p *YARN) allowed(ks *kindScan) float64 {
 }
 
 // readCands copies what the proposals read of each candidate's running
-// attempt, its task and its app into the candidate, in one loop of loads
+// attempt, its task and its app into the candidate, in loops of loads
 // independent from one candidate to the next, so that their cache misses
 // overlap. Only warming those lines here (as before) was not enough: by a
 // proposal's turn, the capacity snapshot, the heap and the hints written
 // since had evicted most of them, and each proposal missed them again.
+// Each loop follows one pointer further (the attempt, then its fields and
+// task, then the task's and node's ids): one loop that followed the chain
+// of misses of a candidate (the records' runs, the attempt, the task)
+// kept few candidates' misses in flight, and they were most of its time.
 func (p *YARN) readCands() {
 	for i := range p.cands {
 		c := &p.cands[i]
 		o := &p.open[c.open]
-		at := o.j.runs[o.ks[c.kind].best]
-		c.need = capacity.NeedOf(at)
-		c.app, c.t, c.attempt, c.node = o.a.ID, at.Task, at.ID, at.Node
+		c.at, c.app = o.j.runs[o.ks[c.kind].best], o.a.ID
 	}
-	// The tasks' ids in a loop of their own: reading them in the loop
-	// above waited on a miss on the task's line after the attempt's, a
-	// chain the processor overlapped for few candidates at a time (the
-	// task's line was two thirds of the loop's samples).
 	for i := range p.cands {
 		c := &p.cands[i]
-		c.task = c.t.ID
+		at := c.at
+		c.need = capacity.NeedOf(at)
+		c.t, c.attempt, c.node = at.Task, at.ID, at.Node
+	}
+	for i := range p.cands {
+		c := &p.cands[i]
+		c.task, c.avoid = c.t.ID, capacity.AvoidOf(c.node)
 	}
 }
 
@@ -897,7 +905,7 @@ func (p *YARN) readCands() {
 // (appended to p.out) if a node has room for one more container.
 func (p *YARN) propose(c *candidate, ks *kindScan, now int64, free *capacity.Capacity) {
 	allowed := p.allowed(ks)
-	node, nodeID := free.PickID(c.need, nil, c.node)
+	node, nodeID := free.PickIDAvoiding(c.need, c.avoid)
 	if node == nil {
 		return
 	}

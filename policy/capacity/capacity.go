@@ -272,6 +272,44 @@ func (c *Capacity) PickID(need Need, ok func(*cluster.Node) bool, avoid ...strin
 	return nil, ""
 }
 
+// Avoid is a node id as a pick compares it: the id and its first 8 bytes
+// (idPrefix), read once. A caller that reads many ids ahead of its picks
+// (a round of thousands) makes them with AvoidOf there, so that a pick does
+// not wait on a miss on the id's bytes.
+type Avoid struct {
+	id  string
+	key uint64
+}
+
+// AvoidOf is the Avoid of node id.
+func AvoidOf(id string) Avoid { return Avoid{id: id, key: idPrefix(id)} }
+
+// PickIDAvoiding is PickID(need, nil, avoid's id).
+func (c *Capacity) PickIDAvoiding(need Need, avoid Avoid) (*cluster.Node, string) {
+	h := c.free
+	if !c.built {
+		c.init()
+		c.built = true
+	}
+	// pick's common case (the best node fits and is not avoid), comparing
+	// the id by its key first.
+	if len(h) > 0 {
+		if f := &h[0]; f.fits(need) {
+			r := &c.refs[f.ref]
+			if r.idKey != avoid.key || r.id != avoid.id {
+				f.vcores -= need.VCores
+				f.memoryMB -= need.MemoryMB
+				c.down(0)
+				return r.node, r.id
+			}
+		}
+	}
+	if r := c.pick(need, nil, []string{avoid.id}); r != nil {
+		return r.node, r.id
+	}
+	return nil, ""
+}
+
 // pick is Pick, returning the chosen node's ref (nil when none fits).
 func (c *Capacity) pick(need Need, ok func(*cluster.Node) bool, avoid []string) *nodeRef {
 	h := c.free
