@@ -96,7 +96,7 @@ type YARN struct {
 	// the records found for it then: a scan finds a job's records there
 	// (one load from a dense slice) instead of by a map lookup, a cache
 	// miss or two for each of thousands of jobs. An entry is used only if
-	// its records are still that app's (yarnJob.app, yarnJob.forgotten).
+	// its records are still that app's (yarnJob.app, nil once forgotten).
 	atApp    []*yarnJob
 	nextScan int64
 	// out holds the scan's hints; the slice Speculate returns is valid until
@@ -118,18 +118,19 @@ type YARN struct {
 // yarnJob is one app's task records, parallel to App.Tasks, and its
 // per-kind (map, reduce) counters and duration statistics, found once.
 //
-// The fields a scan's gates read (app to lastProposed) come first, in the
-// first 64 bytes, and the summaries next, in the second.
+// The fields a scan's gates and its candidates read (app to lastProposed)
+// come first, in the first 64 bytes, and the summaries next, in the second.
 type yarnJob struct {
+	// app is nil once the records are dropped (the app finished), so
+	// that YARN.atApp never hands them out again.
 	app    *cluster.App
 	counts [2]*cluster.TaskCounts
 	stats  [2]*taskstat.Stats
-	// forgotten is set when the records are dropped (the app finished), so
-	// that YARN.atApp never hands them out again.
-	forgotten bool
-	// proposedAny is set once a copy of one of the job's tasks was
-	// proposed, lastProposed is when the latest was (see summed).
-	proposedAny  bool
+	// appID is app.ID, here for the hints (the app's own line is one more
+	// miss per candidate).
+	appID string
+	// lastProposed is when a copy of one of the job's tasks was last
+	// proposed (math.MinInt64: never; see summed).
 	lastProposed int64
 	// sum summarises the map and the reduce records, kept up to date with
 	// them (add, recount, progressed), for a scan that need not read them.
@@ -141,12 +142,23 @@ type yarnJob struct {
 	// attempt directly: finding it again through the app's task list, the
 	// task and its attempt list was a chain of dependent cache misses,
 	// about 1.8 ms of a 2,000-copy round at 10,000 nodes.
-	runs []*cluster.Attempt
-	// proposed holds, beside the records, when this speculator last
-	// proposed a copy of each task (read only if its record's proposal is
-	// set): out of the records, which a scan streams, they are 24 bytes a
-	// task instead of 32.
-	proposed []int64
+	runs []yarnRun
+	// The size class of 192 bytes holds yarnJobs at multiples of 64
+	// bytes, so the first 64 bytes are one cache line.
+	_ [16]byte
+}
+
+// yarnRun is a task's running attempt (see yarnJob.runs) and the task's
+// id, which a hint names: read here, beside the attempt's pointer, the
+// candidates of a round need not load each task's line (a miss each, the
+// larger part of reading them).
+type yarnRun struct {
+	at   *cluster.Attempt
+	task string
+	// proposed is when this speculator last proposed a copy of the task
+	// (read only if its record's proposal is set): out of the records,
+	// which a scan streams, they are 24 bytes a task instead of 32.
+	proposed int64
 }
 
 // yarnTask is what a scan needs of one task, copied from the state: 24
@@ -157,7 +169,7 @@ type yarnTask struct {
 	progTS int64 // the running attempt's ProgressTS
 	end    int64 // its estimated end while its status is fresh
 	// proposal is set once this speculator proposed a copy (when:
-	// yarnJob.proposed).
+	// yarnRun.proposed).
 	proposal bool
 	kind     uint8 // kindMap, kindReduce or kindOther
 	running  uint8 // running attempts, at most 2 counted
@@ -296,7 +308,7 @@ func (p *YARN) progressed(at *cluster.Attempt) bool {
 	// cache miss on a third of the reports.
 	j := p.lastJob
 	i := t.Seq()
-	if i >= len(j.runs) || j.runs[i] != at {
+	if i >= len(j.runs) || j.runs[i].at != at {
 		return false
 	}
 	j.progressed(i, at)
@@ -358,7 +370,7 @@ func (p *YARN) touch(t *cluster.Task) {
 // reread reads record i again from its task t and updates the summaries.
 func (j *yarnJob) reread(i int, t *cluster.Task) {
 	old := j.tasks[i]
-	j.runs[i] = j.tasks[i].read(t)
+	j.runs[i].at, j.runs[i].task = j.tasks[i].read(t), t.ID
 	j.recount(i, old)
 }
 
@@ -413,7 +425,7 @@ func (j *yarnJob) resum() {
 // forget drops a's records.
 func (p *YARN) forget(a *cluster.App) {
 	if j := p.jobs[a]; j != nil {
-		j.forgotten = true
+		j.app = nil
 	}
 	delete(p.jobs, a)
 	if p.lastApp == a {
@@ -429,7 +441,7 @@ func (p *YARN) job(a *cluster.App) *yarnJob {
 		if j == nil {
 			// Sized for the tasks the job declared, so it rarely grows.
 			n := max(len(a.Tasks), a.Maps+a.Reduces)
-			j = &yarnJob{app: a, sum: noSums(), tasks: make([]yarnTask, 0, n), runs: make([]*cluster.Attempt, 0, n), proposed: make([]int64, 0, n),
+			j = &yarnJob{app: a, appID: a.ID, lastProposed: math.MinInt64, sum: noSums(), tasks: make([]yarnTask, 0, n), runs: make([]yarnRun, 0, n),
 				// Found now rather than by the first scan past the gate.
 				counts: [2]*cluster.TaskCounts{a.Count[events.Map], a.Count[events.Reduce]}}
 			p.jobs[a] = j
@@ -465,8 +477,8 @@ func (p *YARN) reserve() {
 func (j *yarnJob) more(a *cluster.App) {
 	for i := len(j.tasks); i < len(a.Tasks); i++ {
 		j.tasks = append(j.tasks, yarnTask{})
-		j.runs = append(j.runs, j.tasks[i].read(a.Tasks[i]))
-		j.proposed = append(j.proposed, 0)
+		t := a.Tasks[i]
+		j.runs = append(j.runs, yarnRun{at: j.tasks[i].read(t), task: t.ID})
 		j.add(i)
 	}
 }
@@ -542,7 +554,7 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 				continue
 			}
 			j := p.atApp[i]
-			if j == nil || j.app != a || j.forgotten {
+			if j == nil || j.app != a {
 				j = p.job(a)
 				p.atApp[i] = j
 			} else {
@@ -580,10 +592,8 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 			if c := &p.cands[i]; c.proposed {
 				o := &p.open[c.open]
 				best := o.ks[c.kind].best
-				o.j.tasks[best].proposal, o.j.proposed[best] = true, now
-				if !o.j.proposedAny || now > o.j.lastProposed {
-					o.j.proposedAny, o.j.lastProposed = true, now
-				}
+				o.j.tasks[best].proposal, o.j.runs[best].proposed = true, now
+				o.j.lastProposed = max(o.j.lastProposed, now)
 			}
 		}
 		if len(p.out) > 0 {
@@ -666,10 +676,9 @@ type candidate struct {
 	app, task, attempt, node string
 	// avoid is node as a pick compares it (capacity.AvoidOf).
 	avoid capacity.Avoid
-	// at and t are the best task's running attempt and the task, as
-	// readCands's loops pass them on.
+	// at is the best task's running attempt, as readCands's loops pass it
+	// on.
 	at *cluster.Attempt
-	t  *cluster.Task
 	// proposed is set when a copy was proposed (a node had room).
 	proposed bool
 }
@@ -713,7 +722,7 @@ func (p *YARN) scanApp(open int32, now int64) {
 // A summary whose best is not known (dirty) is made anew from the records
 // unless its bound already says no record is a candidate.
 func (p *YARN) summed(j *yarnJob, ks *[2]kindScan, now int64) bool {
-	if p.cfg.CompareThreshold || (j.proposedAny && now-j.lastProposed < p.cfg.RetryAfterSpeculateMS) {
+	if p.cfg.CompareThreshold || (j.lastProposed != math.MinInt64 && now-j.lastProposed < p.cfg.RetryAfterSpeculateMS) {
 		return false
 	}
 	stale := func(s *kindSum) bool {
@@ -762,9 +771,9 @@ func (p *YARN) scanRecords(j *yarnJob, ks *[2]kindScan, now int64) {
 		if !k.on {
 			continue
 		}
-		if r.running != 1 || (r.proposal && now-j.proposed[i] < retry) ||
+		if r.running != 1 || (r.proposal && now-j.runs[i].proposed < retry) ||
 			(r.progTS > 0 && now-r.progTS > stagnation) || p.cfg.CompareThreshold {
-			p.value(k, r, j.runs[i], j.proposed[i], int32(i), now)
+			p.value(k, r, j.runs[i].at, j.runs[i].proposed, int32(i), now)
 			continue
 		}
 		k.runningTasks++
@@ -879,25 +888,26 @@ func (p *YARN) allowed(ks *kindScan) float64 {
 // overlap. Only warming those lines here (as before) was not enough: by a
 // proposal's turn, the capacity snapshot, the heap and the hints written
 // since had evicted most of them, and each proposal missed them again.
-// Each loop follows one pointer further (the attempt, then its fields and
-// task, then the task's and node's ids): one loop that followed the chain
+// Each loop follows one pointer further (the attempt and task id, then the
+// attempt's fields, then the node's id): one loop that followed the chain
 // of misses of a candidate (the records' runs, the attempt, the task)
 // kept few candidates' misses in flight, and they were most of its time.
 func (p *YARN) readCands() {
 	for i := range p.cands {
 		c := &p.cands[i]
 		o := &p.open[c.open]
-		c.at, c.app = o.j.runs[o.ks[c.kind].best], o.a.ID
+		run := &o.j.runs[o.ks[c.kind].best]
+		c.at, c.app, c.task = run.at, o.j.appID, run.task
 	}
 	for i := range p.cands {
 		c := &p.cands[i]
 		at := c.at
 		c.need = capacity.NeedOf(at)
-		c.t, c.attempt, c.node = at.Task, at.ID, at.Node
+		c.attempt, c.node = at.ID, at.Node
 	}
 	for i := range p.cands {
 		c := &p.cands[i]
-		c.task, c.avoid = c.t.ID, capacity.AvoidOf(c.node)
+		c.avoid = capacity.AvoidOf(c.node)
 	}
 }
 
