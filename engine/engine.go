@@ -498,7 +498,7 @@ func (e *Engine) warm(hs []policy.Hint) {
 	var sum byte
 	for i := range hs {
 		h := &hs[i]
-		sum += first(h.App) + first(h.Task) + first(h.Attempt) + first(h.Node)
+		sum += ends(h.App) + ends(h.Task) + ends(h.Attempt) + ends(h.Node)
 	}
 	e.touched += sum
 }
@@ -531,11 +531,14 @@ func (e *Engine) reserve(apps int) {
 	}
 }
 
-func first(s string) byte {
+// ends reads the first and the last byte of s: an id of 17 to 24 bytes
+// (a 24-byte allocation) lies across two cache lines often enough that
+// reading the first only left a miss on a third of a round's copies.
+func ends(s string) byte {
 	if s == "" {
 		return 0
 	}
-	return s[0]
+	return s[0] + s[len(s)-1]
 }
 
 // kindTTL is how long a hint of kind k stays in force.
