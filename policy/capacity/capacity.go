@@ -47,6 +47,8 @@ type Scratch struct {
 	// changed is set by NodesChanged: a node registered or was lost since
 	// the last snapshot, so the refs' states and sizes are read again.
 	changed bool
+	// warmed keeps warm's loads from being optimized away.
+	warmed int64
 }
 
 // nodeRef is what a pick reads of a node besides its free capacity: the
@@ -151,6 +153,9 @@ func (s *Scratch) Snapshot(v cluster.View) *Capacity {
 	refs := grown(s.refs, len(nodes))
 	free := slices.Grow(s.free[:0], len(nodes)) // one allocation, not one per node
 	for k, n := range nodes {
+		if k%warmNodes == 0 {
+			s.warm(nodes[k:min(k+warmNodes, len(nodes))])
+		}
 		if k == len(refs) {
 			refs = append(refs, nodeRef{})
 		}
@@ -168,6 +173,22 @@ func (s *Scratch) Snapshot(v cluster.View) *Capacity {
 	s.changed = false
 	s.refs, s.free = clearPast(refs, len(nodes)), free
 	return &Capacity{refs: s.refs, free: free}
+}
+
+// warmNodes is how many nodes Snapshot's warm reads ahead: their
+// heartbeats' lines (16 KB) stay in the core's first cache until read.
+const warmNodes = 256
+
+// warm loads the heartbeat line of each of nodes in a loop that does
+// nothing else, so that the processor has many of those misses in flight
+// at once (one a node at 10,000 nodes, 90 % of Snapshot's samples); the
+// snapshot's loop, longer, kept fewer.
+func (s *Scratch) warm(nodes []*cluster.Node) {
+	var sum int64
+	for _, n := range nodes {
+		sum += n.HeartbeatTS
+	}
+	s.warmed += sum
 }
 
 // Refresh reads the state and size of the nodes again if one registered or
