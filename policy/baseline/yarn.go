@@ -76,7 +76,11 @@ func DefaultYARNConfig() YARNConfig {
 // A scan then reads those records (contiguous values, no pointer chasing, no
 // strings) instead of walking every task's attempts; each record is cheap to
 // re-estimate at the scan's now, which stagnation (StagnationMS) makes
-// time-dependent. The decisions are those of the full scan, which
+// time-dependent. Each job also keeps, per kind, a summary of its records
+// (kindSum: the counts and the greatest fresh estimated end) kept up to date
+// with them, so a scan reads one line per job instead of its records
+// whenever no record can be stale and no copy was proposed recently; else
+// it reads the records. The decisions are those of the full scan, which
 // yarn_ref_test.go keeps as the reference of a differential test.
 type YARN struct {
 	cfg       YARNConfig
@@ -92,7 +96,7 @@ type YARN struct {
 	// the records found for it then: a scan finds a job's records there
 	// (one load from a dense slice) instead of by a map lookup, a cache
 	// miss or two for each of thousands of jobs. An entry is used only if
-	// its records are still that app's (yarnJob.app, yarnJob.forgotten).
+	// its records are still that app's (yarnJob.app, nil once forgotten).
 	atApp    []*yarnJob
 	nextScan int64
 	// out holds the scan's hints; the slice Speculate returns is valid until
@@ -107,30 +111,54 @@ type YARN struct {
 	// A scan's jobs past their gate, and its candidates for a copy.
 	open  []openJob
 	cands []candidate
+	// warmed keeps warm's loads from being optimized away.
+	warmed int
 }
 
 // yarnJob is one app's task records, parallel to App.Tasks, and its
 // per-kind (map, reduce) counters and duration statistics, found once.
+//
+// The fields a scan's gates and its candidates read (app to lastProposed)
+// come first, in the first 64 bytes, and the summaries next, in the second.
 type yarnJob struct {
-	app *cluster.App
-	// forgotten is set when the records are dropped (the app finished), so
+	// app is nil once the records are dropped (the app finished), so
 	// that YARN.atApp never hands them out again.
-	forgotten bool
-	tasks     []yarnTask
+	app    *cluster.App
+	counts [2]*cluster.TaskCounts
+	stats  [2]*taskstat.Stats
+	// appID is app.ID, here for the hints (the app's own line is one more
+	// miss per candidate).
+	appID string
+	// lastProposed is when a copy of one of the job's tasks was last
+	// proposed (math.MinInt64: never; see summed).
+	lastProposed int64
+	// sum summarises the map and the reduce records, kept up to date with
+	// them (add, recount, progressed), for a scan that need not read them.
+	sum   [2]kindSum
+	tasks []yarnTask
 	// runs holds each task's running attempt when its record says
 	// running == 1 (else nil), beside the records so that a scan, which
 	// streams the records, reads 24 bytes a task, and a proposal reads the
 	// attempt directly: finding it again through the app's task list, the
 	// task and its attempt list was a chain of dependent cache misses,
 	// about 1.8 ms of a 2,000-copy round at 10,000 nodes.
-	runs []*cluster.Attempt
-	// proposed holds, beside the records, when this speculator last
-	// proposed a copy of each task (read only if its record's proposal is
-	// set): out of the records, which a scan streams, they are 24 bytes a
-	// task instead of 32.
-	proposed []int64
-	counts   [2]*cluster.TaskCounts
-	stats    [2]*taskstat.Stats
+	runs []yarnRun
+	// The size class of 192 bytes holds yarnJobs at multiples of 64
+	// bytes, so the first 64 bytes are one cache line.
+	_ [16]byte
+}
+
+// yarnRun is a task's running attempt (see yarnJob.runs) and the task's
+// id, which a hint names: read here, beside the attempt's pointer, the
+// candidates of a round need not load each task's line (a miss each, the
+// larger part of reading them).
+type yarnRun struct {
+	at   *cluster.Attempt
+	task string
+	// proposed is when this speculator last proposed a copy of the task
+	// (read only if its record's proposal is set): out of the records,
+	// which a scan streams, they are 24 bytes a task instead of 32.
+	proposed int64
 }
 
 // yarnTask is what a scan needs of one task, copied from the state: 24
@@ -141,10 +169,41 @@ type yarnTask struct {
 	progTS int64 // the running attempt's ProgressTS
 	end    int64 // its estimated end while its status is fresh
 	// proposal is set once this speculator proposed a copy (when:
-	// yarnJob.proposed).
+	// yarnRun.proposed).
 	proposal bool
 	kind     uint8 // kindMap, kindReduce or kindOther
 	running  uint8 // running attempts, at most 2 counted
+}
+
+// kindSum is what a scan needs of a job's records of one kind when none of
+// them is stale and none was proposed recently: then a record's value is
+// its fresh estimated end (yarnTask.end, which does not depend on the
+// scan's time) less a bound the same for all, so the best task is the
+// first of the greatest end, and it is a candidate only if its end passes
+// the scan's bounds (speculationValue's progressIsGood and
+// tooLateToSpeculate are thresholds on the end).
+type kindSum struct {
+	// running and multi count the records with running >= 1 and == 2: the
+	// scan's runningTasks and (no recent proposal) already.
+	running, multi int32
+	// best is the first record with running == 1 of the greatest end,
+	// bestEnd that end; -1 for none. When dirty, best's end fell or it
+	// left, and bestEnd is only a bound: no record's end exceeds it.
+	best    int32
+	dirty   bool
+	bestEnd int64
+	// staleFrom is at most the least progTS > 0 of the records with
+	// running == 1 (math.MaxInt64 for none): while now - staleFrom is at
+	// most StagnationMS, no record is stale. It is not raised as records
+	// report (only resum makes it exact again): a bound that is too low
+	// only sends a scan to the records.
+	staleFrom int64
+}
+
+// noSums are the summaries of no records.
+func noSums() [2]kindSum {
+	none := kindSum{best: -1, staleFrom: math.MaxInt64}
+	return [2]kindSum{none, none}
 }
 
 const (
@@ -249,11 +308,41 @@ func (p *YARN) progressed(at *cluster.Attempt) bool {
 	// cache miss on a third of the reports.
 	j := p.lastJob
 	i := t.Seq()
-	if i >= len(j.runs) || j.runs[i] != at {
+	if i >= len(j.runs) || j.runs[i].at != at {
 		return false
 	}
-	j.tasks[i].progressed(at)
+	j.progressed(i, at)
 	return true
+}
+
+// progressed updates record i, whose running attempt at reported, and the
+// summary of its kind: the same as recount, for the common case of a
+// running attempt's report (same kind, one running attempt before and
+// after).
+func (j *yarnJob) progressed(i int, at *cluster.Attempt) {
+	r := &j.tasks[i]
+	r.progressed(at)
+	if r.kind > kindReduce {
+		return
+	}
+	s := &j.sum[r.kind]
+	if r.progTS > 0 && r.progTS < s.staleFrom {
+		s.staleFrom = r.progTS
+	}
+	switch {
+	case int32(i) == s.best && !s.dirty:
+		if r.end < s.bestEnd {
+			s.dirty = true // another record may now be the greatest; bestEnd stays a bound
+		} else {
+			s.bestEnd = r.end
+		}
+	case r.end > s.bestEnd || s.best < 0:
+		// Above every other record's end (bestEnd bounds them, exact or
+		// not): the new best, exactly.
+		s.best, s.bestEnd, s.dirty = int32(i), r.end, false
+	case r.end == s.bestEnd && int32(i) < s.best && !s.dirty:
+		s.best = int32(i) // first of equals
+	}
 }
 
 // touch re-reads t's record (creating its job's records if needed).
@@ -268,20 +357,75 @@ func (p *YARN) touch(t *cluster.Task) {
 	}
 	j := p.job(a)
 	if i := t.Seq(); i < len(j.tasks) && a.Tasks[i] == t {
-		j.runs[i] = j.tasks[i].read(t)
+		j.reread(i, t)
 		return
 	}
 	for i, x := range a.Tasks { // a state that does not number its tasks
 		if x == t && i < len(j.tasks) {
-			j.runs[i] = j.tasks[i].read(t)
+			j.reread(i, t)
 		}
+	}
+}
+
+// reread reads record i again from its task t and updates the summaries.
+func (j *yarnJob) reread(i int, t *cluster.Task) {
+	old := j.tasks[i]
+	j.runs[i].at, j.runs[i].task = j.tasks[i].read(t), t.ID
+	j.recount(i, old)
+}
+
+// recount updates the summaries after record i changed from old.
+func (j *yarnJob) recount(i int, old yarnTask) {
+	if old.kind <= kindReduce && old.running > 0 {
+		s := &j.sum[old.kind]
+		s.running--
+		if old.running > 1 {
+			s.multi--
+		} else if r := &j.tasks[i]; int32(i) == s.best && !s.dirty &&
+			(r.kind != old.kind || r.running != 1 || r.end < s.bestEnd) {
+			s.dirty = true // the best left or fell; bestEnd stays a bound
+		}
+	}
+	j.add(i)
+}
+
+// add counts record i into the summary of its kind.
+func (j *yarnJob) add(i int) {
+	r := &j.tasks[i]
+	if r.kind > kindReduce || r.running == 0 {
+		return
+	}
+	s := &j.sum[r.kind]
+	s.running++
+	if r.running > 1 {
+		s.multi++
+		return
+	}
+	if r.progTS > 0 && r.progTS < s.staleFrom {
+		s.staleFrom = r.progTS
+	}
+	switch {
+	case s.best < 0 || r.end > s.bestEnd:
+		// Above every other record's end (bestEnd bounds them, exact or
+		// not): the new best, exactly.
+		s.best, s.bestEnd, s.dirty = int32(i), r.end, false
+	case r.end == s.bestEnd && int32(i) < s.best && !s.dirty:
+		s.best = int32(i) // first of equals
+	}
+}
+
+// resum makes the summaries anew from the records.
+func (j *yarnJob) resum() {
+	j.sum = noSums()
+	for i := range j.tasks {
+		j.add(i)
 	}
 }
 
 // forget drops a's records.
 func (p *YARN) forget(a *cluster.App) {
 	if j := p.jobs[a]; j != nil {
-		j.forgotten = true
+		j.app = nil
 	}
 	delete(p.jobs, a)
 	if p.lastApp == a {
@@ -297,7 +441,7 @@ func (p *YARN) job(a *cluster.App) *yarnJob {
 		if j == nil {
 			// Sized for the tasks the job declared, so it rarely grows.
 			n := max(len(a.Tasks), a.Maps+a.Reduces)
-			j = &yarnJob{app: a, tasks: make([]yarnTask, 0, n), runs: make([]*cluster.Attempt, 0, n), proposed: make([]int64, 0, n),
+			j = &yarnJob{app: a, appID: a.ID, lastProposed: math.MinInt64, sum: noSums(), tasks: make([]yarnTask, 0, n), runs: make([]yarnRun, 0, n),
 				// Found now rather than by the first scan past the gate.
 				counts: [2]*cluster.TaskCounts{a.Count[events.Map], a.Count[events.Reduce]}}
 			p.jobs[a] = j
@@ -333,8 +477,9 @@ func (p *YARN) reserve() {
 func (j *yarnJob) more(a *cluster.App) {
 	for i := len(j.tasks); i < len(a.Tasks); i++ {
 		j.tasks = append(j.tasks, yarnTask{})
-		j.runs = append(j.runs, j.tasks[i].read(a.Tasks[i]))
-		j.proposed = append(j.proposed, 0)
+		t := a.Tasks[i]
+		j.runs = append(j.runs, yarnRun{at: j.tasks[i].read(t), task: t.ID})
+		j.add(i)
 	}
 }
 
@@ -399,19 +544,24 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 	if len(p.atApp) != len(apps) {
 		p.atApp = slices.Grow(p.atApp[:0], len(apps))[:len(apps)]
 	}
-	for i, a := range apps {
-		if a.Finished() {
-			p.atApp[i] = nil // its records are forgotten: let them go
-			continue
+	for from := 0; from < len(apps); from += warmBlock {
+		to := min(from+warmBlock, len(apps))
+		p.warm(apps[from:to], p.atApp[from:to])
+		for i := from; i < to; i++ {
+			a := apps[i]
+			if a.Finished() {
+				p.atApp[i] = nil // its records are forgotten: let them go
+				continue
+			}
+			j := p.atApp[i]
+			if j == nil || j.app != a {
+				j = p.job(a)
+				p.atApp[i] = j
+			} else {
+				j.more(a)
+			}
+			p.gateApp(a, j, now)
 		}
-		j := p.atApp[i]
-		if j == nil || j.app != a || j.forgotten {
-			j = p.job(a)
-			p.atApp[i] = j
-		} else {
-			j.more(a)
-		}
-		p.gateApp(a, j, now)
 	}
 	p.cands = p.cands[:0]
 	for i := range p.open {
@@ -442,7 +592,8 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 			if c := &p.cands[i]; c.proposed {
 				o := &p.open[c.open]
 				best := o.ks[c.kind].best
-				o.j.tasks[best].proposal, o.j.proposed[best] = true, now
+				o.j.tasks[best].proposal, o.j.runs[best].proposed = true, now
+				o.j.lastProposed = max(o.j.lastProposed, now)
 			}
 		}
 		if len(p.out) > 0 {
@@ -461,6 +612,36 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 		return nil, nil
 	}
 	return p.out, nil
+}
+
+// warmBlock is how many jobs warm reads ahead of the gates: their lines
+// (about six a job) stay in the core's cache until the gates read them.
+const warmBlock = 128
+
+// warm loads what the gates of a block of apps read first (the app's state
+// and task counts, their records' lines, the maps' duration statistics)
+// in a loop of loads independent
+// from one app to the next and little else, so that the processor has many
+// of those cache misses in flight at once; in the gates' loop, whose body
+// is long, it had a few, and the misses were most of the gates' time.
+func (p *YARN) warm(apps []*cluster.App, at []*yarnJob) {
+	var sum int
+	for i, a := range apps {
+		sum += len(a.State) + a.Maps + len(a.Tasks)
+		if j := at[i]; j != nil {
+			sum += int(j.sum[0].best) + len(j.tasks)
+			if c := j.counts[0]; c != nil {
+				sum += c.Pending
+			}
+			if c := j.counts[1]; c != nil {
+				sum += c.Pending
+			}
+			if s := j.stats[0]; s != nil {
+				sum += s.N
+			}
+		}
+	}
+	p.warmed += sum
 }
 
 // kindScan is DefaultSpeculator.maybeScheduleASpeculation's state for one
@@ -493,6 +674,11 @@ type candidate struct {
 	// its node's.
 	need                     capacity.Need
 	app, task, attempt, node string
+	// avoid is node as a pick compares it (capacity.AvoidOf).
+	avoid capacity.Avoid
+	// at is the best task's running attempt, as readCands's loops pass it
+	// on.
+	at *cluster.Attempt
 	// proposed is set when a copy was proposed (a node had room).
 	proposed bool
 }
@@ -515,6 +701,64 @@ func (p *YARN) gateApp(a *cluster.App, j *yarnJob, now int64) {
 // queues the kinds whose best task may get a copy.
 func (p *YARN) scanApp(open int32, now int64) {
 	j, ks := p.open[open].j, &p.open[open].ks
+	if !p.summed(j, ks, now) {
+		p.scanRecords(j, ks, now)
+	}
+	for k := range ks {
+		if p.capped(&ks[k]) {
+			continue
+		}
+		p.cands = append(p.cands, candidate{open: open, kind: int32(k)})
+	}
+}
+
+// summed fills the scan's counts and best task of a job's open kinds from
+// its summaries and reports true, if they give those of a pass over its
+// records at now: no record was proposed within RetryAfterSpeculateMS (so
+// none counts as already speculating), none can be stale (the summary's
+// staleFrom), and CompareThreshold is off (its test reads the attempt).
+// Then every record with one running attempt has the value end - (now +
+// mean) or none, by its fresh end alone, and the best is the summary's.
+// A summary whose best is not known (dirty) is made anew from the records
+// unless its bound already says no record is a candidate.
+func (p *YARN) summed(j *yarnJob, ks *[2]kindScan, now int64) bool {
+	if p.cfg.CompareThreshold || (j.lastProposed != math.MinInt64 && now-j.lastProposed < p.cfg.RetryAfterSpeculateMS) {
+		return false
+	}
+	stale := func(s *kindSum) bool {
+		return s.staleFrom != math.MaxInt64 && now-s.staleFrom > p.cfg.StagnationMS
+	}
+	for k := range ks {
+		if !ks[k].on {
+			continue
+		}
+		s := &j.sum[k]
+		if stale(s) || (s.dirty && s.best >= 0 && s.bestEnd >= now && s.bestEnd > ks[k].replacementEnd) {
+			j.resum() // the records' least progTS and greatest end exactly
+			if stale(s) {
+				return false // a record may be stale: its value depends on now
+			}
+		}
+	}
+	for k := range ks {
+		c := &ks[k]
+		if !c.on {
+			continue
+		}
+		s := &j.sum[k]
+		c.runningTasks, c.already = int(s.running), int(s.multi)
+		// progressIsGood and tooLateToSpeculate, as in value; a dirty
+		// summary got here only if its bound fails them, so every record
+		// does.
+		if end := s.bestEnd; s.best >= 0 && !s.dirty && end >= now && end > c.replacementEnd {
+			c.best, c.bestValue, c.bestEnd = s.best, end-c.replacementEnd, end
+		}
+	}
+	return true
+}
+
+// scanRecords scans both kinds of one job in one pass over its records.
+func (p *YARN) scanRecords(j *yarnJob, ks *[2]kindScan, now int64) {
 	// value's common case inline (a scan reads every record of every job):
 	// a running task with a fresh status that is no copy's, not stale.
 	retry, stagnation := p.cfg.RetryAfterSpeculateMS, p.cfg.StagnationMS
@@ -527,9 +771,9 @@ func (p *YARN) scanApp(open int32, now int64) {
 		if !k.on {
 			continue
 		}
-		if r.running != 1 || (r.proposal && now-j.proposed[i] < retry) ||
+		if r.running != 1 || (r.proposal && now-j.runs[i].proposed < retry) ||
 			(r.progTS > 0 && now-r.progTS > stagnation) || p.cfg.CompareThreshold {
-			p.value(k, r, j.runs[i], j.proposed[i], int32(i), now)
+			p.value(k, r, j.runs[i].at, j.runs[i].proposed, int32(i), now)
 			continue
 		}
 		k.runningTasks++
@@ -540,12 +784,6 @@ func (p *YARN) scanApp(open int32, now int64) {
 		if value := end - k.replacementEnd; value > k.bestValue {
 			k.best, k.bestValue, k.bestEnd = int32(i), value, end
 		}
-	}
-	for k := range ks {
-		if p.capped(&ks[k]) {
-			continue
-		}
-		p.cands = append(p.cands, candidate{open: open, kind: int32(k)})
 	}
 }
 
@@ -645,18 +883,31 @@ func (p *YARN) allowed(ks *kindScan) float64 {
 }
 
 // readCands copies what the proposals read of each candidate's running
-// attempt, its task and its app into the candidate, in one loop of loads
+// attempt, its task and its app into the candidate, in loops of loads
 // independent from one candidate to the next, so that their cache misses
 // overlap. Only warming those lines here (as before) was not enough: by a
 // proposal's turn, the capacity snapshot, the heap and the hints written
 // since had evicted most of them, and each proposal missed them again.
+// Each loop follows one pointer further (the attempt and task id, then the
+// attempt's fields, then the node's id): one loop that followed the chain
+// of misses of a candidate (the records' runs, the attempt, the task)
+// kept few candidates' misses in flight, and they were most of its time.
 func (p *YARN) readCands() {
 	for i := range p.cands {
 		c := &p.cands[i]
 		o := &p.open[c.open]
-		at := o.j.runs[o.ks[c.kind].best]
+		run := &o.j.runs[o.ks[c.kind].best]
+		c.at, c.app, c.task = run.at, o.j.appID, run.task
+	}
+	for i := range p.cands {
+		c := &p.cands[i]
+		at := c.at
 		c.need = capacity.NeedOf(at)
-		c.app, c.task, c.attempt, c.node = o.a.ID, at.Task.ID, at.ID, at.Node
+		c.attempt, c.node = at.ID, at.Node
+	}
+	for i := range p.cands {
+		c := &p.cands[i]
+		c.avoid = capacity.AvoidOf(c.node)
 	}
 }
 
@@ -664,7 +915,7 @@ func (p *YARN) readCands() {
 // (appended to p.out) if a node has room for one more container.
 func (p *YARN) propose(c *candidate, ks *kindScan, now int64, free *capacity.Capacity) {
 	allowed := p.allowed(ks)
-	node, nodeID := free.PickID(c.need, nil, c.node)
+	node, nodeID := free.PickIDAvoiding(c.need, c.avoid)
 	if node == nil {
 		return
 	}

@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -73,6 +74,7 @@ func BenchmarkYARNScan10k(b *testing.B) {
 			for i := range j.tasks {
 				j.tasks[i].proposal = false
 			}
+			j.lastProposed = math.MinInt64
 		}
 		hs, _ := p.Speculate(ctx, st)
 		hints = len(hs)
@@ -103,6 +105,7 @@ func BenchmarkYARNScan10kCold(b *testing.B) {
 			for i := range j.tasks {
 				j.tasks[i].proposal = false
 			}
+			j.lastProposed = math.MinInt64
 		}
 		for i := 0; i < len(evict); i += 8 {
 			sink += evict[i]

@@ -53,7 +53,7 @@ func TestYARNAtAppIsTheJobsRecords(t *testing.T) {
 						}
 						continue
 					}
-					if want := p.jobs[a]; j != want || j.forgotten || len(j.tasks) != len(a.Tasks) {
+					if want := p.jobs[a]; j != want || j.app == nil || len(j.tasks) != len(a.Tasks) {
 						t.Fatalf("seed %d step %d speculator %d: app %s: records %p, the map's %p", seed, step, k, a.ID, j, want)
 					}
 					for ki, kind := range [2]events.TaskKind{events.Map, events.Reduce} {

@@ -228,7 +228,7 @@ func TestYARNRecordsMatchRead(t *testing.T) {
 				continue
 			}
 			if at := st.Attempt(ev.Attempt); ev.Type == events.TaskProgress && at != nil && p.lastApp == at.Task.App &&
-				p.lastJob != nil && at.Task.Seq() < len(p.lastJob.runs) && p.lastJob.runs[at.Task.Seq()] == at {
+				p.lastJob != nil && at.Task.Seq() < len(p.lastJob.runs) && p.lastJob.runs[at.Task.Seq()].at == at {
 				shortcuts++
 			}
 			p.Observe(ctx, &ev, st)
@@ -242,9 +242,9 @@ func TestYARNRecordsMatchRead(t *testing.T) {
 						// progTS and end are read only while one attempt runs.
 						got.progTS, got.end, want.progTS, want.end = 0, 0, 0, 0
 					}
-					if got != want || j.runs[i] != run {
-						t.Fatalf("seed %d step %d: app %s task %s: record %+v (attempt %p), fresh read %+v (%p)",
-							seed, step, a.ID, a.Tasks[i].ID, j.tasks[i], j.runs[i], want, run)
+					if got != want || j.runs[i].at != run || j.runs[i].task != a.Tasks[i].ID {
+						t.Fatalf("seed %d step %d: app %s task %s: record %+v (attempt %p, task %q), fresh read %+v (%p)",
+							seed, step, a.ID, a.Tasks[i].ID, j.tasks[i], j.runs[i].at, j.runs[i].task, want, run)
 					}
 				}
 			}

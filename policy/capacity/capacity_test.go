@@ -62,10 +62,12 @@ func refSlots(nodes []*refNode, need Need) int {
 	return total
 }
 
-// TestPickMatchesScan drives the heap-backed Pick and the reference scan
-// through the same random rounds of picks: every choice must agree. Ids
-// share long prefixes in some rounds, so ties go past the id keys.
+// TestPickMatchesScan drives the heap-backed picks (Pick, PickID,
+// PickIDAvoiding) and the reference scan through the same random rounds of
+// picks: every choice must agree. Ids share long prefixes in some rounds,
+// so ties go past the id keys.
 func TestPickMatchesScan(t *testing.T) {
+	keyed := 0 // picks by PickIDAvoiding
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		n := 1 + rng.IntN(60)
@@ -94,9 +96,17 @@ func TestPickMatchesScan(t *testing.T) {
 				avoid = append(avoid, ids[rng.IntN(n)])
 			}
 			var got *cluster.Node
-			if pick%2 == 0 {
+			switch {
+			case ok == nil && len(avoid) == 1 && pick%4 == 1:
+				var id string
+				got, id = a.PickIDAvoiding(need, AvoidOf(avoid[0]))
+				if got != nil && id != got.ID || got == nil && id != "" {
+					t.Fatalf("seed %d pick %d: PickIDAvoiding gave %v and id %q", seed, pick, got, id)
+				}
+				keyed++
+			case pick%2 == 0:
 				got = a.Pick(need, ok, avoid...)
-			} else {
+			default:
 				var id string
 				got, id = a.PickID(need, ok, avoid...)
 				if got != nil && id != got.ID || got == nil && id != "" {
@@ -111,6 +121,9 @@ func TestPickMatchesScan(t *testing.T) {
 				t.Fatalf("seed %d pick %d: %d slots, scan %d", seed, pick, g, w)
 			}
 		}
+	}
+	if keyed < 3000 {
+		t.Fatalf("only %d picks by PickIDAvoiding", keyed)
 	}
 }
 
