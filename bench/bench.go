@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -140,6 +141,9 @@ type workload struct {
 	seq                       uint64
 	ts                        int64
 	i                         int
+	// varyLoads gives every heartbeat a new load, as the bridge sends from
+	// YARN's nodeCPUUsage, instead of each node's constant one.
+	varyLoads bool
 }
 
 const benchEpoch = 1_763_719_200_000
@@ -205,6 +209,9 @@ func (w *workload) next(ev *events.Event) {
 		ev.Type, ev.Node = events.NodeHeartbeat, nodeName(k)
 		ev.UsedVCores, ev.UsedMemoryMB = 10, 10240
 		ev.Load1, ev.CPUUtil = 4+float64(k%7), 0.3+float64(k%5)/10
+		if w.varyLoads {
+			ev.Load1, ev.CPUUtil = bridgeLoad(uint64(w.i), 32)
+		}
 	} else {
 		c := (k - w.nodes) * 3 % w.containers
 		c += (w.i / perSecond) % 3
@@ -221,6 +228,21 @@ func (w *workload) next(ev *events.Event) {
 		ev.Phase = events.PhaseMap
 	}
 	w.i++
+}
+
+// bridgeLoad is a heartbeat's load as the bridge reports it (yarnclient's
+// heartbeat): busy vcores from YARN's nodeCPUUsage, a Java float that
+// reaches the sidecar as its shortest decimal, and their share of vcores.
+// The value is a hash of i, so every heartbeat has another.
+func bridgeLoad(i uint64, vcores int) (load1, cpuUtil float64) {
+	h := (i + 1) * 0x9e3779b97f4a7c15
+	h ^= h >> 29
+	busy := float32(float64(h>>11) / (1 << 53) * float64(vcores))
+	load1, err := strconv.ParseFloat(strconv.FormatFloat(float64(busy), 'g', -1, 32), 64)
+	if err != nil {
+		panic(err) // a float's own text always parses
+	}
+	return load1, math.Min(1, load1/float64(vcores))
 }
 
 func buildStack(stack string, store policy.ProfileStore, log zerolog.Logger) (*policy.Stack, error) {

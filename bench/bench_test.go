@@ -124,7 +124,7 @@ func BenchmarkFirstScan(b *testing.B) {
 // steady stream (Full's engine events) and collects: the state a live
 // sidecar holds at 10,000 nodes and 100,000 containers, times scale.
 // Close the store.
-func fullSizeEngine(ctx context.Context, b *testing.B, scale float64) (*engine.Engine, *profiles.DB) {
+func fullSizeEngine(ctx context.Context, b *testing.B, scale float64, varyLoads bool) (*engine.Engine, *profiles.DB) {
 	b.Helper()
 	o := Quick()
 	o.Nodes, o.Containers = int(float64(o.Nodes)*scale), int(float64(o.Containers)*scale)
@@ -135,6 +135,7 @@ func fullSizeEngine(ctx context.Context, b *testing.B, scale float64) (*engine.E
 		b.Fatal(err)
 	}
 	w, eng := setupEngine(ctx, o, stack)
+	w.varyLoads = varyLoads
 	applySteady(ctx, w, eng, Full().EngineEvents)
 	runtime.GC()
 	return eng, store
@@ -143,10 +144,18 @@ func fullSizeEngine(ctx context.Context, b *testing.B, scale float64) (*engine.E
 // BenchmarkLiveHeap builds the full-size cluster, applies the steady stream
 // and reports the live heap after a collection (go test -bench LiveHeap
 // -memprofile heap.out ./bench; go tool pprof -sample_index inuse_space).
-func BenchmarkLiveHeap(b *testing.B) {
+// BENCH_HEAP_PROFILE=FILE writes the heap profile at that point.
+func BenchmarkLiveHeap(b *testing.B) { liveHeap(b, false) }
+
+// BenchmarkLiveHeapVaryingLoads is BenchmarkLiveHeap with a new load at
+// every heartbeat, as a cluster reporting real CPU use sends through the
+// bridge (bridgeLoad), instead of each node's constant one.
+func BenchmarkLiveHeapVaryingLoads(b *testing.B) { liveHeap(b, true) }
+
+func liveHeap(b *testing.B, varyLoads bool) {
 	ctx := context.Background()
 	for range b.N {
-		eng, store := fullSizeEngine(ctx, b, 1)
+		eng, store := fullSizeEngine(ctx, b, 1, varyLoads)
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "live-MB")
@@ -185,7 +194,7 @@ func BenchmarkCheckpointPeak(b *testing.B) {
 		scale = f
 	}
 	for range b.N {
-		eng, store := fullSizeEngine(ctx, b, scale)
+		eng, store := fullSizeEngine(ctx, b, scale, false)
 		before := peakRSSMB()
 		path := filepath.Join(b.TempDir(), "profiles.db")
 		db, err := profiles.Open(path, profiles.Options{})
