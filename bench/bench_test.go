@@ -147,7 +147,8 @@ func fullSizeEngine(ctx context.Context, b *testing.B, scale float64, kind heapK
 // BenchmarkLiveHeap builds the full-size cluster, applies the steady stream
 // and reports the live heap after a collection (go test -bench LiveHeap
 // -memprofile heap.out ./bench; go tool pprof -sample_index inuse_space).
-// BENCH_HEAP_PROFILE=FILE writes the heap profile at that point.
+// BENCH_HEAP_PROFILE=FILE writes the heap profile at that point,
+// BENCH_HEAP_PROFILE_RATE=N samples one allocation per N bytes for it.
 func BenchmarkLiveHeap(b *testing.B) { liveHeap(b, heapKind{}) }
 
 // BenchmarkLiveHeapVaryingLoads is BenchmarkLiveHeap with a new load at
@@ -165,6 +166,16 @@ type heapKind struct{ varyLoads, yarnIDs bool }
 
 func liveHeap(b *testing.B, kind heapKind) {
 	ctx := context.Background()
+	if v := os.Getenv("BENCH_HEAP_PROFILE_RATE"); v != "" {
+		// A finer sampling than the default one per 512 KB: the profile's
+		// figures per allocation site are then close to exact.
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			b.Fatalf("BENCH_HEAP_PROFILE_RATE=%q: not a positive number of bytes", v)
+		}
+		defer func(old int) { runtime.MemProfileRate = old }(runtime.MemProfileRate)
+		runtime.MemProfileRate = n
+	}
 	for range b.N {
 		eng, store := fullSizeEngine(ctx, b, 1, kind)
 		var ms runtime.MemStats
