@@ -20,12 +20,13 @@ import (
 // Load1 values are short decimals (what the bridge sends: YARN's
 // nodeCPUUsage is a Java float, printed in at most 9 digits and parsed as
 // the nearest float64, which a float32 does not hold but m/10^k does): a
-// 4-byte time offset, a 4-byte decimal code for Load1 and CPUUtil as a
-// float64 (or a code too), 16 bytes a sample (8 when both are codes). Else
-// (or over a span of more than 49 days) it holds LoadSamples: at worst the
+// 4-byte time offset and a 4-byte decimal code for Load1, and CPUUtil
+// derived from Load1 when it is the bridge's share of the node's vcores
+// (8 bytes a sample), else as a code too (12) or a float64 (16). Else (or
+// over a span of more than 49 days) it holds LoadSamples: at worst the
 // slice's size plus the ring's header. Every form returns exactly the
-// float64 values that were added (the palette compares bits, a decimal code
-// is kept only when it decodes to the same bits).
+// float64 values that were added (the palette compares bits; a code, or a
+// derived CPUUtil, is used only when it gives back the same bits).
 //
 // A History is read through Len, At and Search; the zero History is empty.
 // Copying a Node shares its ring: use Clone for a copy of one's own.
@@ -39,13 +40,14 @@ type histRing struct {
 	head, n int32
 	wide    []LoadSample // len cap when wide, else nil
 	// compact: TS - base per slot (len cap); narrow: those, then decimal
-	// codes (decCode) of Load1 per slot (len 2·cap) when pal holds CPUUtil,
+	// codes (decCode) of Load1 per slot (len 2·cap) when pal is not nil,
 	// else of Load1 and CPUUtil per slot (len 3·cap). One slice for both
 	// keeps the header at 112 bytes.
 	off []uint32
 	idx []uint8 // compact: palette indexes of Load1 and CPUUtil per slot (len 2·cap)
 	// compact: the values the indexes name; narrow: CPUUtil per slot (len
-	// cap) when it is not held as codes, else nil.
+	// cap) when it is neither held as codes nor derived from Load1, its
+	// divisor (len 1, quotient) when derived, else nil.
 	pal []float64
 }
 
@@ -80,8 +82,12 @@ func (h History) At(i int) LoadSample {
 	case r.idx != nil:
 		return LoadSample{TS: r.base + int64(r.off[s]), Load1: r.pal[r.idx[2*s]], CPUUtil: r.pal[r.idx[2*s+1]]}
 	case r.pal != nil:
-		c := len(r.pal)
-		return LoadSample{TS: r.base + int64(r.off[s]), Load1: decValue(r.off[c+s]), CPUUtil: r.pal[s]}
+		c := len(r.off) / 2
+		l := decValue(r.off[c+s])
+		if r.quotient() {
+			return LoadSample{TS: r.base + int64(r.off[s]), Load1: l, CPUUtil: utilOf(l, r.pal[0])}
+		}
+		return LoadSample{TS: r.base + int64(r.off[s]), Load1: l, CPUUtil: r.pal[s]}
 	}
 	c := len(r.off) / 3
 	return LoadSample{TS: r.base + int64(r.off[s]), Load1: decValue(r.off[c+2*s]), CPUUtil: decValue(r.off[c+2*s+1])}
@@ -169,9 +175,42 @@ func (r *histRing) cap() int {
 	case r.idx != nil:
 		return len(r.off)
 	case r.pal != nil:
-		return len(r.pal)
+		return len(r.off) / 2
 	}
 	return len(r.off) / 3
+}
+
+// quotient reports whether a narrow ring derives CPUUtil from Load1
+// (utilOf with the divisor pal[0]); such a ring has at least 2 slots, so
+// that its one-value pal differs from a CPUUtil column.
+func (r *histRing) quotient() bool { return len(r.pal) == 1 && len(r.off) > 2 }
+
+// utilOf is CPUUtil as the bridge derives it (yarnclient's heartbeat) from
+// busy vcores (Load1) and the node's vcores q: their quotient, clamped to
+// [0, 1].
+func utilOf(load1, q float64) float64 { return math.Max(0, math.Min(1, load1/q)) }
+
+// quotientOf returns the q with utilOf(s.Load1, q) == s.CPUUtil (in bits)
+// for every sample, and whether there is one: the bridge's loads. q is
+// taken from the first sample with a CPUUtil strictly between 0 and 1 (the
+// node's vcores, an integer), then checked on all.
+func quotientOf(samples []LoadSample) (float64, bool) {
+	q := 0.0
+	for _, s := range samples {
+		if s.CPUUtil > 0 && s.CPUUtil < 1 && s.Load1 > 0 {
+			q = math.Round(s.Load1 / s.CPUUtil)
+			break
+		}
+	}
+	if !(q >= 1 && q < 1<<31) {
+		return 0, false
+	}
+	for _, s := range samples {
+		if math.Float64bits(utilOf(s.Load1, q)) != math.Float64bits(s.CPUUtil) {
+			return 0, false
+		}
+	}
+	return q, true
 }
 
 func (r *histRing) slot(i int) int {
@@ -250,19 +289,28 @@ func buildRing(samples []LoadSample, cap int, wasWide bool) *histRing {
 		r.wide = make([]LoadSample, cap)
 		copy(r.wide, samples)
 		return r
-	case utils:
-		r.off = make([]uint32, 3*cap)
-		dec := r.off[cap:]
-		for i, s := range samples {
-			dec[2*i], _ = decCode(s.Load1)
-			dec[2*i+1], _ = decCode(s.CPUUtil)
-		}
 	default:
-		r.off, r.pal = make([]uint32, 2*cap), make([]float64, cap)
+		q, derived := quotientOf(samples)
+		switch {
+		case derived && cap >= 2: // CPUUtil derived: 8 bytes a sample
+			r.off, r.pal = make([]uint32, 2*cap), []float64{q}
+		case utils: // both as codes: 12 bytes a sample
+			r.off = make([]uint32, 3*cap)
+		default: // CPUUtil as float64: 16 bytes a sample
+			r.off, r.pal = make([]uint32, 2*cap), make([]float64, cap)
+		}
 		dec := r.off[cap:]
 		for i, s := range samples {
-			dec[i], _ = decCode(s.Load1)
-			r.pal[i] = s.CPUUtil
+			switch {
+			case r.pal == nil:
+				dec[2*i], _ = decCode(s.Load1)
+				dec[2*i+1], _ = decCode(s.CPUUtil)
+			case r.quotient():
+				dec[i], _ = decCode(s.Load1)
+			default:
+				dec[i], _ = decCode(s.Load1)
+				r.pal[i] = s.CPUUtil
+			}
 		}
 	}
 	if len(samples) > 0 {
@@ -287,10 +335,42 @@ const (
 	decMaxM = 1 << decBits
 )
 
-// decPow10 is 10^k for 0 <= k < 16.
+// decPow10 is 10^k for 0 <= k < 16 (a switch: an array literal was copied
+// to the stack at every call).
 func decPow10(k uint32) float64 {
-	p := [16]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
-	return p[k&15]
+	switch k & 15 {
+	case 0:
+		return 1
+	case 1:
+		return 1e1
+	case 2:
+		return 1e2
+	case 3:
+		return 1e3
+	case 4:
+		return 1e4
+	case 5:
+		return 1e5
+	case 6:
+		return 1e6
+	case 7:
+		return 1e7
+	case 8:
+		return 1e8
+	case 9:
+		return 1e9
+	case 10:
+		return 1e10
+	case 11:
+		return 1e11
+	case 12:
+		return 1e12
+	case 13:
+		return 1e13
+	case 14:
+		return 1e14
+	}
+	return 1e15
 }
 
 // decValue is the value of decimal code c.
@@ -308,11 +388,12 @@ func decCode(v float64) (uint32, bool) {
 	if !(v >= 0 && v < decMaxM) {
 		return 0, false // negative, NaN, too large
 	}
-	k := uint32(15)
-	for k > 0 && v*decPow10(k) >= decMaxM {
-		k--
+	// 10^k from 10^15 down: each quotient by 10 is an exact power of ten.
+	k, p := uint32(15), 1e15
+	for k > 0 && v*p >= decMaxM {
+		k, p = k-1, p/10
 	}
-	m := math.Round(v * decPow10(k))
+	m := math.Round(v * p)
 	if m >= decMaxM {
 		return 0, false
 	}
@@ -387,8 +468,11 @@ func (r *histRing) push(smp LoadSample, limit int) {
 	if r.idx == nil { // narrow
 		lc, lok := decCode(smp.Load1)
 		uc, uok := uint32(0), true
-		if r.pal == nil {
+		switch {
+		case r.pal == nil:
 			uc, uok = decCode(smp.CPUUtil)
+		case r.quotient():
+			uok = math.Float64bits(utilOf(smp.Load1, r.pal[0])) == math.Float64bits(smp.CPUUtil)
 		}
 		if !lok || !uok || uint64(smp.TS)-uint64(r.base) > math.MaxUint32 {
 			all := append(History{r}.Samples(), smp)
@@ -396,9 +480,12 @@ func (r *histRing) push(smp LoadSample, limit int) {
 			return
 		}
 		r.off[s] = uint32(smp.TS - r.base)
-		if r.pal == nil {
+		switch {
+		case r.pal == nil:
 			r.off[c+2*s], r.off[c+2*s+1] = lc, uc
-		} else {
+		case r.quotient():
+			r.off[c+s] = lc
+		default:
 			r.off[c+s], r.pal[s] = lc, smp.CPUUtil
 		}
 		r.n++
@@ -440,9 +527,33 @@ func (r *histRing) push(smp LoadSample, limit int) {
 // narrow ring: once per turn of the ring, it sees whether the samples held
 // now fit a smaller form (fewer values, or decimal ones).
 func (r *histRing) turned(s int) {
-	if c := r.cap(); s == c-1 {
-		if nr := buildRing(History{r}.Samples(), c, true); nr.size() < r.size() {
-			*r = *nr
+	c := r.cap()
+	if s != c-1 {
+		return
+	}
+	if r.quotient() && !r.fewValues(palLimit(c)/4) {
+		return // the smallest form but compact, and not few-valued: no ring to build
+	}
+	if nr := buildRing(History{r}.Samples(), c, true); nr.size() < r.size() {
+		*r = *nr
+	}
+}
+
+// fewValues reports whether the samples held have at most limit distinct
+// values, as buildRing counts them for a compact ring.
+func (r *histRing) fewValues(limit int) bool {
+	var buf [64]float64 // limit is at most 63 (palLimit)
+	pal := buf[:0]
+	h := History{r}
+	for i := range h.Len() {
+		smp := h.At(i)
+		for _, v := range [2]float64{smp.Load1, smp.CPUUtil} {
+			if palIndex(pal, v) < 0 {
+				if pal = append(pal, v); len(pal) > limit {
+					return false
+				}
+			}
 		}
 	}
+	return true
 }

@@ -104,7 +104,7 @@ func TestHistoryMatchesSlice(t *testing.T) {
 		var h History
 		var ref []LoadSample
 		ts := int64(r.IntN(1000))
-		for step := range 9000 {
+		for step := range 10500 {
 			many := (step/500)%3 == 1 // phases: few values, many, few
 			switch k := r.IntN(100); {
 			case k < 80:
@@ -117,11 +117,14 @@ func TestHistoryMatchesSlice(t *testing.T) {
 				at -= int64(r.IntN(limit*2000 + 1)) // out of order or a repeat
 			}
 			smp := LoadSample{TS: at, Load1: value(r, many), CPUUtil: value(r, many)}
-			switch phase := (step / 500) % 6; {
+			switch phase := (step / 500) % 7; {
 			case phase == 3 && r.IntN(100) > 0: // narrow, CPUUtil as float64
 				smp.Load1 = floatText(r.Float64() * 40)
 			case phase == 5 && r.IntN(100) > 0: // narrow, both as codes
 				smp.Load1, smp.CPUUtil = floatText(r.Float64()*40), floatText(r.Float64())
+			case phase == 6 && r.IntN(100) > 0: // narrow, CPUUtil derived (the bridge's)
+				smp.Load1 = floatText(r.Float64() * 40)
+				smp.CPUUtil = utilOf(smp.Load1, 32)
 			}
 			var want bool
 			ref, want = sliceAdd(ref, smp, limit)
@@ -153,21 +156,26 @@ func TestHistoryRingModes(t *testing.T) {
 	if h.r.wide == nil {
 		t.Fatal("many values: want a wide ring")
 	}
-	util = func(v float64) float64 { return min(1, v/3) } // the bridge's busy/vcores
+	util = func(v float64) float64 { return v * v / 7 }
 	add(1000, 500, func(i int) float64 { return floatText(float64(i%100) / 7) })
 	if h.r.wide != nil || h.r.idx != nil || len(h.r.pal) != 200 || len(h.r.off) != 400 {
-		t.Fatal("many short decimals, CPUUtil quotients: want a narrow ring, CPUUtil as float64")
+		t.Fatal("many short decimals, CPUUtil other values: want a narrow ring, CPUUtil as float64")
+	}
+	util = func(v float64) float64 { return utilOf(v, 3) } // the bridge's busy/vcores
+	add(1500, 500, func(i int) float64 { return floatText(float64(i%100) / 7) })
+	if h.r.wide != nil || h.r.idx != nil || len(h.r.pal) != 1 || h.r.pal[0] != 3 || len(h.r.off) != 400 {
+		t.Fatal("many short decimals, CPUUtil their share of 3: want a narrow ring, CPUUtil derived")
 	}
 	util = func(v float64) float64 { return v / 2 }
-	add(1500, 500, func(i int) float64 { return float64(i) / 4 })
+	add(2000, 500, func(i int) float64 { return float64(i) / 4 })
 	if h.r.wide != nil || h.r.idx != nil || h.r.pal != nil || len(h.r.off) != 600 {
 		t.Fatal("many short decimals and halves: want a narrow ring of codes")
 	}
-	add(2000, 500, func(i int) float64 { return float64(i) / 3 })
+	add(2500, 500, func(i int) float64 { return float64(i) / 3 })
 	if h.r.wide == nil {
 		t.Fatal("many values again: want a wide ring")
 	}
-	add(2500, 1000, func(int) float64 { return 3 })
+	add(3000, 1000, func(int) float64 { return 3 })
 	if h.r.wide != nil {
 		t.Fatal("values settled: want a compact ring again")
 	}
