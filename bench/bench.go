@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -140,6 +141,15 @@ type workload struct {
 	seq                       uint64
 	ts                        int64
 	i                         int
+	// varyLoads gives every heartbeat a new load, as the bridge sends from
+	// YARN's nodeCPUUsage, instead of each node's constant one.
+	varyLoads bool
+	// yarnIDs renames apps, tasks, attempts and containers as YARN names
+	// them and events as the bridge does (yarnify), 20-40 bytes each where
+	// the default stream's are a few.
+	yarnIDs bool
+	idTS    int64  // yarnIDs: the newest event time, of the event ids' sequence
+	idSeq   uint64 // yarnIDs: the sequence number within idTS
 }
 
 const benchEpoch = 1_763_719_200_000
@@ -157,6 +167,10 @@ func appName(i int) string  { return "application_1_" + strconv.Itoa(i) }
 // perApp running maps plus finishedPerApp finished ones (speculators need
 // finished tasks to estimate from).
 func (w *workload) setup(emit func(*events.Event)) {
+	if w.yarnIDs {
+		inner := emit
+		emit = func(ev *events.Event) { w.yarnify(ev); inner(ev) }
+	}
 	for n := range w.nodes {
 		emit(&events.Event{V: 1, ID: w.id(), Type: events.NodeRegistered, TS: w.ts, Node: nodeName(n),
 			Rack: "/rack" + strconv.Itoa(n/40), VCores: 32, MemoryMB: 131072})
@@ -205,6 +219,9 @@ func (w *workload) next(ev *events.Event) {
 		ev.Type, ev.Node = events.NodeHeartbeat, nodeName(k)
 		ev.UsedVCores, ev.UsedMemoryMB = 10, 10240
 		ev.Load1, ev.CPUUtil = 4+float64(k%7), 0.3+float64(k%5)/10
+		if w.varyLoads {
+			ev.Load1, ev.CPUUtil = bridgeLoad(uint64(w.i), 32)
+		}
 	} else {
 		c := (k - w.nodes) * 3 % w.containers
 		c += (w.i / perSecond) % 3
@@ -220,7 +237,73 @@ func (w *workload) next(ev *events.Event) {
 		ev.Progress = min(0.99, rate*round*(1+float64(c%11)/10))
 		ev.Phase = events.PhaseMap
 	}
+	if w.yarnIDs {
+		w.yarnify(ev)
+	}
 	w.i++
+}
+
+// yarnCluster is the cluster timestamp of the YARN-style ids.
+const yarnCluster = "_1763719200000_"
+
+// yarnify renames ev's ids from the default stream's to YARN's (app
+// application_<cluster>_0001, task task_<cluster>_0001_m_000007, attempt
+// attempt_<cluster>_0001_m_000007_0, container
+// container_e01_<cluster>_0001_01_000009) and the bridge's event ids
+// (yb-<ts>-<n>). The default stream's strings are made as before, so its
+// allocations (and what the tiny allocator packs together) do not change.
+func (w *workload) yarnify(ev *events.Event) {
+	if ev.TS > w.idTS { // the bridge's poll time: the newest event time
+		w.idTS, w.idSeq = ev.TS, 0
+	}
+	w.idSeq++
+	ev.ID = "yb-" + strconv.FormatInt(w.idTS, 10) + "-" + strconv.FormatUint(w.idSeq, 10)
+	if ev.App != "" {
+		a, _ := strconv.Atoi(strings.TrimPrefix(ev.App, "application_1_"))
+		ev.App = "application" + yarnCluster + zeroPad(a+1, 4)
+	}
+	if ev.Task != "" {
+		// task_1_<app>_m_<i>, or _m_f<i> for a finished one (after the running ones).
+		rest := strings.TrimPrefix(ev.Task, "task_1_")
+		app, i, _ := strings.Cut(rest, "_m_")
+		a, _ := strconv.Atoi(app)
+		k, _ := strconv.Atoi(strings.TrimPrefix(i, "f"))
+		if strings.HasPrefix(i, "f") {
+			k += w.perApp
+		}
+		suffix := zeroPad(a+1, 4) + "_m_" + zeroPad(k, 6)
+		ev.Task = "task" + yarnCluster + suffix
+		if ev.Attempt != "" {
+			ev.Attempt = "attempt" + yarnCluster + suffix + "_0"
+		}
+		if ev.Container != "" {
+			ev.Container = "container_e01" + yarnCluster + zeroPad(a+1, 4) + "_01_" + zeroPad(k+2, 6)
+		}
+	}
+}
+
+// zeroPad is n in decimal with leading zeros to at least width digits.
+func zeroPad(n, width int) string {
+	s := strconv.Itoa(n)
+	for len(s) < width {
+		s = "0" + s
+	}
+	return s
+}
+
+// bridgeLoad is a heartbeat's load as the bridge reports it (yarnclient's
+// heartbeat): busy vcores from YARN's nodeCPUUsage, a Java float that
+// reaches the sidecar as its shortest decimal, and their share of vcores.
+// The value is a hash of i, so every heartbeat has another.
+func bridgeLoad(i uint64, vcores int) (load1, cpuUtil float64) {
+	h := (i + 1) * 0x9e3779b97f4a7c15
+	h ^= h >> 29
+	busy := float32(float64(h>>11) / (1 << 53) * float64(vcores))
+	load1, err := strconv.ParseFloat(strconv.FormatFloat(float64(busy), 'g', -1, 32), 64)
+	if err != nil {
+		panic(err) // a float's own text always parses
+	}
+	return load1, math.Min(1, load1/float64(vcores))
 }
 
 func buildStack(stack string, store policy.ProfileStore, log zerolog.Logger) (*policy.Stack, error) {
@@ -289,7 +372,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 
 // setupEngine builds the cluster in a fresh engine.
 func setupEngine(ctx context.Context, o Options, stack *policy.Stack) (*workload, *engine.Engine) {
-	w := newWorkload(o.Nodes, o.Containers)
+	return setupWorkload(ctx, o, stack, newWorkload(o.Nodes, o.Containers))
+}
+
+// setupWorkload builds w's cluster in a fresh engine.
+func setupWorkload(ctx context.Context, o Options, stack *policy.Stack, w *workload) (*workload, *engine.Engine) {
 	eng := engine.New(stack, engine.Options{Log: o.Log})
 	w.setup(func(ev *events.Event) { eng.Apply(ctx, ev) })
 	return w, eng

@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,8 +124,9 @@ func BenchmarkFirstScan(b *testing.B) {
 // fullSizeEngine builds the full-size cluster in a fresh engine, applies the
 // steady stream (Full's engine events) and collects: the state a live
 // sidecar holds at 10,000 nodes and 100,000 containers, times scale.
-// Close the store.
-func fullSizeEngine(ctx context.Context, b *testing.B, scale float64) (*engine.Engine, *profiles.DB) {
+// Close the store. The workload's loads vary and its ids are YARN's as
+// kind says.
+func fullSizeEngine(ctx context.Context, b *testing.B, scale float64, kind heapKind) (*engine.Engine, *profiles.DB) {
 	b.Helper()
 	o := Quick()
 	o.Nodes, o.Containers = int(float64(o.Nodes)*scale), int(float64(o.Containers)*scale)
@@ -134,7 +136,9 @@ func fullSizeEngine(ctx context.Context, b *testing.B, scale float64) (*engine.E
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, eng := setupEngine(ctx, o, stack)
+	w := newWorkload(o.Nodes, o.Containers)
+	w.varyLoads, w.yarnIDs = kind.varyLoads, kind.yarnIDs
+	w, eng := setupWorkload(ctx, o, stack, w)
 	applySteady(ctx, w, eng, Full().EngineEvents)
 	runtime.GC()
 	return eng, store
@@ -143,10 +147,37 @@ func fullSizeEngine(ctx context.Context, b *testing.B, scale float64) (*engine.E
 // BenchmarkLiveHeap builds the full-size cluster, applies the steady stream
 // and reports the live heap after a collection (go test -bench LiveHeap
 // -memprofile heap.out ./bench; go tool pprof -sample_index inuse_space).
-func BenchmarkLiveHeap(b *testing.B) {
+// BENCH_HEAP_PROFILE=FILE writes the heap profile at that point,
+// BENCH_HEAP_PROFILE_RATE=N samples one allocation per N bytes for it.
+func BenchmarkLiveHeap(b *testing.B) { liveHeap(b, heapKind{}) }
+
+// BenchmarkLiveHeapVaryingLoads is BenchmarkLiveHeap with a new load at
+// every heartbeat, as a cluster reporting real CPU use sends through the
+// bridge (bridgeLoad), instead of each node's constant one.
+func BenchmarkLiveHeapVaryingLoads(b *testing.B) { liveHeap(b, heapKind{varyLoads: true}) }
+
+// BenchmarkLiveHeapYARN is BenchmarkLiveHeapVaryingLoads with the ids of a
+// real cluster: YARN's app, task, attempt and container ids and the
+// bridge's event ids, where the default stream's are a few bytes.
+func BenchmarkLiveHeapYARN(b *testing.B) { liveHeap(b, heapKind{varyLoads: true, yarnIDs: true}) }
+
+// heapKind is the workload a live-heap benchmark measures.
+type heapKind struct{ varyLoads, yarnIDs bool }
+
+func liveHeap(b *testing.B, kind heapKind) {
 	ctx := context.Background()
+	if v := os.Getenv("BENCH_HEAP_PROFILE_RATE"); v != "" {
+		// A finer sampling than the default one per 512 KB: the profile's
+		// figures per allocation site are then close to exact.
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			b.Fatalf("BENCH_HEAP_PROFILE_RATE=%q: not a positive number of bytes", v)
+		}
+		defer func(old int) { runtime.MemProfileRate = old }(runtime.MemProfileRate)
+		runtime.MemProfileRate = n
+	}
 	for range b.N {
-		eng, store := fullSizeEngine(ctx, b, 1)
+		eng, store := fullSizeEngine(ctx, b, 1, kind)
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "live-MB")
@@ -185,7 +216,7 @@ func BenchmarkCheckpointPeak(b *testing.B) {
 		scale = f
 	}
 	for range b.N {
-		eng, store := fullSizeEngine(ctx, b, scale)
+		eng, store := fullSizeEngine(ctx, b, scale, heapKind{})
 		before := peakRSSMB()
 		path := filepath.Join(b.TempDir(), "profiles.db")
 		db, err := profiles.Open(path, profiles.Options{})
@@ -298,4 +329,41 @@ func replay(ctx context.Context, eng *engine.Engine, log []events.Event) (cpu, t
 		eng.Apply(ctx, &log[i]) // the engine does not write to its events: the log can be applied again
 	}
 	return cpuTime() - c0, threadCPUTime() - t0
+}
+
+// TestYARNIDs: the YARN-named workload names every attempt of the stream
+// as its setup allocated it, in YARN's forms, with event ids unique.
+func TestYARNIDs(t *testing.T) {
+	w := newWorkload(10, 100)
+	w.yarnIDs = true
+	attempts, ids := map[string]string{}, map[string]bool{}
+	w.setup(func(ev *events.Event) {
+		if ids[ev.ID] || !strings.HasPrefix(ev.ID, "yb-") {
+			t.Fatalf("event id %q repeated or not the bridge's", ev.ID)
+		}
+		ids[ev.ID] = true
+		if ev.Type == events.ContainerAllocated {
+			attempts[ev.Attempt] = ev.Task
+		}
+	})
+	if got := attempts["attempt_1763719200000_0001_m_000007_0"]; got != "task_1763719200000_0001_m_000007" {
+		t.Errorf("attempt 7 of app 1 has task %q", got)
+	}
+	if got := attempts["attempt_1763719200000_0002_m_000051_0"]; got != "task_1763719200000_0002_m_000051" {
+		t.Errorf("finished attempt 1 of app 2 has task %q", got)
+	}
+	if len(attempts) != 100+2*finishedPerApp {
+		t.Errorf("%d attempts, want %d", len(attempts), 100+2*finishedPerApp)
+	}
+	var ev events.Event
+	for range 1000 {
+		w.next(&ev)
+		if ids[ev.ID] {
+			t.Fatalf("event id %q repeated", ev.ID)
+		}
+		ids[ev.ID] = true
+		if ev.Type == events.TaskProgress && attempts[ev.Attempt] != ev.Task {
+			t.Fatalf("progress of unknown attempt %q (task %q)", ev.Attempt, ev.Task)
+		}
+	}
 }

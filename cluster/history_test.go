@@ -83,8 +83,19 @@ func value(r *rand.Rand, many bool) float64 {
 	return float64(r.IntN(6)) / 4
 }
 
+// floatText is v as the bridge's loads are: a float32 printed shortest (as
+// Java prints YARN's nodeCPUUsage) and parsed as a float64.
+func floatText(v float64) float64 {
+	f, err := strconv.ParseFloat(strconv.FormatFloat(float64(float32(v)), 'g', -1, 32), 64)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
 // TestHistoryMatchesSlice adds random samples, mostly in time order, some
-// out of order or repeated, with phases of few and of many distinct values,
+// out of order or repeated, with phases of few and of many distinct values
+// (many short decimals, now and then another value, in two of them),
 // to a History and to the []LoadSample it replaces, and compares every
 // sample, Search and the reported change after each add.
 func TestHistoryMatchesSlice(t *testing.T) {
@@ -93,7 +104,7 @@ func TestHistoryMatchesSlice(t *testing.T) {
 		var h History
 		var ref []LoadSample
 		ts := int64(r.IntN(1000))
-		for step := range 6000 {
+		for step := range 10500 {
 			many := (step/500)%3 == 1 // phases: few values, many, few
 			switch k := r.IntN(100); {
 			case k < 80:
@@ -106,6 +117,15 @@ func TestHistoryMatchesSlice(t *testing.T) {
 				at -= int64(r.IntN(limit*2000 + 1)) // out of order or a repeat
 			}
 			smp := LoadSample{TS: at, Load1: value(r, many), CPUUtil: value(r, many)}
+			switch phase := (step / 500) % 7; {
+			case phase == 3 && r.IntN(100) > 0: // narrow, CPUUtil as float64
+				smp.Load1 = floatText(r.Float64() * 40)
+			case phase == 5 && r.IntN(100) > 0: // narrow, both as codes
+				smp.Load1, smp.CPUUtil = floatText(r.Float64()*40), floatText(r.Float64())
+			case phase == 6 && r.IntN(100) > 0: // narrow, CPUUtil derived (the bridge's)
+				smp.Load1 = floatText(r.Float64() * 40)
+				smp.CPUUtil = utilOf(smp.Load1, 32)
+			}
 			var want bool
 			ref, want = sliceAdd(ref, smp, limit)
 			if got := h.add(smp, limit); got != want {
@@ -117,24 +137,45 @@ func TestHistoryMatchesSlice(t *testing.T) {
 }
 
 // TestHistoryRingModes checks the layout the ring picks: compact for few
-// values, wide for many, compact again when the values settle, never a
+// values, wide for many, narrow for many short decimals (CPUUtil as float64
+// when it is not one), compact again when the values settle, never a
 // palette index past 255.
 func TestHistoryRingModes(t *testing.T) {
 	var h History
+	util := func(v float64) float64 { return v / 2 }
 	add := func(from, n int, v func(i int) float64) {
 		for i := from; i < from+n; i++ {
-			h.add(LoadSample{TS: int64(i) * 1000, Load1: v(i), CPUUtil: v(i) / 2}, 200)
+			h.add(LoadSample{TS: int64(i) * 1000, Load1: v(i), CPUUtil: util(v(i))}, 200)
 		}
 	}
 	add(0, 500, func(i int) float64 { return float64(i % 4) })
 	if h.r.wide != nil || len(h.r.pal) > 8 {
 		t.Fatalf("few values: wide %v, palette %d", h.r.wide != nil, len(h.r.pal))
 	}
-	add(500, 500, func(i int) float64 { return float64(i) })
+	add(500, 500, func(i int) float64 { return float64(i) / 3 })
 	if h.r.wide == nil {
 		t.Fatal("many values: want a wide ring")
 	}
-	add(1000, 1000, func(int) float64 { return 3 })
+	util = func(v float64) float64 { return v * v / 7 }
+	add(1000, 500, func(i int) float64 { return floatText(float64(i%100) / 7) })
+	if h.r.wide != nil || h.r.idx != nil || len(h.r.pal) != 200 || len(h.r.off) != 400 {
+		t.Fatal("many short decimals, CPUUtil other values: want a narrow ring, CPUUtil as float64")
+	}
+	util = func(v float64) float64 { return utilOf(v, 3) } // the bridge's busy/vcores
+	add(1500, 500, func(i int) float64 { return floatText(float64(i%100) / 7) })
+	if h.r.wide != nil || h.r.idx != nil || len(h.r.pal) != 1 || h.r.pal[0] != 3 || len(h.r.off) != 400 {
+		t.Fatal("many short decimals, CPUUtil their share of 3: want a narrow ring, CPUUtil derived")
+	}
+	util = func(v float64) float64 { return v / 2 }
+	add(2000, 500, func(i int) float64 { return float64(i) / 4 })
+	if h.r.wide != nil || h.r.idx != nil || h.r.pal != nil || len(h.r.off) != 600 {
+		t.Fatal("many short decimals and halves: want a narrow ring of codes")
+	}
+	add(2500, 500, func(i int) float64 { return float64(i) / 3 })
+	if h.r.wide == nil {
+		t.Fatal("many values again: want a wide ring")
+	}
+	add(3000, 1000, func(int) float64 { return 3 })
 	if h.r.wide != nil {
 		t.Fatal("values settled: want a compact ring again")
 	}
@@ -178,6 +219,38 @@ func TestHistoryCloneAndJSON(t *testing.T) {
 	}
 	if out, _ := json.Marshal(node{}); string(out) != "{}" {
 		t.Errorf("empty history: %s, want it left out", out)
+	}
+}
+
+// TestDecCode: a decimal code, when there is one, decodes to the value's
+// exact bits; every float32 printed shortest has one; negative values, -0,
+// NaN and infinities have none.
+func TestDecCode(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	for range 200_000 {
+		v := math.Float64frombits(r.Uint64())
+		switch r.IntN(3) {
+		case 0:
+			v = r.Float64() * math.Pow(10, float64(r.IntN(12)-6))
+		case 1:
+			v = floatText(r.Float64() * math.Pow(10, float64(r.IntN(6)-2)))
+			if c, ok := decCode(v); !ok || math.Float64bits(decValue(c)) != math.Float64bits(v) {
+				t.Fatalf("decCode(%v) = %#x, %v: want a code of the same bits", v, c, ok)
+			}
+		}
+		if c, ok := decCode(v); ok && math.Float64bits(decValue(c)) != math.Float64bits(v) {
+			t.Fatalf("decCode(%v) = %#x decodes to %v", v, c, decValue(c))
+		}
+	}
+	for _, v := range []float64{-1, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), 1 << 28, 1.0 / 3} {
+		if c, ok := decCode(v); ok {
+			t.Errorf("decCode(%v) = %#x, want none", v, c)
+		}
+	}
+	for _, v := range []float64{0, 1, 0.1, 0.25, 3.7456734, 99999999, 2.68435455} {
+		if _, ok := decCode(v); !ok {
+			t.Errorf("decCode(%v): want a code", v)
+		}
 	}
 }
 
