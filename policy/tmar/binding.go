@@ -25,7 +25,8 @@ type rackNet struct {
 
 func (n rackNet) Bandwidth(a, b int) float64 {
 	// -1 is a node that has left: treat its data as remote.
-	if a >= 0 && b >= 0 && n.racks[a] == n.racks[b] {
+	// rackIdx numbers the names (newRackNet): equal numbers, equal names.
+	if a >= 0 && b >= 0 && n.rackIdx[a] == n.rackIdx[b] {
 		return n.in
 	}
 	return n.cross

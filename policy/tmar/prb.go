@@ -77,10 +77,15 @@ func piecesOf(p Partition, buf []piece) []piece {
 // it again), others in a map. The sums are of integers: the same in any
 // order.
 func sumRacksDense(pcs []piece, net RackNetwork, dense []int64) rackSums {
+	return rackCallsOf(net).sumDense(pcs, dense)
+}
+
+// sumDense is sumRacksDense through c.
+func (c rackCalls) sumDense(pcs []piece, dense []int64) rackSums {
 	rs := rackSums{dense: dense}
 	for _, pc := range pcs {
 		rs.total += pc.bytes
-		switch r := net.RackOf(pc.machine); {
+		switch r := c.rackOf(pc.machine); {
 		case r >= 0 && r < len(dense):
 			dense[r] += pc.bytes
 		case r >= 0:
@@ -95,8 +100,13 @@ func sumRacksDense(pcs []piece, net RackNetwork, dense []int64) rackSums {
 
 // clearRacks zeroes what sumRacksDense summed into dense.
 func clearRacks(pcs []piece, net RackNetwork, dense []int64) {
+	rackCallsOf(net).clear(pcs, dense)
+}
+
+// clear is clearRacks through c.
+func (c rackCalls) clear(pcs []piece, dense []int64) {
 	for _, pc := range pcs {
-		if r := net.RackOf(pc.machine); r >= 0 && r < len(dense) {
+		if r := c.rackOf(pc.machine); r >= 0 && r < len(dense) {
 			dense[r] = 0
 		}
 	}
@@ -172,6 +182,7 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		linkFree[i] = now
 	}
 	rnet, isRack := net.(RackNetwork)
+	rc := rackCallsOf(rnet)
 	// A machine's reducers are timed on a scratch copy of its cores: the
 	// loop below takes the least time each step, so the times do not
 	// depend on the order of the cores; only the winner's vector is made
@@ -205,7 +216,7 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		pcs = piecesOf(p, pcs)
 		var rs rackSums
 		if isRack {
-			rs = sumRacksDense(pcs, rnet, rackBytes)
+			rs = rc.sumDense(pcs, rackBytes)
 		}
 		for _, pc := range pcs {
 			if m := pc.machine; m >= 0 && m < len(at) {
@@ -241,7 +252,7 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 					break
 				}
 				if rackTTAt[r] != pn+1 {
-					rackTT[r], rackTTAt[r] = rackTransferTimeAt(i, 0, rs, rnet), pn+1
+					rackTT[r], rackTTAt[r] = rc.transferAt(i, 0, &rs), pn+1
 				}
 				if t := rackTT[r]; t > 0 {
 					ttLow = min(ttLow, t)
@@ -296,17 +307,22 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 				tt = transferTime(i, p, net)
 			case at[i] == 0:
 				// rackTransferTime with nothing on i: a function of i's rack.
-				r := rnet.RackOf(i)
+				r := -1 // rc.rackOf(i), read here (too large to inline)
+				if rc.idx == nil && rc.net != nil {
+					r = rc.rackOf(i)
+				} else if i < len(rc.idx) {
+					r = rc.idx[i]
+				}
 				if r < 0 || r >= len(rackTT) {
-					tt = rackTransferTimeAt(i, 0, rs, rnet)
+					tt = rc.transferAt(i, 0, &rs)
 					break
 				}
 				if rackTTAt[r] != pn+1 {
-					rackTT[r], rackTTAt[r] = rackTransferTimeAt(i, 0, rs, rnet), pn+1
+					rackTT[r], rackTTAt[r] = rc.transferAt(i, 0, &rs), pn+1
 				}
 				tt = rackTT[r]
 			default:
-				tt = rackTransferTimeAt(i, at[i], rs, rnet)
+				tt = rc.transferAt(i, at[i], &rs)
 			}
 			if tt > 0 {
 				arrive = linkFree[i] + tt // eq. 5 through i's link
@@ -344,7 +360,7 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 			}
 		}
 		if isRack {
-			clearRacks(pcs, rnet, rackBytes)
+			rc.clear(pcs, rackBytes)
 		}
 		if best.Machine < 0 {
 			continue
@@ -601,13 +617,26 @@ func (sp *sharedPlan) senders(srcs []int, xs []float64, t0 float64) senders {
 // the slowest alone at its pair bandwidth (a piece never beats C_B); ok is
 // false when a remote piece has no bandwidth.
 func remoteIn(to int, srcs []int, xs []float64, net Network) (total, worst float64, ok bool) {
+	rn, _ := net.(rackNet)
+	return remoteInRack(to, srcs, xs, net, &rn)
+}
+
+// remoteInRack is remoteIn with net's bandwidths read from rn directly
+// when it has racks (net is then rn; see rackCalls).
+func remoteInRack(to int, srcs []int, xs []float64, net Network, rn *rackNet) (total, worst float64, ok bool) {
+	direct := rn != nil && rn.rackIdx != nil
 	for k, s := range srcs {
 		x := xs[k]
 		if s == to || x <= 0 {
 			continue
 		}
 		total += x
-		bw := net.Bandwidth(s, to)
+		var bw float64
+		if direct {
+			bw = rn.Bandwidth(s, to)
+		} else {
+			bw = net.Bandwidth(s, to)
+		}
 		if bw <= 0 {
 			return 0, 0, false
 		}
@@ -808,6 +837,10 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 	// On a rackNet a machine holding no piece of the partition fetches what
 	// every such machine of its rack fetches (remoteIn reads nothing else).
 	rn, isRackNet := net.(rackNet)
+	var rnp *rackNet // remoteInRack's
+	if isRackNet {
+		rnp = &rn
+	}
 	var bl *prbBlocks
 	if lin != nil && isRackNet && sp.lat >= 0 {
 		bl = &sc.blocks
@@ -901,7 +934,7 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 		// fetchOf is what a machine of rack r holding no piece fetches.
 		fetchOf := func(r, i int) fetch {
 			if rackFetchAt[r] != pn+1 {
-				rackFetch[r].total, rackFetch[r].worst, rackFetch[r].ok = remoteIn(i, srcs, xs, net)
+				rackFetch[r].total, rackFetch[r].worst, rackFetch[r].ok = remoteInRack(i, srcs, xs, net, rnp)
 				rackFetchAt[r] = pn + 1
 			}
 			return rackFetch[r]
@@ -997,7 +1030,7 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 			if r := rn.RackOf(i); isRackNet && srcAt[i] != pn+1 && r >= 0 {
 				in = fetchOf(r, i)
 			} else {
-				in.total, in.worst, in.ok = remoteIn(i, srcs, xs, net)
+				in.total, in.worst, in.ok = remoteInRack(i, srcs, xs, net, rnp)
 			}
 			// With remote bytes the first reducer's fetch (shuffleDuration)
 			// takes at least L plus the slower of its slowest piece alone
@@ -1119,7 +1152,41 @@ func rackTransferTime(to int, p Partition, rs rackSums, net RackNetwork) float64
 // rackTransferTimeAt is rackTransferTime given the partition's bytes on
 // to (atTo).
 func rackTransferTimeAt(to int, atTo int64, rs rackSums, net RackNetwork) float64 {
-	r := net.RackOf(to)
+	return rackCallsOf(net).transferAt(to, atTo, &rs)
+}
+
+// rackCalls reads a RackNetwork, a rackNet directly (rn): through the
+// interface each of its methods went through a wrapper that copies the
+// rackNet, and RackOf, InRack, CrossRack and Latency called so were about
+// 3 % of the day's instructions under tmar (PRB's scan of every machine).
+type rackCalls struct {
+	rn  *rackNet // nil: not a rackNet
+	idx []int    // rn's rackIdx
+	net RackNetwork
+}
+
+// rackCallsOf reads net (nil: no RackNetwork).
+func rackCallsOf(net RackNetwork) rackCalls {
+	if rn, ok := net.(rackNet); ok {
+		return rackCalls{rn: &rn, idx: rn.rackIdx}
+	}
+	return rackCalls{net: net}
+}
+
+// rackOf is RackOf (rackNet.RackOf's reading when rn is set).
+func (c rackCalls) rackOf(m int) int {
+	if c.idx != nil || c.net == nil {
+		if uint(m) < uint(len(c.idx)) {
+			return c.idx[m]
+		}
+		return -1
+	}
+	return c.net.RackOf(m)
+}
+
+// transferAt is rackTransferTimeAt: the same operations in the same order.
+func (c rackCalls) transferAt(to int, atTo int64, rs *rackSums) float64 {
+	r := c.rackOf(to)
 	same := rs.rack(r) - atTo
 	if r < 0 {
 		same = 0
@@ -1128,10 +1195,19 @@ func rackTransferTimeAt(to int, atTo int64, rs rackSums, net RackNetwork) float6
 	if same <= 0 && cross <= 0 {
 		return 0
 	}
-	if net.InRack() <= 0 || net.CrossRack() <= 0 {
+	var in, crossBW, lat float64
+	if c.rn != nil {
+		in, crossBW, lat = c.rn.in, c.rn.cross, c.rn.latS
+	} else {
+		in, crossBW = c.net.InRack(), c.net.CrossRack()
+		if in > 0 && crossBW > 0 {
+			lat = c.net.Latency(-1, to)
+		}
+	}
+	if in <= 0 || crossBW <= 0 {
 		return math.Inf(1)
 	}
-	return net.Latency(-1, to) + float64(same)/net.InRack() + float64(cross)/net.CrossRack()
+	return lat + float64(same)/in + float64(cross)/crossBW
 }
 
 // transferTime is eq. 5 over all sub-partitions: L_ab + size / BW_ab for
