@@ -3,6 +3,7 @@
 package tmar
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -15,6 +16,11 @@ type Partition struct {
 	Bytes int64
 	// At maps machine index -> bytes of this partition stored there.
 	At map[int]int64
+	// pieces, when At is nil, are At's entries (one per machine) in a
+	// slice: the plugin's partitions gives them so, as a map per partition
+	// (made, filled and iterated) was a fifth of a plan. Every reader is
+	// indifferent to their order, as to a map's.
+	pieces []piece
 	// Run is how many reducer tasks will actually process the partition
 	// when the executor cannot spawn N_R of them (a MapReduce job's reducer
 	// count is fixed at submission: one reducer per partition); 0 means the
@@ -66,6 +72,9 @@ type piece struct {
 // pieces read a slice instead of iterating the map each time.
 func piecesOf(p Partition, buf []piece) []piece {
 	buf = buf[:0]
+	if p.At == nil {
+		return append(buf, p.pieces...)
+	}
 	for m, b := range p.At {
 		buf = append(buf, piece{m, b})
 	}
@@ -114,10 +123,10 @@ func (c rackCalls) clear(pcs []piece, dense []int64) {
 
 func sumRacks(p Partition, net RackNetwork) rackSums {
 	rs := rackSums{byRack: map[int]int64{}}
-	for from, b := range p.At {
-		rs.total += b
-		if r := net.RackOf(from); r >= 0 {
-			rs.byRack[r] += b
+	for _, pc := range piecesOf(p, nil) {
+		rs.total += pc.bytes
+		if r := net.RackOf(pc.machine); r >= 0 {
+			rs.byRack[r] += pc.bytes
 		}
 	}
 	return rs
@@ -853,6 +862,7 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 	sc.srcAt = grown(sc.srcAt, n)             // partition number + 1 when the machine holds a piece
 	rackFetch, rackFetchAt, srcAt := sc.rackFetch, sc.rackFetchAt, sc.srcAt
 	var xs []float64
+	var pcs []piece // the partition's pieces (piecesOf)
 	out := make([]Binding, 0, len(sorted))
 	pruned := now
 	var coreBuf []float64
@@ -864,16 +874,24 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 			run = p.Run
 		}
 		per := p.Bytes / int64(run)
-		srcs := make([]int, 0, len(p.At))
-		for s, b := range p.At {
-			if b > 0 {
-				srcs = append(srcs, s)
+		// The pieces of more than 0 bytes, by machine (srcs), and their
+		// bytes per reducer (xs).
+		pcs = piecesOf(p, pcs)
+		k := 0
+		for _, pc := range pcs {
+			if pc.bytes > 0 {
+				pcs[k] = pc
+				k++
 			}
 		}
-		sort.Ints(srcs)
+		pcs = pcs[:k]
+		slices.SortFunc(pcs, func(a, b piece) int { return cmp.Compare(a.machine, b.machine) })
+		srcs := make([]int, len(pcs))
 		xs = xs[:0] // the pieces, by srcs
-		for _, s := range srcs {
-			xs = append(xs, float64(p.At[s])/float64(run))
+		for k, pc := range pcs {
+			s := pc.machine
+			srcs[k] = s
+			xs = append(xs, float64(pc.bytes)/float64(run))
 			if s >= 0 && s < len(srcAt) {
 				srcAt[s] = pn + 1
 				if bl != nil {
@@ -1146,7 +1164,13 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 
 // rackTransferTime is transferTime on a RackNetwork from per-rack sums.
 func rackTransferTime(to int, p Partition, rs rackSums, net RackNetwork) float64 {
-	return rackTransferTimeAt(to, p.At[to], rs, net)
+	var atTo int64
+	for _, pc := range piecesOf(p, nil) {
+		if pc.machine == to {
+			atTo = pc.bytes
+		}
+	}
+	return rackTransferTimeAt(to, atTo, rs, net)
 }
 
 // rackTransferTimeAt is rackTransferTime given the partition's bytes on
@@ -1216,20 +1240,18 @@ func (c rackCalls) transferAt(to int, atTo int64, rs *rackSums) float64 {
 func transferTime(to int, p Partition, net Network) float64 {
 	var total, lat float64
 	// Deterministic order over the map.
-	froms := make([]int, 0, len(p.At))
-	for from := range p.At {
-		froms = append(froms, from)
-	}
-	sort.Ints(froms)
-	for _, from := range froms {
-		if from == to || p.At[from] == 0 {
+	pcs := piecesOf(p, nil)
+	slices.SortFunc(pcs, func(a, b piece) int { return cmp.Compare(a.machine, b.machine) })
+	for _, pc := range pcs {
+		from := pc.machine
+		if from == to || pc.bytes == 0 {
 			continue
 		}
 		bw := net.Bandwidth(from, to)
 		if bw <= 0 {
 			return math.Inf(1)
 		}
-		total += float64(p.At[from]) / bw
+		total += float64(pc.bytes) / bw
 		lat = fmax(lat, net.Latency(from, to))
 	}
 	return lat + total
