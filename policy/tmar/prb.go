@@ -625,14 +625,9 @@ func (sp *sharedPlan) senders(srcs []int, xs []float64, t0 float64) senders {
 // machine; to's own piece is read locally): their bytes, and the time of
 // the slowest alone at its pair bandwidth (a piece never beats C_B); ok is
 // false when a remote piece has no bandwidth.
-func remoteIn(to int, srcs []int, xs []float64, net Network) (total, worst float64, ok bool) {
-	rn, _ := net.(rackNet)
-	return remoteInRack(to, srcs, xs, net, &rn)
-}
-
-// remoteInRack is remoteIn with net's bandwidths read from rn directly
-// when it has racks (net is then rn; see rackCalls).
-func remoteInRack(to int, srcs []int, xs []float64, net Network, rn *rackNet) (total, worst float64, ok bool) {
+// Net's bandwidths are read from rn directly when it has racks (net is
+// then rn; see rackCalls).
+func remoteIn(to int, srcs []int, xs []float64, net Network, rn *rackNet) (total, worst float64, ok bool) {
 	direct := rn != nil && rn.rackIdx != nil
 	for k, s := range srcs {
 		x := xs[k]
@@ -846,7 +841,7 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 	// On a rackNet a machine holding no piece of the partition fetches what
 	// every such machine of its rack fetches (remoteIn reads nothing else).
 	rn, isRackNet := net.(rackNet)
-	var rnp *rackNet // remoteInRack's
+	var rnp *rackNet // remoteIn's
 	if isRackNet {
 		rnp = &rn
 	}
@@ -952,7 +947,7 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 		// fetchOf is what a machine of rack r holding no piece fetches.
 		fetchOf := func(r, i int) fetch {
 			if rackFetchAt[r] != pn+1 {
-				rackFetch[r].total, rackFetch[r].worst, rackFetch[r].ok = remoteInRack(i, srcs, xs, net, rnp)
+				rackFetch[r].total, rackFetch[r].worst, rackFetch[r].ok = remoteIn(i, srcs, xs, net, rnp)
 				rackFetchAt[r] = pn + 1
 			}
 			return rackFetch[r]
@@ -1048,7 +1043,7 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 			if r := rn.RackOf(i); isRackNet && srcAt[i] != pn+1 && r >= 0 {
 				in = fetchOf(r, i)
 			} else {
-				in.total, in.worst, in.ok = remoteInRack(i, srcs, xs, net, rnp)
+				in.total, in.worst, in.ok = remoteIn(i, srcs, xs, net, rnp)
 			}
 			// With remote bytes the first reducer's fetch (shuffleDuration)
 			// takes at least L plus the slower of its slowest piece alone

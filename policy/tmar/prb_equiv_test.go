@@ -80,10 +80,10 @@ func TestBindPartitionsSameAsRef(t *testing.T) {
 				asPieces[k].pieces[i], asPieces[k].pieces[j] = asPieces[k].pieces[j], asPieces[k].pieces[i]
 			})
 		}
-		a, b := cloneMachines(ms), cloneMachines(ms)
+		a := cloneMachines(ms)
 		want := bindPartitionsRef(a, parts, net, rSplit, now, exec)
 		for _, in := range [][]Partition{parts, asPieces} {
-			b = cloneMachines(ms)
+			b := cloneMachines(ms)
 			got := BindPartitions(b, in, net, rSplit, now, exec)
 			if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(a, b) {
 				t.Fatalf("instance %d: BindPartitions differs\n got %v\nwant %v\n got cores %v\nwant cores %v", iter, got, want, b, a)
@@ -92,7 +92,7 @@ func TestBindPartitionsSameAsRef(t *testing.T) {
 		a = cloneMachines(ms)
 		want = bindPartitionsSharedRef(a, parts, net, links, rSplit, now, exec)
 		for _, in := range [][]Partition{parts, asPieces} {
-			b = cloneMachines(ms)
+			b := cloneMachines(ms)
 			var got []Binding
 			if iter%2 == 0 {
 				got = BindPartitionsShared(b, in, net, links, rSplit, now, exec)

@@ -59,7 +59,7 @@ func remoteInRef(to int, srcs []int, xs []float64, net Network) (total, worst fl
 	return total, worst, true
 }
 
-// The direct reads of a rackNet (rackCalls, remoteInRack, Bandwidth by
+// The direct reads of a rackNet (rackCalls, remoteIn, Bandwidth by
 // rack number) give the bits of the interface calls they replace, on
 // random racks, bandwidths (0 and +Inf included), pieces on departed (-1)
 // and unknown machines, and for a RackNetwork that is not a rackNet.
@@ -120,10 +120,10 @@ func TestRackCallsSameAsInterface(t *testing.T) {
 						t.Fatalf("run %d: Bandwidth(%d, %d) %v, want %v", run, a, to, got, want)
 					}
 				}
-				tot, worst, ok := remoteInRack(to, srcs, xs, net, rc.rn)
+				tot, worst, ok := remoteIn(to, srcs, xs, net, rc.rn)
 				rt, rw, rok := remoteInRef(to, srcs, xs, net)
 				if !sameBits(tot, rt) || !sameBits(worst, rw) || ok != rok {
-					t.Fatalf("run %d: remoteInRack(%d) %v %v %v, want %v %v %v", run, to, tot, worst, ok, rt, rw, rok)
+					t.Fatalf("run %d: remoteIn(%d) %v %v %v, want %v %v %v", run, to, tot, worst, ok, rt, rw, rok)
 				}
 			}
 			rc.clear(pcs, dense)
