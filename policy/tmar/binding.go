@@ -25,7 +25,8 @@ type rackNet struct {
 
 func (n rackNet) Bandwidth(a, b int) float64 {
 	// -1 is a node that has left: treat its data as remote.
-	if a >= 0 && b >= 0 && n.racks[a] == n.racks[b] {
+	// rackIdx numbers the names (newRackNet): equal numbers, equal names.
+	if a >= 0 && b >= 0 && n.rackIdx[a] == n.rackIdx[b] {
 		return n.in
 	}
 	return n.cross
@@ -98,7 +99,8 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 	}
 	sources, far := 0, map[int]bool(nil)
 	for _, pt := range parts {
-		for m := range pt.At {
+		for _, pc := range pt.pieces { // partitions gives no At
+			m := pc.machine
 			switch {
 			case m >= -1 && m < len(ms):
 				if p.srcMark[m+1] != p.srcStamp {
@@ -319,9 +321,11 @@ func (p *Plugin) started(id int) bool {
 // partitions gathers the app's partition sizes and where their pieces lie
 // (machine -1: a node no longer running). The pieces are summed in a dense
 // table (partition x machine, reused between plans) and each partition's
-// map is made once from it: summing into the maps, one insertion per map
-// output and partition, was most of a large job's plan. The result is
-// partitionsRef's (TestPartitionsSameAsRef), a piece of 0 bytes included.
+// pieces listed once from it (Partition.pieces, At nil: the PRB code reads
+// either): summing into maps, one insertion per map output and partition,
+// was most of a large job's plan, and a map per partition a fifth of it
+// still. The result is partitionsRef's with its At listed
+// (TestPartitionsSameAsRef), a piece of 0 bytes included.
 func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 	for _, t := range a.Tasks {
 		if t.Kind != events.Map {
@@ -386,15 +390,23 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 	}
 	sort.Slice(order, func(x, y int) bool { return sc.ids[order[x]] < sc.ids[order[y]] })
 	out := make([]Partition, 0, len(order))
+	// Every partition's pieces share one array.
+	n := 0
+	for _, k := range order {
+		n += len(sc.cols[k])
+	}
+	all := make([]piece, 0, n)
 	for _, k := range order {
 		// The row's cells with a piece, listed as first reported: the
 		// row's width is the cluster's, its pieces the app's few maps'.
 		sums, cols := sc.sums[k*w:(k+1)*w], sc.cols[k]
-		part := Partition{ID: sc.ids[k], At: make(map[int]int64, len(cols))}
+		from := len(all)
+		part := Partition{ID: sc.ids[k]}
 		for _, c := range cols {
-			part.At[int(c)-1] = sums[c]
+			all = append(all, piece{int(c) - 1, sums[c]})
 			part.Bytes += sums[c] // integers: the same sum in any order
 		}
+		part.pieces = all[from:len(all):len(all)]
 		if !p.cfg.SpawnReducers {
 			part.Run = 1
 		}

@@ -44,7 +44,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.nodeAt = p.nodeAt[:0]
 	p.execKey = execKey{} // the machines changed: Place's cached Map_Matrix column is stale
 	p.early.ok = false
-	meanGB := map[*cluster.App]float64{}
+	p.beginReducerApps()
 	var app appRows // the rows and rate of the last running map's app
 	// Every machine's cores live in one buffer, reused from the model
 	// before (no one keeps a model's vectors past the next rebuild).
@@ -81,11 +81,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 			if at.Task.Kind == events.Map {
 				est = p.mapExecOf(ctx, &app, at.Task, n)
 			} else {
-				gb, ok := meanGB[at.Task.App]
-				if _, planned := p.plans[at.Task.App.ID]; planned || !ok {
-					gb = p.reducerGB(at.Task)
-					meanGB[at.Task.App] = gb
-				}
+				gb := p.reducerGBOf(at.Task)
 				est = p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(at.Task.App), n)*gb
 			}
 			end := float64(at.StartTS)/1000 + est
@@ -226,10 +222,67 @@ func (p *Plugin) reducerGB(t *cluster.Task) float64 {
 	if b, ok := p.plans[t.App.ID][t.Partition]; ok {
 		return float64(b.Bytes) / gib / float64(max(1, p.reducersOf(t.App)[t.Partition]))
 	}
-	if t.App.Reduces > 0 {
-		return float64(p.outputTotal(t.App)) / gib / float64(t.App.Reduces)
+	return p.meanReducerGB(t.App)
+}
+
+// meanReducerGB is reducerGB of a partition PRB did not plan: the app's
+// mean partition.
+func (p *Plugin) meanReducerGB(a *cluster.App) float64 {
+	if a.Reduces > 0 {
+		return float64(p.outputTotal(a)) / gib / float64(a.Reduces)
 	}
 	return 0
+}
+
+// reducerApp is what reducerGB reads of an app, kept for one model: its
+// plan, its reducers per partition (red, once asked) and its mean
+// partition (mean, once asked). Nothing they are read from changes while
+// the model is built.
+type reducerApp struct {
+	plan          map[int]Binding
+	red           map[int]int
+	mean          float64
+	redOK, meanOK bool
+}
+
+// reducerApps holds the model's reducerApp per app (at: index into apps).
+type reducerApps struct {
+	at   map[*cluster.App]int32
+	apps []reducerApp
+}
+
+// beginReducerApps forgets the reducerApps of the model before.
+func (p *Plugin) beginReducerApps() {
+	if p.redApps.at == nil {
+		p.redApps.at = map[*cluster.App]int32{}
+	}
+	clear(p.redApps.at)
+	clear(p.redApps.apps) // no plan kept past its model
+	p.redApps.apps = p.redApps.apps[:0]
+}
+
+// reducerGBOf is reducerGB(t) read through the model's reducerApps: the
+// app's plan, reducer counts and output total were looked up by app id
+// for every running reducer of every model (TestReducerGBOfSameAsReducerGB).
+func (p *Plugin) reducerGBOf(t *cluster.Task) float64 {
+	ra := &p.redApps
+	k, ok := ra.at[t.App]
+	if !ok {
+		k = int32(len(ra.apps))
+		ra.apps = append(ra.apps, reducerApp{plan: p.plans[t.App.ID]})
+		ra.at[t.App] = k
+	}
+	e := &ra.apps[k]
+	if b, ok := e.plan[t.Partition]; ok {
+		if !e.redOK {
+			e.red, e.redOK = p.reducersOf(t.App), true
+		}
+		return float64(b.Bytes) / gib / float64(max(1, e.red[t.Partition]))
+	}
+	if !e.meanOK {
+		e.mean, e.meanOK = p.meanReducerGB(t.App), true
+	}
+	return e.mean
 }
 
 // reducerCount is an app's reducers per partition as counted over its

@@ -81,6 +81,7 @@ type mapStage struct {
 	idxIDs, idxRacks []string
 	coreBuf          []float64 // every machine's CoreFree
 	holdSc           holdScratch
+	redApps          reducerApps // model's, per app of a running reducer
 	reserved         map[string]*reservation
 	// byID and bySubmit: the reservations in the orders holds and replan
 	// read them (reserved.go).

@@ -3,6 +3,7 @@
 package tmar
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -15,6 +16,11 @@ type Partition struct {
 	Bytes int64
 	// At maps machine index -> bytes of this partition stored there.
 	At map[int]int64
+	// pieces, when At is nil, are At's entries (one per machine) in a
+	// slice: the plugin's partitions gives them so, as a map per partition
+	// (made, filled and iterated) was a fifth of a plan. Every reader is
+	// indifferent to their order, as to a map's.
+	pieces []piece
 	// Run is how many reducer tasks will actually process the partition
 	// when the executor cannot spawn N_R of them (a MapReduce job's reducer
 	// count is fixed at submission: one reducer per partition); 0 means the
@@ -66,6 +72,9 @@ type piece struct {
 // pieces read a slice instead of iterating the map each time.
 func piecesOf(p Partition, buf []piece) []piece {
 	buf = buf[:0]
+	if p.At == nil {
+		return append(buf, p.pieces...)
+	}
 	for m, b := range p.At {
 		buf = append(buf, piece{m, b})
 	}
@@ -77,10 +86,15 @@ func piecesOf(p Partition, buf []piece) []piece {
 // it again), others in a map. The sums are of integers: the same in any
 // order.
 func sumRacksDense(pcs []piece, net RackNetwork, dense []int64) rackSums {
+	return rackCallsOf(net).sumDense(pcs, dense)
+}
+
+// sumDense is sumRacksDense through c.
+func (c rackCalls) sumDense(pcs []piece, dense []int64) rackSums {
 	rs := rackSums{dense: dense}
 	for _, pc := range pcs {
 		rs.total += pc.bytes
-		switch r := net.RackOf(pc.machine); {
+		switch r := c.rackOf(pc.machine); {
 		case r >= 0 && r < len(dense):
 			dense[r] += pc.bytes
 		case r >= 0:
@@ -95,8 +109,13 @@ func sumRacksDense(pcs []piece, net RackNetwork, dense []int64) rackSums {
 
 // clearRacks zeroes what sumRacksDense summed into dense.
 func clearRacks(pcs []piece, net RackNetwork, dense []int64) {
+	rackCallsOf(net).clear(pcs, dense)
+}
+
+// clear is clearRacks through c.
+func (c rackCalls) clear(pcs []piece, dense []int64) {
 	for _, pc := range pcs {
-		if r := net.RackOf(pc.machine); r >= 0 && r < len(dense) {
+		if r := c.rackOf(pc.machine); r >= 0 && r < len(dense) {
 			dense[r] = 0
 		}
 	}
@@ -104,10 +123,10 @@ func clearRacks(pcs []piece, net RackNetwork, dense []int64) {
 
 func sumRacks(p Partition, net RackNetwork) rackSums {
 	rs := rackSums{byRack: map[int]int64{}}
-	for from, b := range p.At {
-		rs.total += b
-		if r := net.RackOf(from); r >= 0 {
-			rs.byRack[r] += b
+	for _, pc := range piecesOf(p, nil) {
+		rs.total += pc.bytes
+		if r := net.RackOf(pc.machine); r >= 0 {
+			rs.byRack[r] += pc.bytes
 		}
 	}
 	return rs
@@ -172,6 +191,7 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		linkFree[i] = now
 	}
 	rnet, isRack := net.(RackNetwork)
+	rc := rackCallsOf(rnet)
 	// A machine's reducers are timed on a scratch copy of its cores: the
 	// loop below takes the least time each step, so the times do not
 	// depend on the order of the cores; only the winner's vector is made
@@ -205,7 +225,7 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 		pcs = piecesOf(p, pcs)
 		var rs rackSums
 		if isRack {
-			rs = sumRacksDense(pcs, rnet, rackBytes)
+			rs = rc.sumDense(pcs, rackBytes)
 		}
 		for _, pc := range pcs {
 			if m := pc.machine; m >= 0 && m < len(at) {
@@ -241,7 +261,7 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 					break
 				}
 				if rackTTAt[r] != pn+1 {
-					rackTT[r], rackTTAt[r] = rackTransferTimeAt(i, 0, rs, rnet), pn+1
+					rackTT[r], rackTTAt[r] = rc.transferAt(i, 0, &rs), pn+1
 				}
 				if t := rackTT[r]; t > 0 {
 					ttLow = min(ttLow, t)
@@ -296,17 +316,22 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 				tt = transferTime(i, p, net)
 			case at[i] == 0:
 				// rackTransferTime with nothing on i: a function of i's rack.
-				r := rnet.RackOf(i)
+				r := -1 // rc.rackOf(i), read here (too large to inline)
+				if rc.idx == nil && rc.net != nil {
+					r = rc.rackOf(i)
+				} else if i < len(rc.idx) {
+					r = rc.idx[i]
+				}
 				if r < 0 || r >= len(rackTT) {
-					tt = rackTransferTimeAt(i, 0, rs, rnet)
+					tt = rc.transferAt(i, 0, &rs)
 					break
 				}
 				if rackTTAt[r] != pn+1 {
-					rackTT[r], rackTTAt[r] = rackTransferTimeAt(i, 0, rs, rnet), pn+1
+					rackTT[r], rackTTAt[r] = rc.transferAt(i, 0, &rs), pn+1
 				}
 				tt = rackTT[r]
 			default:
-				tt = rackTransferTimeAt(i, at[i], rs, rnet)
+				tt = rc.transferAt(i, at[i], &rs)
 			}
 			if tt > 0 {
 				arrive = linkFree[i] + tt // eq. 5 through i's link
@@ -344,7 +369,7 @@ func bindPartitions(ms []Machine, parts []Partition, net Network, rSplit int64, 
 			}
 		}
 		if isRack {
-			clearRacks(pcs, rnet, rackBytes)
+			rc.clear(pcs, rackBytes)
 		}
 		if best.Machine < 0 {
 			continue
@@ -600,14 +625,22 @@ func (sp *sharedPlan) senders(srcs []int, xs []float64, t0 float64) senders {
 // machine; to's own piece is read locally): their bytes, and the time of
 // the slowest alone at its pair bandwidth (a piece never beats C_B); ok is
 // false when a remote piece has no bandwidth.
-func remoteIn(to int, srcs []int, xs []float64, net Network) (total, worst float64, ok bool) {
+// Net's bandwidths are read from rn directly when it has racks (net is
+// then rn; see rackCalls).
+func remoteIn(to int, srcs []int, xs []float64, net Network, rn *rackNet) (total, worst float64, ok bool) {
+	direct := rn != nil && rn.rackIdx != nil
 	for k, s := range srcs {
 		x := xs[k]
 		if s == to || x <= 0 {
 			continue
 		}
 		total += x
-		bw := net.Bandwidth(s, to)
+		var bw float64
+		if direct {
+			bw = rn.Bandwidth(s, to)
+		} else {
+			bw = net.Bandwidth(s, to)
+		}
 		if bw <= 0 {
 			return 0, 0, false
 		}
@@ -808,6 +841,10 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 	// On a rackNet a machine holding no piece of the partition fetches what
 	// every such machine of its rack fetches (remoteIn reads nothing else).
 	rn, isRackNet := net.(rackNet)
+	var rnp *rackNet // remoteIn's
+	if isRackNet {
+		rnp = &rn
+	}
 	var bl *prbBlocks
 	if lin != nil && isRackNet && sp.lat >= 0 {
 		bl = &sc.blocks
@@ -820,6 +857,7 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 	sc.srcAt = grown(sc.srcAt, n)             // partition number + 1 when the machine holds a piece
 	rackFetch, rackFetchAt, srcAt := sc.rackFetch, sc.rackFetchAt, sc.srcAt
 	var xs []float64
+	var pcs []piece // the partition's pieces (piecesOf)
 	out := make([]Binding, 0, len(sorted))
 	pruned := now
 	var coreBuf []float64
@@ -831,16 +869,24 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 			run = p.Run
 		}
 		per := p.Bytes / int64(run)
-		srcs := make([]int, 0, len(p.At))
-		for s, b := range p.At {
-			if b > 0 {
-				srcs = append(srcs, s)
+		// The pieces of more than 0 bytes, by machine (srcs), and their
+		// bytes per reducer (xs).
+		pcs = piecesOf(p, pcs)
+		k := 0
+		for _, pc := range pcs {
+			if pc.bytes > 0 {
+				pcs[k] = pc
+				k++
 			}
 		}
-		sort.Ints(srcs)
+		pcs = pcs[:k]
+		slices.SortFunc(pcs, func(a, b piece) int { return cmp.Compare(a.machine, b.machine) })
+		srcs := make([]int, len(pcs))
 		xs = xs[:0] // the pieces, by srcs
-		for _, s := range srcs {
-			xs = append(xs, float64(p.At[s])/float64(run))
+		for k, pc := range pcs {
+			s := pc.machine
+			srcs[k] = s
+			xs = append(xs, float64(pc.bytes)/float64(run))
 			if s >= 0 && s < len(srcAt) {
 				srcAt[s] = pn + 1
 				if bl != nil {
@@ -901,7 +947,7 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 		// fetchOf is what a machine of rack r holding no piece fetches.
 		fetchOf := func(r, i int) fetch {
 			if rackFetchAt[r] != pn+1 {
-				rackFetch[r].total, rackFetch[r].worst, rackFetch[r].ok = remoteIn(i, srcs, xs, net)
+				rackFetch[r].total, rackFetch[r].worst, rackFetch[r].ok = remoteIn(i, srcs, xs, net, rnp)
 				rackFetchAt[r] = pn + 1
 			}
 			return rackFetch[r]
@@ -997,7 +1043,7 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 			if r := rn.RackOf(i); isRackNet && srcAt[i] != pn+1 && r >= 0 {
 				in = fetchOf(r, i)
 			} else {
-				in.total, in.worst, in.ok = remoteIn(i, srcs, xs, net)
+				in.total, in.worst, in.ok = remoteIn(i, srcs, xs, net, rnp)
 			}
 			// With remote bytes the first reducer's fetch (shuffleDuration)
 			// takes at least L plus the slower of its slowest piece alone
@@ -1113,13 +1159,53 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 
 // rackTransferTime is transferTime on a RackNetwork from per-rack sums.
 func rackTransferTime(to int, p Partition, rs rackSums, net RackNetwork) float64 {
-	return rackTransferTimeAt(to, p.At[to], rs, net)
+	var atTo int64
+	for _, pc := range piecesOf(p, nil) {
+		if pc.machine == to {
+			atTo = pc.bytes
+		}
+	}
+	return rackTransferTimeAt(to, atTo, rs, net)
 }
 
 // rackTransferTimeAt is rackTransferTime given the partition's bytes on
 // to (atTo).
 func rackTransferTimeAt(to int, atTo int64, rs rackSums, net RackNetwork) float64 {
-	r := net.RackOf(to)
+	return rackCallsOf(net).transferAt(to, atTo, &rs)
+}
+
+// rackCalls reads a RackNetwork, a rackNet directly (rn): through the
+// interface each of its methods went through a wrapper that copies the
+// rackNet, and RackOf, InRack, CrossRack and Latency called so were about
+// 3 % of the day's instructions under tmar (PRB's scan of every machine).
+type rackCalls struct {
+	rn  *rackNet // nil: not a rackNet
+	idx []int    // rn's rackIdx
+	net RackNetwork
+}
+
+// rackCallsOf reads net (nil: no RackNetwork).
+func rackCallsOf(net RackNetwork) rackCalls {
+	if rn, ok := net.(rackNet); ok {
+		return rackCalls{rn: &rn, idx: rn.rackIdx}
+	}
+	return rackCalls{net: net}
+}
+
+// rackOf is RackOf (rackNet.RackOf's reading when rn is set).
+func (c rackCalls) rackOf(m int) int {
+	if c.idx != nil || c.net == nil {
+		if uint(m) < uint(len(c.idx)) {
+			return c.idx[m]
+		}
+		return -1
+	}
+	return c.net.RackOf(m)
+}
+
+// transferAt is rackTransferTimeAt: the same operations in the same order.
+func (c rackCalls) transferAt(to int, atTo int64, rs *rackSums) float64 {
+	r := c.rackOf(to)
 	same := rs.rack(r) - atTo
 	if r < 0 {
 		same = 0
@@ -1128,10 +1214,19 @@ func rackTransferTimeAt(to int, atTo int64, rs rackSums, net RackNetwork) float6
 	if same <= 0 && cross <= 0 {
 		return 0
 	}
-	if net.InRack() <= 0 || net.CrossRack() <= 0 {
+	var in, crossBW, lat float64
+	if c.rn != nil {
+		in, crossBW, lat = c.rn.in, c.rn.cross, c.rn.latS
+	} else {
+		in, crossBW = c.net.InRack(), c.net.CrossRack()
+		if in > 0 && crossBW > 0 {
+			lat = c.net.Latency(-1, to)
+		}
+	}
+	if in <= 0 || crossBW <= 0 {
 		return math.Inf(1)
 	}
-	return net.Latency(-1, to) + float64(same)/net.InRack() + float64(cross)/net.CrossRack()
+	return lat + float64(same)/in + float64(cross)/crossBW
 }
 
 // transferTime is eq. 5 over all sub-partitions: L_ab + size / BW_ab for
@@ -1140,20 +1235,18 @@ func rackTransferTimeAt(to int, atTo int64, rs rackSums, net RackNetwork) float6
 func transferTime(to int, p Partition, net Network) float64 {
 	var total, lat float64
 	// Deterministic order over the map.
-	froms := make([]int, 0, len(p.At))
-	for from := range p.At {
-		froms = append(froms, from)
-	}
-	sort.Ints(froms)
-	for _, from := range froms {
-		if from == to || p.At[from] == 0 {
+	pcs := piecesOf(p, nil)
+	slices.SortFunc(pcs, func(a, b piece) int { return cmp.Compare(a.machine, b.machine) })
+	for _, pc := range pcs {
+		from := pc.machine
+		if from == to || pc.bytes == 0 {
 			continue
 		}
 		bw := net.Bandwidth(from, to)
 		if bw <= 0 {
 			return math.Inf(1)
 		}
-		total += float64(p.At[from]) / bw
+		total += float64(pc.bytes) / bw
 		lat = fmax(lat, net.Latency(from, to))
 	}
 	return lat + total

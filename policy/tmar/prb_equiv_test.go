@@ -71,21 +71,37 @@ func TestBindPartitionsSameAsRef(t *testing.T) {
 		exec := func(i int, bytes int64) float64 { return 1 + sPerGiB[i]*float64(bytes)/gib }
 		links := SharedLinks{NICBps: pick(125e6, 125e6, 0), Protect: rng.IntN(2) == 0}
 
-		a, b := cloneMachines(ms), cloneMachines(ms)
+		// The same partitions as pieces (At nil, as partitions gives
+		// them), in a random order.
+		asPieces := make([]Partition, len(parts))
+		for k, pt := range parts {
+			asPieces[k] = Partition{ID: pt.ID, Bytes: pt.Bytes, Run: pt.Run, pieces: piecesOf(pt, nil)}
+			rng.Shuffle(len(asPieces[k].pieces), func(i, j int) {
+				asPieces[k].pieces[i], asPieces[k].pieces[j] = asPieces[k].pieces[j], asPieces[k].pieces[i]
+			})
+		}
+		a := cloneMachines(ms)
 		want := bindPartitionsRef(a, parts, net, rSplit, now, exec)
-		got := BindPartitions(b, parts, net, rSplit, now, exec)
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(a, b) {
-			t.Fatalf("instance %d: BindPartitions differs\n got %v\nwant %v\n got cores %v\nwant cores %v", iter, got, want, b, a)
+		for _, in := range [][]Partition{parts, asPieces} {
+			b := cloneMachines(ms)
+			got := BindPartitions(b, in, net, rSplit, now, exec)
+			if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(a, b) {
+				t.Fatalf("instance %d: BindPartitions differs\n got %v\nwant %v\n got cores %v\nwant cores %v", iter, got, want, b, a)
+			}
 		}
-		a, b = cloneMachines(ms), cloneMachines(ms)
+		a = cloneMachines(ms)
 		want = bindPartitionsSharedRef(a, parts, net, links, rSplit, now, exec)
-		if iter%2 == 0 {
-			got = BindPartitionsShared(b, parts, net, links, rSplit, now, exec)
-		} else {
-			got = bindPartitionsShared(&sc, b, parts, net, links, rSplit, now, exec)
-		}
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(a, b) {
-			t.Fatalf("instance %d: BindPartitionsShared differs\n got %v\nwant %v\n got cores %v\nwant cores %v", iter, got, want, b, a)
+		for _, in := range [][]Partition{parts, asPieces} {
+			b := cloneMachines(ms)
+			var got []Binding
+			if iter%2 == 0 {
+				got = BindPartitionsShared(b, in, net, links, rSplit, now, exec)
+			} else {
+				got = bindPartitionsShared(&sc, b, in, net, links, rSplit, now, exec)
+			}
+			if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(a, b) {
+				t.Fatalf("instance %d: BindPartitionsShared differs\n got %v\nwant %v\n got cores %v\nwant cores %v", iter, got, want, b, a)
+			}
 		}
 	}
 }
@@ -230,13 +246,25 @@ func TestBindBlocksSameAsRef(t *testing.T) {
 		if iter%3 > 0 {
 			bl = &blocks
 		}
-		got := bindPartitions(b, parts, net, rSplit, now, lin.at, lin, bl)
+		// Odd instances give the partitions as pieces (At nil, as the
+		// plugin's partitions does), in a random order.
+		in := parts
+		if iter%2 == 1 {
+			in = make([]Partition, len(parts))
+			for k, pt := range parts {
+				in[k] = Partition{ID: pt.ID, Bytes: pt.Bytes, Run: pt.Run, pieces: piecesOf(pt, nil)}
+				rng.Shuffle(len(in[k].pieces), func(i, j int) {
+					in[k].pieces[i], in[k].pieces[j] = in[k].pieces[j], in[k].pieces[i]
+				})
+			}
+		}
+		got := bindPartitions(b, in, net, rSplit, now, lin.at, lin, bl)
 		if !sameBindings(got, want) || !sameMachines(a, b) {
 			t.Fatalf("instance %d: bindPartitions differs\n got %v\nwant %v\n got cores %v\nwant cores %v", iter, got, want, b, a)
 		}
 		a, b = cloneMachines(ms), cloneMachines(ms)
 		want = bindPartitionsSharedRef(a, parts, net, links, rSplit, now, lin.at)
-		got = bindShared(&sc, b, parts, net, links, rSplit, now, lin.at, lin)
+		got = bindShared(&sc, b, in, net, links, rSplit, now, lin.at, lin)
 		if !sameBindings(got, want) || !sameMachines(a, b) {
 			t.Fatalf("instance %d: bindShared differs\n got %v\nwant %v\n got cores %v\nwant cores %v", iter, got, want, b, a)
 		}
