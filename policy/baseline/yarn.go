@@ -926,7 +926,7 @@ func (p *YARN) propose(c *candidate, ks *kindScan, now int64, free *capacity.Cap
 	b := append(p.reason, "yarn: estimated end "...)
 	b = strconv.AppendInt(b, ks.bestEnd-now, 10)
 	b = append(b, " ms from now, a new attempt "...)
-	b = strconv.AppendFloat(b, ks.stats.Mean, 'f', 0, 64)
+	b = appendRounded(b, ks.stats.Mean)
 	b = append(b, " ms; gain "...)
 	b = strconv.AppendInt(b, ks.bestValue, 10)
 	b = append(b, " ms; "...)
@@ -959,4 +959,15 @@ func estimatedRuntime(start, progTS int64, progress float64, now, stagnationMS i
 		return -1
 	}
 	return int64(float64(ts-start) / math.Max(0.0001, progress))
+}
+
+// appendRounded appends x as strconv.AppendFloat(b, x, 'f', 0, 64) does:
+// for x >= 0 below 2^53 that is x rounded half to even, an integer
+// formatted as one (the float formatting was a tenth of a proposal's time);
+// other values take AppendFloat itself.
+func appendRounded(b []byte, x float64) []byte {
+	if x >= 0 && x < 1<<53 && !math.Signbit(x) {
+		return strconv.AppendInt(b, int64(math.RoundToEven(x)), 10)
+	}
+	return strconv.AppendFloat(b, x, 'f', 0, 64)
 }
