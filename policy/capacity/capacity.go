@@ -307,22 +307,12 @@ func AvoidOf(id string) Avoid { return Avoid{id: id, key: idPrefix(id)} }
 
 // PickIDAvoiding is PickID(need, nil, avoid's id).
 func (c *Capacity) PickIDAvoiding(need Need, avoid Avoid) (*cluster.Node, string) {
-	h := c.free
-	if !c.built {
-		c.init()
-		c.built = true
-	}
 	// pick's common case (the best node fits and is not avoid), comparing
 	// the id by its key first.
-	if len(h) > 0 {
-		if f := &h[0]; f.fits(need) {
-			r := &c.refs[f.ref]
-			if r.idKey != avoid.key || r.id != avoid.id {
-				f.vcores -= need.VCores
-				f.memoryMB -= need.MemoryMB
-				c.down(0)
-				return r.node, r.id
-			}
+	if f := c.topFits(need); f != nil {
+		if r := &c.refs[f.ref]; r.idKey != avoid.key || r.id != avoid.id {
+			r = c.takeTop(f, need)
+			return r.node, r.id
 		}
 	}
 	if r := c.pick(need, nil, []string{avoid.id}); r != nil {
@@ -331,25 +321,39 @@ func (c *Capacity) PickIDAvoiding(need Need, avoid Avoid) (*cluster.Node, string
 	return nil, ""
 }
 
-// pick is Pick, returning the chosen node's ref (nil when none fits).
-func (c *Capacity) pick(need Need, ok func(*cluster.Node) bool, avoid []string) *nodeRef {
+// topFits builds the heap on first use and returns its best entry when
+// that fits need (nil otherwise: an empty heap, or the best node too small,
+// as on the heap's first use, whose entries pick's slower path reads).
+func (c *Capacity) topFits(need Need) *freeNode {
 	h := c.free
 	if !c.built {
 		c.init()
 		c.built = true
 	}
+	if len(h) > 0 && h[0].fits(need) {
+		return &h[0]
+	}
+	return nil
+}
+
+// takeTop takes need from f, the heap's best entry (topFits), and sifts it
+// down, returning its node's ref.
+func (c *Capacity) takeTop(f *freeNode, need Need) *nodeRef {
+	r := &c.refs[f.ref]
+	f.vcores -= need.VCores
+	f.memoryMB -= need.MemoryMB
+	c.down(0)
+	return r
+}
+
+// pick is Pick, returning the chosen node's ref (nil when none fits).
+func (c *Capacity) pick(need Need, ok func(*cluster.Node) bool, avoid []string) *nodeRef {
 	// The order is total (ids are unique), so which node is best does not
 	// depend on the heap's layout: when the best node fits, take it and sift
 	// it down, without popping and pushing back.
-	if len(h) > 0 {
-		if f := &h[0]; f.fits(need) {
-			r := &c.refs[f.ref]
-			if (ok == nil || ok(r.node)) && !r.in(avoid) {
-				f.vcores -= need.VCores
-				f.memoryMB -= need.MemoryMB
-				c.down(0)
-				return r
-			}
+	if f := c.topFits(need); f != nil {
+		if r := &c.refs[f.ref]; (ok == nil || ok(r.node)) && !r.in(avoid) {
+			return c.takeTop(f, need)
 		}
 	}
 	// Pop in order until a node fits and is not avoided (the first avoided
