@@ -19,13 +19,8 @@ import (
 // table, returns, and partitionBytes partitionBytesRef's sums.
 func TestPartitionsSameAsRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 11))
-	e, p := build(t, Name, nil)
+	e, p, list := buildOnCluster3(t)
 	ctx := context.Background()
-	var list evs
-	cluster3(&list)
-	for i := range list.list {
-		e.Apply(ctx, &list.list[i])
-	}
 	ts := int64(3000)
 	nodes := []string{"n1:8041", "n2:8041", "n3:8041", "gone:8041"}
 	ids := []int{0, 1, 2, 3, 7, 200, maxDenseID - 1, maxDenseID, 1 << 20, -1}

@@ -63,6 +63,17 @@ func build(t *testing.T, name string, store policy.ProfileStore) (*engine.Engine
 	return engine.New(policy.NewStack(p), engine.Options{}), p.(*Plugin)
 }
 
+// buildOnCluster3 is build(t, Name, nil) with cluster3's nodes and app
+// applied, and their list, which numbers the events a test adds next.
+func buildOnCluster3(t *testing.T) (*engine.Engine, *Plugin, *evs) {
+	t.Helper()
+	e, p := build(t, Name, nil)
+	list := &evs{}
+	cluster3(list)
+	applyAll(e, list.list)
+	return e, p, list
+}
+
 func applyAll(e *engine.Engine, list []events.Event) []policy.Hint {
 	var out []policy.Hint
 	for i := range list {

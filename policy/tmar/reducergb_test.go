@@ -17,13 +17,8 @@ import (
 // order and more than once.
 func TestReducerGBOfSameAsReducerGB(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 20))
-	e, p := build(t, Name, nil)
+	e, p, list := buildOnCluster3(t)
 	ctx := context.Background()
-	var list evs
-	cluster3(&list)
-	for i := range list.list {
-		e.Apply(ctx, &list.list[i])
-	}
 	ts := int64(3000)
 	add := func(ev events.Event) {
 		ts += 10
