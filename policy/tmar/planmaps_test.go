@@ -81,14 +81,7 @@ func TestPlanMapsIncrementalSameAsScan(t *testing.T) {
 		rack := make([]int, nm)
 		execs := make([]float64, nm)
 		for i := range ms {
-			cores := rng.IntN(4) // 0: no core
-			if rng.IntN(10) > 0 {
-				cores = max(cores, 1)
-			}
-			ms[i] = Machine{Name: "m", CoreFree: make([]float64, cores), PowerIdleW: pick(100, 150), PowerMaxW: pick(300, 350)}
-			for c := range ms[i].CoreFree {
-				ms[i].CoreFree[c] = pick(0, 0, 1, 1+1e-10, 2.5, 3)
-			}
+			ms[i] = randomMachine(rng, pick)
 			rack[i] = rng.IntN(nracks)
 			execs[i] = pick(2, 2, 2+1e-10, 3, 4.5)
 		}
@@ -263,14 +256,7 @@ func TestPlanQueuedSameAsSubset(t *testing.T) {
 		rack := make([]int, nm)
 		execs := make([]float64, nm)
 		for i := range ms {
-			cores := rng.IntN(4)
-			if rng.IntN(10) > 0 {
-				cores = max(cores, 1)
-			}
-			ms[i] = Machine{Name: "m", CoreFree: make([]float64, cores), PowerIdleW: pick(100, 150), PowerMaxW: pick(300, 350)}
-			for c := range ms[i].CoreFree {
-				ms[i].CoreFree[c] = pick(0, 0, 1, 1+1e-10, 2.5, 3)
-			}
+			ms[i] = randomMachine(rng, pick)
 			rack[i] = rng.IntN(nracks)
 			execs[i] = pick(2, 2, 2+1e-10, 3, 4.5)
 		}
@@ -315,4 +301,19 @@ func TestPlanQueuedSameAsSubset(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomMachine draws a machine of 0-3 cores (mostly at least one) whose
+// cores come free at a few close times, for the random plan tests (the
+// draws in the order the tests made them inline).
+func randomMachine(rng *rand.Rand, pick func(...float64) float64) Machine {
+	cores := rng.IntN(4) // 0: no core
+	if rng.IntN(10) > 0 {
+		cores = max(cores, 1)
+	}
+	m := Machine{Name: "m", CoreFree: make([]float64, cores), PowerIdleW: pick(100, 150), PowerMaxW: pick(300, 350)}
+	for c := range m.CoreFree {
+		m.CoreFree[c] = pick(0, 0, 1, 1+1e-10, 2.5, 3)
+	}
+	return m
 }

@@ -55,14 +55,7 @@ func TestPlanBatchSameAsPlanMaps(t *testing.T) {
 			ms := make([]Machine, machines)
 			execs := make([]float64, machines)
 			for i := range ms {
-				cores := rng.IntN(4)
-				if rng.IntN(10) > 0 {
-					cores = max(cores, 1)
-				}
-				ms[i] = Machine{Name: "m", CoreFree: make([]float64, cores), PowerIdleW: pick(100, 150), PowerMaxW: pick(300, 350)}
-				for c := range ms[i].CoreFree {
-					ms[i].CoreFree[c] = pick(0, 0, 1, 1+1e-10, 2.5, 3)
-				}
+				ms[i] = randomMachine(rng, pick)
 				execs[i] = pick(2, 2, 2+1e-10, 3, 4.5)
 			}
 			exec := func(i int) float64 { return execs[i] }
