@@ -53,10 +53,15 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	hs := p.holdSc.hs[:0] // reused: holdCores copies what it keeps
 	// In order of submission (kept for replan): an app's reservations,
 	// tasks and app one after another, where the map's order was random.
-	for _, r := range p.bySubmit.sorted() {
-		if p.replanning && r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
-			continue // being re-planned: as if not placed
-		}
+	// While replanning, the maps being re-planned count as not placed:
+	// replan's walk over the same order left them out of replanKept
+	// (nothing reserves or drops one in between), so this pass does not
+	// read every map of a large job a second time.
+	rs := p.replanKept
+	if !p.replanning {
+		rs = p.bySubmit.sorted()
+	}
+	for _, r := range rs {
 		if r.task.State != cluster.TaskPending || r.task.App.Finished() {
 			p.unreserve(r.task.ID, r) // started (its attempt is counted above), or its app is over
 			continue
@@ -181,10 +186,25 @@ type held struct {
 
 // modelReplanning is model built while replanning (without the maps being
 // re-planned); the flag is down again however model returns.
-func (p *Plugin) modelReplanning(ctx context.Context, v cluster.View) []Machine {
-	p.replanning = true
-	defer func() { p.replanning = false }()
+func (p *Plugin) modelReplanning(ctx context.Context, v cluster.View, kept []*reservation) []Machine {
+	p.replanning, p.replanKept = true, kept
+	defer func() { p.replanning, p.replanKept = false, nil }()
 	return p.model(ctx, v)
+}
+
+// replanSplit is replan's walk over the reservations in order of
+// submission (bySubmission, kept between ticks): the maps not started,
+// which it re-plans, and the others (kept), which its model holds.
+func (p *Plugin) replanSplit() (pending, kept []*reservation) {
+	pending, kept = p.replanRs[:0], p.replanKeptBuf[:0]
+	for _, r := range p.bySubmit.sorted() {
+		if r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
+			pending = append(pending, r)
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	return pending, kept
 }
 
 // holdCores keeps the cores of the reservations hs (in any order): each
@@ -642,16 +662,11 @@ func locality(n *cluster.Node, hosts map[string]bool, v cluster.View) events.Loc
 // is left. The new plan replaces the old reservations; holds then renews or
 // moves the strict place hints.
 func (p *Plugin) replan(ctx context.Context, v cluster.View) {
-	// The maps in order of submission (bySubmission, kept between ticks).
-	rs := p.replanRs[:0]
-	for _, r := range p.bySubmit.sorted() {
-		if r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
-			rs = append(rs, r)
-		}
-	}
+	rs, kept := p.replanSplit()
 	defer func() {
 		clear(rs) // no reservation kept past the call
-		p.replanRs = rs[:0]
+		clear(kept)
+		p.replanRs, p.replanKeptBuf = rs[:0], kept[:0]
 	}()
 	if len(rs) == 0 {
 		p.dropQueues() // no job left to keep queues for
@@ -661,7 +676,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 	// replanning); their reservations are replaced below, and those of the
 	// maps the plan leaves out dropped.
 	p.modelAt = -1
-	ms := p.modelReplanning(ctx, v)
+	ms := p.modelReplanning(ctx, v, kept)
 	placed := grown(p.replanPlaced, len(rs))
 	p.replanPlaced = placed
 	now := float64(v.Now()) / 1000
