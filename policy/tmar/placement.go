@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
@@ -46,68 +47,21 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.early.ok = false
 	p.beginReducerApps()
 	var app appRows // the rows and rate of the last running map's app
-	// Every machine's cores live in one buffer, reused from the model
-	// before (no one keeps a model's vectors past the next rebuild).
-	total := 0
-	for _, n := range v.Nodes() {
-		if n.State == cluster.NodeRunning {
-			total += max(0, n.VCores/p.cfg.ContainerVCores)
-		}
-	}
-	if cap(p.coreBuf) < total {
-		p.coreBuf = make([]float64, 0, total)
-	}
-	p.coreBuf = p.coreBuf[:0]
-	for _, n := range v.Nodes() {
-		if n.State != cluster.NodeRunning {
-			continue
-		}
-		cores := n.VCores / p.cfg.ContainerVCores
-		if cores <= 0 {
-			continue
-		}
-		at0 := len(p.coreBuf)
-		p.coreBuf = p.coreBuf[:at0+cores] // within the capacity made above
-		for k := at0; k < len(p.coreBuf); k++ {
-			p.coreBuf[k] = now
-		}
-		m := Machine{Name: n.ID, CoreFree: p.coreBuf[at0:len(p.coreBuf):len(p.coreBuf)], PowerIdleW: n.PowerIdleW, PowerMaxW: n.PowerMaxW}
-		busy := 0
-		for _, at := range n.Running {
-			if busy >= cores {
-				break
-			}
-			var est float64
-			if at.Task.Kind == events.Map {
-				est = p.mapExecOf(ctx, &app, at.Task, n)
-			} else {
-				gb := p.reducerGBOf(at.Task)
-				est = p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(at.Task.App), n)*gb
-			}
-			end := float64(at.StartTS)/1000 + est
-			if end <= now && at.Progress >= minProgress && at.ProgressTS > at.StartTS {
-				// Overdue by the matrix (a reducer waiting for maps, a slow
-				// node, a straggler): its progress rate tells the rest,
-				// remaining = elapsed x (1 - progress) / progress.
-				el := float64(at.ProgressTS-at.StartTS) / 1000
-				end = float64(at.ProgressTS)/1000 + el*(1-at.Progress)/at.Progress
-			}
-			m.CoreFree[busy] = fmax(now, end)
-			busy++
-		}
-		p.machines = append(p.machines, m)
-		p.nodeAt = append(p.nodeAt, n)
-	}
-	p.indexNodes()
+	p.modelNodes(ctx, v, now, &app)
 	// Placements of ours still pending keep their cores, taken in order of
 	// finish (then task id) so the model never depends on map order.
 	hs := p.holdSc.hs[:0] // reused: holdCores copies what it keeps
 	// In order of submission (kept for replan): an app's reservations,
 	// tasks and app one after another, where the map's order was random.
-	for _, r := range p.bySubmit.sorted() {
-		if p.replanning && r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
-			continue // being re-planned: as if not placed
-		}
+	// While replanning, the maps being re-planned count as not placed:
+	// replan's walk over the same order left them out of replanKept
+	// (nothing reserves or drops one in between), so this pass does not
+	// read every map of a large job a second time.
+	rs := p.replanKept
+	if !p.replanning {
+		rs = p.bySubmit.sorted()
+	}
+	for _, r := range rs {
 		if r.task.State != cluster.TaskPending || r.task.App.Finished() {
 			p.unreserve(r.task.ID, r) // started (its attempt is counted above), or its app is over
 			continue
@@ -124,6 +78,106 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	return p.machines
 }
 
+// modelNodes makes the model's machines, one per running node with a
+// core: each core free at now, or when the running attempt on it is
+// expected to end. It also indexes the nodes (indexNodes). The model is
+// made at every new instant (tens of thousands of times a day) while
+// most nodes run nothing, so the per-node work is kept small: every core
+// of the buffer is set to now in one fill instead of node by node, each
+// machine is written in place, and the test of indexNodes (the same nodes
+// as the index's) is made in this pass (TestModelNodesSameAsRef).
+func (p *Plugin) modelNodes(ctx context.Context, v cluster.View, now float64, app *appRows) {
+	nodes := v.Nodes()
+	buf := p.coreBuf[:cap(p.coreBuf)]
+	fillFloats(buf, now)
+	p.machines = slices.Grow(p.machines[:0], len(nodes))
+	p.nodeAt = slices.Grow(p.nodeAt[:0], len(nodes))
+	same := p.index != nil
+	used := 0
+	for _, n := range nodes {
+		if n.State != cluster.NodeRunning {
+			continue
+		}
+		cores := n.VCores / p.cfg.ContainerVCores
+		if cores <= 0 {
+			continue
+		}
+		if used+cores > len(buf) {
+			// More cores than any model before: a buffer for all of
+			// them, and the machines made again in it.
+			total := 0
+			for _, n := range nodes {
+				if n.State == cluster.NodeRunning {
+					total += max(0, n.VCores/p.cfg.ContainerVCores)
+				}
+			}
+			p.coreBuf = make([]float64, 0, total)
+			p.modelNodes(ctx, v, now, app)
+			return
+		}
+		k := len(p.machines)
+		if same {
+			same = k < len(p.idxNodes) && n == p.idxNodes[k] && sameString(n.ID, p.idxIDs[k]) && sameString(n.Rack, p.idxRacks[k])
+		}
+		cf := buf[used : used+cores : used+cores]
+		used += cores
+		p.machines = p.machines[:k+1]
+		m := &p.machines[k]
+		m.Name, m.CoreFree, m.PowerIdleW, m.PowerMaxW = n.ID, cf, n.PowerIdleW, n.PowerMaxW
+		p.nodeAt = append(p.nodeAt, n)
+		if len(n.Running) > 0 {
+			p.busyCores(ctx, n, cf, now, app)
+		}
+	}
+	p.indexNodes(same && len(p.machines) == len(p.idxNodes))
+}
+
+// busyCores sets cf's first cores, one per attempt running on n (in the
+// node's order, as many as there are cores), to when the attempt is
+// expected to end, no earlier than now.
+func (p *Plugin) busyCores(ctx context.Context, n *cluster.Node, cf []float64, now float64, app *appRows) {
+	busy := 0
+	for _, at := range n.Running {
+		if busy >= len(cf) {
+			break
+		}
+		var est float64
+		if at.Task.Kind == events.Map {
+			est = p.mapExecOf(ctx, app, at.Task, n)
+		} else {
+			gb := p.reducerGBOf(at.Task)
+			est = p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(at.Task.App), n)*gb
+		}
+		end := float64(at.StartTS)/1000 + est
+		if end <= now && at.Progress >= minProgress && at.ProgressTS > at.StartTS {
+			// Overdue by the matrix (a reducer waiting for maps, a slow
+			// node, a straggler): its progress rate tells the rest,
+			// remaining = elapsed x (1 - progress) / progress.
+			el := float64(at.ProgressTS-at.StartTS) / 1000
+			end = float64(at.ProgressTS)/1000 + el*(1-at.Progress)/at.Progress
+		}
+		cf[busy] = fmax(now, end)
+		busy++
+	}
+}
+
+// fillFloats sets every element of b to x, doubling the copied prefix.
+func fillFloats(b []float64, x float64) {
+	if len(b) == 0 {
+		return
+	}
+	b[0] = x
+	for k := 1; k < len(b); k *= 2 {
+		copy(b[k:], b[:k])
+	}
+}
+
+// sameString is a == b, without comparing the bytes of one string with
+// themselves (the index keeps the node's own id and rack strings).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
 // held is what the model reads of a reservation: its machine and finish.
 type held struct {
 	machine int
@@ -132,10 +186,25 @@ type held struct {
 
 // modelReplanning is model built while replanning (without the maps being
 // re-planned); the flag is down again however model returns.
-func (p *Plugin) modelReplanning(ctx context.Context, v cluster.View) []Machine {
-	p.replanning = true
-	defer func() { p.replanning = false }()
+func (p *Plugin) modelReplanning(ctx context.Context, v cluster.View, kept []*reservation) []Machine {
+	p.replanning, p.replanKept = true, kept
+	defer func() { p.replanning, p.replanKept = false, nil }()
 	return p.model(ctx, v)
+}
+
+// replanSplit is replan's walk over the reservations in order of
+// submission (bySubmission, kept between ticks): the maps not started,
+// which it re-plans, and the others (kept), which its model holds.
+func (p *Plugin) replanSplit() (pending, kept []*reservation) {
+	pending, kept = p.replanRs[:0], p.replanKeptBuf[:0]
+	for _, r := range p.bySubmit.sorted() {
+		if r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
+			pending = append(pending, r)
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	return pending, kept
 }
 
 // holdCores keeps the cores of the reservations hs (in any order): each
@@ -147,6 +216,9 @@ func (p *Plugin) modelReplanning(ctx context.Context, v cluster.View) []Machine 
 // them all by machine and finish: the model of every instant held every
 // planned map), and only a machine's own few are sorted by finish.
 func holdCores(ms []Machine, hs []held, sc *holdScratch) {
+	if len(hs) == 0 {
+		return
+	}
 	n := len(ms)
 	sc.end = grown(sc.end, n+1)
 	end := sc.end
@@ -162,8 +234,10 @@ func holdCores(ms []Machine, hs []held, sc *holdScratch) {
 		by[end[r.machine]] = r
 		end[r.machine]++ // ends at the bucket's end
 	}
-	from := 0
-	for m := range n {
+	// The buckets lie in machine order in by: walked bucket by bucket,
+	// not machine by machine (most machines hold none).
+	for from := 0; from < len(by); {
+		m := by[from].machine
 		bucket := by[from:end[m]]
 		from = end[m]
 		if len(bucket) > 1 {
@@ -187,13 +261,8 @@ type holdScratch struct {
 // indexNodes indexes the model's machines by node id and host name, and
 // numbers their racks in order of first sight; the indexes of the model
 // before are kept when its machines were the same nodes (ids and racks) in
-// the same order, as they are most of the time.
-func (p *Plugin) indexNodes() {
-	same := p.index != nil && len(p.idxNodes) == len(p.nodeAt)
-	for i := 0; same && i < len(p.nodeAt); i++ {
-		n := p.nodeAt[i]
-		same = n == p.idxNodes[i] && n.ID == p.idxIDs[i] && n.Rack == p.idxRacks[i]
-	}
+// the same order, as they are most of the time (same: modelNodes tells).
+func (p *Plugin) indexNodes(same bool) {
 	if same {
 		return
 	}
@@ -593,16 +662,11 @@ func locality(n *cluster.Node, hosts map[string]bool, v cluster.View) events.Loc
 // is left. The new plan replaces the old reservations; holds then renews or
 // moves the strict place hints.
 func (p *Plugin) replan(ctx context.Context, v cluster.View) {
-	// The maps in order of submission (bySubmission, kept between ticks).
-	rs := p.replanRs[:0]
-	for _, r := range p.bySubmit.sorted() {
-		if r.task.Kind == events.Map && r.task.State == cluster.TaskPending {
-			rs = append(rs, r)
-		}
-	}
+	rs, kept := p.replanSplit()
 	defer func() {
 		clear(rs) // no reservation kept past the call
-		p.replanRs = rs[:0]
+		clear(kept)
+		p.replanRs, p.replanKeptBuf = rs[:0], kept[:0]
 	}()
 	if len(rs) == 0 {
 		p.dropQueues() // no job left to keep queues for
@@ -612,7 +676,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 	// replanning); their reservations are replaced below, and those of the
 	// maps the plan leaves out dropped.
 	p.modelAt = -1
-	ms := p.modelReplanning(ctx, v)
+	ms := p.modelReplanning(ctx, v, kept)
 	placed := grown(p.replanPlaced, len(rs))
 	p.replanPlaced = placed
 	now := float64(v.Now()) / 1000

@@ -92,8 +92,10 @@ type mapStage struct {
 	// (see shrinkReserved).
 	reservedPeak int
 	// replanning: the model being built leaves out the maps being
-	// re-planned (replan).
+	// re-planned (replan); it reads the other reservations from
+	// replanKept, which replan's walk over them made.
 	replanning bool
+	replanKept []*reservation
 	// execKey names the Map_Matrix column execCol holds: Place's estimates
 	// for a map of that app and split size on every machine of the model.
 	execKey                 execKey
@@ -131,9 +133,10 @@ type mapStage struct {
 	// The re-plan's lists, reused between ticks (a job of 65,000 maps
 	// grew them at every tick): the maps, which of them were placed, a
 	// batch's MapTasks.
-	replanRs     []*reservation
-	replanPlaced []bool
-	replanMts    []MapTask
+	replanRs      []*reservation
+	replanKeptBuf []*reservation // replanSplit's other reservations
+	replanPlaced  []bool
+	replanMts     []MapTask
 	// jobQ is the large jobs' queues kept between re-plans (replanq.go).
 	jobQ map[*cluster.App]*jobQueues
 	// hintBuf is the slice the last Bind returned, whose array the next
