@@ -88,7 +88,7 @@ func TestChaosKeepsInvariants(t *testing.T) {
 				}
 			}
 			for i, l := range s.net.links {
-				if l.members != 0 || l.traverse != 0 || len(s.net.tags[i]) != 0 {
+				if l.members != 0 || l.traverse != 0 || len(l.tags) != 0 {
 					t.Errorf("link %d not empty at the end", i)
 				}
 			}

@@ -459,13 +459,14 @@ func (s *sim) linkDone(li int32, ver uint32) {
 	}
 	l.at = -1
 	for {
-		id := s.net.due(l, li, s.now)
+		id := s.net.due(l, s.now)
 		if id < 0 {
 			break
 		}
 		f := &s.net.flows[id]
 		a, b, cross := f.att, f.bytes, f.cross
 		fl, nl := f.links, f.nlinks
+		l.bytes += b
 		s.net.finish(s.now, id)
 		s.rescheduleLinks(fl, nl, li)
 		a.removeFlow(id)

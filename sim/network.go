@@ -20,23 +20,22 @@ import "math"
 // start; a later change elsewhere does not move a flow to another link.
 // This keeps a day of shuffle (millions of fetches) cheap.
 
-// link is one direction of a NIC or rack uplink: what a fetch's start,
-// end and reschedules read, in one cache line (64 bytes, and the table is
-// 64-byte aligned when it is large: the runtime page-aligns it). Its
-// served flows' list is in network.tags, touched only at the serving link.
+// link is one direction of a NIC or rack uplink.
 type link struct {
-	capB   float64 // bytes per ms
-	invCap float64 // 1/capB (newLink), for notBefore; 0 turns that shortcut off
-	v      float64 // virtual time: bytes served to each member so far
-	vAt    int64   // time v was last advanced
-	at     int64   // time of the valid completion event, -1 when none
+	capB     float64 // bytes per ms
+	invCap   float64 // 1/capB (newLink), for notBefore; 0 turns that shortcut off
+	v        float64 // virtual time: bytes served to each member so far
+	vAt      int64   // time v was last advanced
+	members  int     // flows served by this link
+	traverse int     // flows crossing this link (served here or elsewhere): the share is capB/traverse
+	ver      uint32  // bumps when the completion event is rescheduled
+	at       int64   // time of the valid completion event, -1 when none
+	tags     []hent  // the flows it serves: tags[head:] sorted by (tag, flow id)
+	head     int
 	// headTag is tags[head].tag while members > 0: every reschedule reads
 	// it (notBefore, nextDone), and this way without touching the list.
-	headTag  float64
-	members  int32  // flows served by this link
-	traverse int32  // flows crossing this link (served here or elsewhere): the share is capB/traverse
-	ver      uint32 // bumps when the completion event is rescheduled
-	head     int32  // the link's list is network.tags[link][head:], sorted by (tag, flow id)
+	headTag float64
+	bytes   int64 // bytes carried (served here), for reports
 }
 
 // flow is one shuffle fetch: a reducer attempt copying the map outputs it
@@ -57,20 +56,12 @@ func (f *flow) serving() int32 { return f.links[f.serve] }
 
 type network struct {
 	links   []link
-	tags    [][]hent // by link: the flows it serves (see link.head)
 	flows   []flow
 	free    []int32
 	latency float64 // ms added to every fetch, as bytes at the serving link's rate
 }
 
 func newLink(capB float64) link { return link{capB: capB, invCap: 1 / capB, at: -1} }
-
-// addLink appends a link of capB bytes per ms and returns its index.
-func (nw *network) addLink(capB float64) int32 {
-	nw.links = append(nw.links, newLink(capB))
-	nw.tags = append(nw.tags, nil)
-	return int32(len(nw.links) - 1)
-}
 
 func (nw *network) advance(l *link, now int64) {
 	if l.members > 0 && now > l.vAt {
@@ -162,7 +153,7 @@ func (nw *network) start(now int64, att *attempt, cross bool, bytes int64, links
 	f.serve, f.nlinks, f.cross = int8(best), int8(nl), cross
 	l := bestL
 	l.members++
-	insert(l, &nw.tags[links[best]], hent{tag: l.v + float64(bytes) + nw.latency*l.capB, id: id})
+	insert(l, hent{tag: l.v + float64(bytes) + nw.latency*l.capB, id: id})
 	return id
 }
 
@@ -177,14 +168,14 @@ func (nw *network) finish(now int64, id int32) {
 		l.traverse--
 	}
 	l := &nw.links[fl[serve]]
-	remove(l, &nw.tags[fl[serve]], id)
+	remove(l, id)
 	l.members--
 	f.att = nil
 	nw.free = append(nw.free, id)
 }
 
-// due returns the id of link li's earliest flow if it has finished by now, else -1.
-func (nw *network) due(l *link, li int32, now int64) int32 {
+// due returns the id of the link's earliest flow if it has finished by now, else -1.
+func (nw *network) due(l *link, now int64) int32 {
 	if l.members == 0 {
 		return -1
 	}
@@ -192,7 +183,7 @@ func (nw *network) due(l *link, li int32, now int64) int32 {
 	// Completion times are rounded up to whole ms, so at the event the flow's
 	// tag has been reached up to float error.
 	if l.headTag <= l.v+1e-6*max(1, l.v) { // the builtin: math.Max is a call on amd64, the same value here
-		return nw.tags[li][l.head].id
+		return l.tags[l.head].id
 	}
 	return -1
 }
@@ -214,55 +205,55 @@ func (a hent) less(b hent) bool {
 }
 
 // insert files a flow in the link's sorted list.
-func insert(l *link, tags *[]hent, e hent) {
-	t := *tags
+func insert(l *link, e hent) {
+	t := l.tags
 	n := len(t)
-	if h := int(l.head); h >= 16 && h >= n-h {
+	if l.head >= 16 && l.head >= n-l.head {
 		// Mostly consumed: slide the live part down, so the list's
 		// storage follows the flows the link serves, not all it served.
 		n = copy(t, t[l.head:])
 		t = t[:n]
-		*tags, l.head = t, 0
+		l.tags, l.head = t, 0
 	}
-	if n == int(l.head) || t[n-1].less(e) {
-		if n == int(l.head) {
+	if n == l.head || t[n-1].less(e) {
+		if n == l.head {
 			l.headTag = e.tag
 		}
-		*tags = append(t, e)
+		l.tags = append(t, e)
 		return
 	}
 	// Insertion from the end: a new flow lands on average a few entries
 	// before it.
 	t = append(t, e)
 	i := n
-	for i > int(l.head) && e.less(t[i-1]) {
+	for i > l.head && e.less(t[i-1]) {
 		t[i] = t[i-1]
 		i--
 	}
 	t[i] = e
-	*tags = t
-	if i == int(l.head) {
+	l.tags = t
+	if i == l.head {
 		l.headTag = e.tag
 	}
 }
 
 // remove takes flow id off the link's list: the head when the flow
 // completes, anywhere when it is cancelled.
-func remove(l *link, tags *[]hent, id int32) {
-	t := *tags
+func remove(l *link, id int32) {
+	t := l.tags
 	if t[l.head].id == id {
 		l.head++
 	} else {
-		i := int(l.head) + 1
+		i := l.head + 1
 		for t[i].id != id {
 			i++
 		}
 		copy(t[i:], t[i+1:])
 		t = t[:len(t)-1]
-		*tags = t
+		l.tags = t
 	}
-	if int(l.head) == len(t) {
-		*tags, l.head = t[:0], 0
+	if l.head == len(t) {
+		l.tags, l.head = t[:0], 0
 	} else {
 		l.headTag = t[l.head].tag
 	}

@@ -7,11 +7,6 @@ import (
 	"testing"
 )
 
-// netOf is a network of the links given.
-func netOf(links ...link) *network {
-	return &network{links: links, tags: make([][]hent, len(links))}
-}
-
 // startFlow starts a fetch of bytes over links at time 0.
 func startFlow(nw *network, bytes int64, links ...int32) int32 {
 	var l [4]int32
@@ -35,7 +30,7 @@ func TestLinkProcessorSharing(t *testing.T) {
 		{"three", []int64{125_000_000, 125_000_000, 250_000_000}, []int64{3000, 3000, 4000}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			nw := netOf(link{capB: capB, at: -1})
+			nw := &network{links: []link{{capB: capB, at: -1}}}
 			ids := make([]int32, len(tc.sizes))
 			for i, b := range tc.sizes {
 				ids[i] = startFlow(nw, b, 0)
@@ -45,7 +40,7 @@ func TestLinkProcessorSharing(t *testing.T) {
 			for l.members > 0 {
 				at := nw.nextDone(l)
 				for {
-					id := nw.due(l, 0, at)
+					id := nw.due(l, at)
 					if id < 0 {
 						break
 					}
@@ -67,7 +62,7 @@ func TestLinkProcessorSharing(t *testing.T) {
 // receiver's NIC is never oversubscribed.
 func TestFlowBottleneck(t *testing.T) {
 	capB := 1e9 / 8 / 1000
-	nw := netOf(link{capB: capB, at: -1}, link{capB: capB, at: -1}, link{capB: capB, at: -1})
+	nw := &network{links: []link{{capB: capB, at: -1}, {capB: capB, at: -1}, {capB: capB, at: -1}}}
 	// links: 0 = receiver NIC in, 1 = busy sender out, 2 = idle sender out
 	startFlow(nw, 1<<40, 1, 0)
 	startFlow(nw, 1<<40, 1, 0)
@@ -162,7 +157,6 @@ func TestLinkHeadTag(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := range 200 {
 		l := &link{}
-		var tags []hent
 		var ref []hent
 		id := int32(0)
 		for step := range 500 {
@@ -171,12 +165,12 @@ func TestLinkHeadTag(t *testing.T) {
 				if rng.IntN(3) == 0 {
 					k = rng.IntN(len(ref)) // a cancelled fetch
 				}
-				remove(l, &tags, ref[k].id)
+				remove(l, ref[k].id)
 				ref = slices.Delete(ref, k, k+1)
 			} else {
 				e := hent{tag: float64(rng.IntN(50)), id: id}
 				id++
-				insert(l, &tags, e)
+				insert(l, e)
 				ref = append(ref, e)
 				slices.SortFunc(ref, func(a, b hent) int {
 					if a.less(b) {
@@ -185,7 +179,7 @@ func TestLinkHeadTag(t *testing.T) {
 					return 1
 				})
 			}
-			if got := tags[l.head:]; !slices.Equal(got, ref) {
+			if got := l.tags[l.head:]; !slices.Equal(got, ref) {
 				t.Fatalf("round %d step %d: list %v, want %v", round, step, got, ref)
 			}
 			if len(ref) > 0 && l.headTag != ref[0].tag {
@@ -206,11 +200,12 @@ func TestNotBeforeAgreesWithNextDone(t *testing.T) {
 	yes := 0
 	for range 200_000 {
 		l := newLink(caps[rng.IntN(len(caps))])
-		l.members = 1 + rng.Int32N(8)
-		l.traverse = l.members + rng.Int32N(8)
+		l.members = 1 + rng.IntN(8)
+		l.traverse = l.members + rng.IntN(8)
 		l.vAt = rng.Int64N(1 << 40)
 		l.v = rng.Float64() * math.Pow(10, float64(rng.IntN(13)))
 		l.headTag = l.v + (rng.Float64()-0.1)*math.Pow(10, float64(rng.IntN(12)))
+		l.tags = []hent{{tag: l.headTag}}
 		want := nw.nextDone(&l)
 		for _, at := range []int64{want - 2, want - 1, want, want + 1, want + 2, l.vAt, l.vAt + 1, l.vAt + rng.Int64N(1<<20)} {
 			if nw.notBefore(&l, at) {
@@ -238,12 +233,11 @@ func TestStartServesLeastShare(t *testing.T) {
 		links := make([]int32, n)
 		for i := range n {
 			l := newLink(caps[rng.IntN(len(caps))])
-			l.traverse = rng.Int32N(12)
+			l.traverse = rng.IntN(12)
 			if rng.IntN(3) == 0 {
-				l.traverse = 4 * rng.Int32N(3) // equal shares across capacities
+				l.traverse = 4 * rng.IntN(3) // equal shares across capacities
 			}
 			nw.links = append(nw.links, l)
-			nw.tags = append(nw.tags, nil)
 			links[i] = int32(i)
 		}
 		want, bestShare := int32(-1), math.Inf(1)
@@ -298,8 +292,8 @@ func TestRescheduleLinksSameAsEach(t *testing.T) {
 		for i := range base {
 			l := newLink(float64(1 + rng.IntN(3)*1000))
 			if rng.IntN(4) > 0 {
-				l.members = 1 + rng.Int32N(4)
-				l.traverse = l.members + rng.Int32N(4)
+				l.members = 1 + rng.IntN(4)
+				l.traverse = l.members + rng.IntN(4)
 				l.v = float64(rng.IntN(1e6))
 				l.vAt = rng.Int64N(1000)
 				l.headTag = l.v + float64(rng.IntN(1e7))

@@ -352,8 +352,10 @@ func (s *sim) buildCluster() {
 	s.net.latency = c.Network.LatencyMS
 	for r := range c.Racks {
 		s.racks = append(s.racks, rack{name: fmt.Sprintf("/rack-%02d", r+1)})
-		s.racks[r].up = s.net.addLink(bps(c.Network.RackUplinkGbps))
-		s.racks[r].down = s.net.addLink(bps(c.Network.RackUplinkGbps))
+		s.racks[r].up = int32(len(s.net.links))
+		s.net.links = append(s.net.links, newLink(bps(c.Network.RackUplinkGbps)))
+		s.racks[r].down = int32(len(s.net.links))
+		s.net.links = append(s.net.links, newLink(bps(c.Network.RackUplinkGbps)))
 	}
 	for _, g := range c.Nodes {
 		for range g.Count {
@@ -365,8 +367,10 @@ func (s *sim) buildCluster() {
 				load: g.Load, hbAt: -1, loaded: g.Load.Mean != 0 || g.Load.Stddev != 0,
 				capMaps: noCap, capReds: noCap,
 			}
-			n.out = s.net.addLink(bps(c.Network.NodeGbps))
-			n.in = s.net.addLink(bps(c.Network.NodeGbps))
+			n.out = int32(len(s.net.links))
+			s.net.links = append(s.net.links, newLink(bps(c.Network.NodeGbps)))
+			n.in = int32(len(s.net.links))
+			s.net.links = append(s.net.links, newLink(bps(c.Network.NodeGbps)))
 			n.hbPhase = int64(s.rng.IntN(int(s.hbMS)))
 			s.racks[n.rack].nodes = append(s.racks[n.rack].nodes, i)
 			n.parked = true // idle until work arrives
