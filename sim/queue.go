@@ -41,21 +41,47 @@ func (a *item) less(b *item) bool {
 	return a.sk < b.sk
 }
 
-// queue pops items in (at, seq) order. It is a radix heap: the simulator
-// never schedules before the last popped time (and when it does, the item
-// still pops in order, from the ready bucket), so an item is filed by the
-// highest bit in which its time differs from the last popped time, and it
-// moves only to lower buckets until it is the earliest. The ready bucket
-// holds the items at (or before) the last popped time in (at, seq) order;
-// every other bucket is unordered.
+// queue pops items in (at, seq) order. It is a radix heap over digits of
+// radixBits bits: the simulator never schedules before the last popped
+// time (and when it does, the item still pops in order, from the ready
+// bucket), so an item is filed by the highest digit in which its time
+// differs from the last popped time (its level) and its own value of that
+// digit, and it moves only to lower levels until it is the earliest. With
+// 4-bit digits an item moves at most a quarter as often as by single bits
+// (a heartbeat a second ahead: 3 moves instead of up to 10). The least
+// item is in the lowest non-empty bucket of the lowest non-empty level.
+// The ready bucket holds the items at (or before) the last popped time in
+// (at, seq) order; every other bucket is unordered.
 type queue struct {
-	ready []item // at <= last, sorted by (at, seq); ready[head:] are queued
-	head  int
-	bkt   [64][]item // bkt[i]: bits.Len64(key^last) == i+1
-	mask  uint64     // bit i: bkt[i] is not empty
-	last  uint64     // key of the last popped time
-	n     int
-	seq   uint64
+	ready  []item // at <= last, sorted by (at, seq); ready[head:] are queued
+	head   int
+	bkt    [radixLevels][radixDigits][]item // bkt[l][d]: level l (see bucketOf), digit d
+	dmask  [radixLevels]uint16              // bit d of dmask[l]: bkt[l][d] is not empty
+	levels uint16                           // bit l: dmask[l] != 0
+	last   uint64                           // key of the last popped time
+	n      int
+	seq    uint64
+}
+
+const (
+	radixBits   = 4
+	radixDigits = 1 << radixBits
+	radixLevels = 64 / radixBits
+)
+
+// bucketOf is the level and digit of key k > last: the highest digit in
+// which k differs from last, and k's value there.
+func bucketOf(k, last uint64) (level, digit uint) {
+	level = uint(bits.Len64(k^last)-1) / radixBits
+	return level, uint(k>>(level*radixBits)) & (radixDigits - 1)
+}
+
+// file puts an item with key k > q.last in its bucket.
+func (q *queue) file(it item, k uint64) {
+	l, d := bucketOf(k, q.last)
+	q.bkt[l][d] = append(q.bkt[l][d], it)
+	q.dmask[l] |= 1 << d
+	q.levels |= 1 << l
 }
 
 // key maps a time to an unsigned key of the same order.
@@ -72,9 +98,7 @@ func (q *queue) push(at int64, kind evKind, ref int32, ver uint32) {
 		q.readyInsert(it)
 		return
 	}
-	b := bits.Len64(k^q.last) - 1
-	q.bkt[b] = append(q.bkt[b], it)
-	q.mask |= 1 << b
+	q.file(it, k)
 }
 
 // readyInsert files an item at or before the last popped time: normally at
@@ -101,35 +125,54 @@ func (q *queue) pop() item {
 }
 
 // refill moves the earliest items (all at the least time) to the ready
-// bucket and files the rest of their bucket by the new last time.
+// bucket and files the rest of their bucket by the new last time: all of
+// them share its digits from the bucket's level up, so they go to lower
+// levels, and the other buckets stay where they are.
 func (q *queue) refill() {
 	q.ready, q.head = q.ready[:0], 0
-	b := bits.TrailingZeros64(q.mask)
-	items := q.bkt[b]
+	l := uint(bits.TrailingZeros16(q.levels))
+	d := uint(bits.TrailingZeros16(q.dmask[l]))
+	items := q.bkt[l][d]
 	m := key(items[0].at)
 	for i := 1; i < len(items); i++ {
 		m = min(m, key(items[i].at))
 	}
 	q.last = m
+	if q.dmask[l] &^= 1 << d; q.dmask[l] == 0 {
+		q.levels &^= 1 << l
+	}
 	for _, it := range items {
-		k := key(it.at)
-		if k == m {
-			q.ready = append(q.ready, it)
+		if k := key(it.at); k != m {
+			q.file(it, k)
 			continue
 		}
-		nb := bits.Len64(k^m) - 1
-		q.bkt[nb] = append(q.bkt[nb], it)
-		q.mask |= 1 << nb
+		q.ready = append(q.ready, it)
 	}
-	q.bkt[b] = items[:0]
-	q.mask &^= 1 << b
-	if len(q.ready) > 1 {
-		slices.SortFunc(q.ready, func(a, b item) int {
+	q.bkt[l][d] = items[:0]
+	sortBySeq(q.ready)
+}
+
+// sortBySeq sorts items of one time by seq (unique, so every sort agrees):
+// by insertion when they are few, as they mostly are (a refill readies 1.5
+// items on average in the FB-2009 day), without a call per comparison.
+func sortBySeq(r []item) {
+	if len(r) > 16 {
+		slices.SortFunc(r, func(a, b item) int {
 			if a.sk < b.sk {
 				return -1
 			}
 			return 1
 		})
+		return
+	}
+	for i := 1; i < len(r); i++ {
+		it := r[i]
+		j := i
+		for j > 0 && r[j-1].sk > it.sk {
+			r[j] = r[j-1]
+			j--
+		}
+		r[j] = it
 	}
 }
 

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -91,6 +93,25 @@ func TestQueueSameAsSort(t *testing.T) {
 			if q.len() != len(ref) {
 				t.Fatalf("len %d, want %d", q.len(), len(ref))
 			}
+		}
+	}
+}
+
+// sortBySeq orders by seq as a plain sort does, for short lists (insertion)
+// and long ones.
+func TestSortBySeqSameAsSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 2000 {
+		n := rng.IntN(40)
+		r := make([]item, n)
+		for i, s := range rng.Perm(n) {
+			r[i] = item{at: 5, sk: uint64(s*7+round)<<8 | uint64(rng.IntN(6)), ref: int32(i)}
+		}
+		want := slices.Clone(r)
+		slices.SortFunc(want, func(a, b item) int { return cmp.Compare(a.sk, b.sk) })
+		sortBySeq(r)
+		if !slices.Equal(r, want) {
+			t.Fatalf("round %d: %v, want %v", round, r, want)
 		}
 	}
 }

@@ -601,6 +601,11 @@ func (s *sim) emit(ev *events.Event) {
 }
 
 func (s *sim) queueHints(hs []policy.Hint) {
+	if len(hs) == 0 {
+		// Most events return no hint: nothing to add, and outside a drain
+		// s.hints is empty (a drain empties it before it ends).
+		return
+	}
 	s.hints = append(s.hints, hs...)
 	if s.inHints {
 		return // the outer drain applies them
