@@ -98,7 +98,11 @@ type Engine struct {
 	// type string hashed it for every event.
 	byType []typeCount
 	out    []policy.Hint
-	target []byte // a hint's policy, target, content and time, as its id hashes them
+	// target holds a block's hints' policy, target, content and time, as
+	// their ids hash them, from inputs[k] for the k-th kept (emitBlock).
+	target []byte
+	inputs []int32
+	ids    []byte // a block's ids
 	// touched keeps prepare's loads from being optimized away.
 	touched byte
 	id      []byte // hint id buffer
@@ -401,23 +405,38 @@ func (e *Engine) failed(name string, st *policy.Status) bool {
 
 // emit stamps hints and appends the ones that are news to e.out.
 func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int64) {
-	if e.failed(name, st) {
+	if e.failed(name, st) || len(hs) == 0 {
 		return
 	}
 	e.out = slices.Grow(e.out, len(hs)) // a large round grows the slice once
-	large := len(hs) > 64
+	large := len(hs) > warmBlock
 	if large {
 		e.prepare(hs)
 	}
-	// The ids of the hints kept are built in one buffer and made strings in
-	// one allocation at the end (they all have the prefix's length plus 16):
-	// a string per hint was a third of a large round's allocations.
-	start := len(e.out)
-	var ids []byte
-	for i := range hs {
-		if large && i%warmBlock == 0 {
-			e.warm(hs[i:min(i+warmBlock, len(hs))])
+	e.nowDec = strconv.AppendInt(e.nowDec[:0], now, 10)
+	for from := 0; from < len(hs); from += warmBlock {
+		block := hs[from:min(from+warmBlock, len(hs))]
+		if large {
+			e.warm(block)
 		}
+		e.emitBlock(name, block, now)
+	}
+}
+
+// emitBlock is emit of a block of at most warmBlock hints. The ids of the
+// hints kept are hashed and made one string (they all have the prefix's
+// length plus 16) at the end of the block, while its hints are still in
+// the core's cache: a string per hint was a third of a large round's
+// allocations, and setting the ids after the whole round was one more pass
+// over 2,000 hints (600 KB) that had left the cache.
+func (e *Engine) emitBlock(name string, hs []policy.Hint, now int64) {
+	start := len(e.out)
+	// Each kept hint's id hash input, "policy\x00target\x00content\x00time"
+	// (see hintID), lies in e.target from e.inputs[k]; the target and
+	// content are written once there, looked up and kept where they are,
+	// not copied again.
+	e.target, e.inputs = e.target[:0], e.inputs[:0]
+	for i := range hs {
 		// Stamped in place at the end of e.out (a Hint is large: one copy,
 		// not two), and taken back if it is not news.
 		e.out = append(e.out, hs[i])
@@ -431,10 +450,8 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 			e.out = e.out[:len(e.out)-1]
 			continue
 		}
-		// The buffer is built as the id's hash reads it (see hintID),
-		// "policy\x00target\x00content\x00time", so the target and content
-		// are written once and hashed where they are, not copied again.
-		e.target = append(e.target[:0], h.Policy...)
+		at := len(e.target)
+		e.target = append(e.target, h.Policy...)
 		e.target = append(e.target, 0)
 		t0 := len(e.target)
 		var nt int
@@ -444,6 +461,7 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 		if ok && a.expires > now && a.content == string(content) {
 			e.stats.Suppressed++
 			e.out = e.out[:len(e.out)-1]
+			e.target = e.target[:at]
 			continue
 		}
 		ttl := e.kindTTL(h.Kind)
@@ -452,25 +470,24 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 		e.active[both[:nt-t0]] = active{content: both[nt-t0+1:], expires: now + ttl}
 		e.seq++
 		h.V = policy.HintVersion
-		if ids == nil {
-			ids = make([]byte, 0, (len(hs)-i)*(len(e.idPrefix)+16))
-			e.nowDec = strconv.AppendInt(e.nowDec[:0], now, 10)
-		}
 		e.target = append(e.target, 0)
 		e.target = append(e.target, e.nowDec...)
-		ids = append(ids, e.idPrefix...)
-		ids = appendHex16(ids, idHash(e.target))
+		e.inputs = append(e.inputs, int32(at))
 		h.TS = now
 		if h.ExpiresTS == 0 {
 			h.ExpiresTS = now + ttl
 		}
 		e.countHint(h.Policy, h.Kind)
 	}
-	if kept := e.out[start:]; len(kept) > 0 {
-		all, w := string(ids), len(ids)/len(kept)
-		for i := range kept {
-			kept[i].ID = all[i*w : (i+1)*w]
-		}
+	kept := e.out[start:]
+	if len(kept) == 0 {
+		return
+	}
+	e.inputs = append(e.inputs, int32(len(e.target)))
+	e.ids = appendIDs(e.ids[:0], e.idPrefix, e.target, e.inputs)
+	all, w := string(e.ids), len(e.idPrefix)+16
+	for i := range kept {
+		kept[i].ID = all[i*w : (i+1)*w]
 	}
 }
 
