@@ -159,6 +159,37 @@ type yarnRun struct {
 	// (read only if its record's proposal is set): out of the records,
 	// which a scan streams, they are 24 bytes a task instead of 32.
 	proposed int64
+	// vcores and memoryMB are at's capacity.NeedOf (vcores < 0: too large
+	// to hold here, read the attempt), and nodeKey the capacity.IDKey of
+	// at.Node, read with the record, when the event that changed the
+	// attempt has just brought it into cache: a round's candidates then
+	// read neither the attempt's second line nor the bytes of its node's
+	// id, a miss each (more than half of readCands' samples). 16 bytes a
+	// task.
+	vcores, memoryMB int32
+	nodeKey          uint64
+}
+
+// set makes r the run of attempt at (nil: none) of the task whose id is task.
+func (r *yarnRun) set(at *cluster.Attempt, task string) {
+	r.at, r.task = at, task
+	if at == nil {
+		return
+	}
+	need := capacity.NeedOf(at)
+	r.vcores, r.memoryMB = int32(need.VCores), int32(need.MemoryMB)
+	if int(r.vcores) != need.VCores || int(r.memoryMB) != need.MemoryMB {
+		r.vcores = -1
+	}
+	r.nodeKey = capacity.IDKey(at.Node)
+}
+
+// need is NeedOf(r.at), from the copy set made when it could.
+func (r *yarnRun) need() capacity.Need {
+	if r.vcores < 0 {
+		return capacity.NeedOf(r.at)
+	}
+	return capacity.Need{VCores: int(r.vcores), MemoryMB: int(r.memoryMB)}
 }
 
 // yarnTask is what a scan needs of one task, copied from the state: 24
@@ -370,7 +401,7 @@ func (p *YARN) touch(t *cluster.Task) {
 // reread reads record i again from its task t and updates the summaries.
 func (j *yarnJob) reread(i int, t *cluster.Task) {
 	old := j.tasks[i]
-	j.runs[i].at, j.runs[i].task = j.tasks[i].read(t), t.ID
+	j.runs[i].set(j.tasks[i].read(t), t.ID)
 	j.recount(i, old)
 }
 
@@ -478,7 +509,8 @@ func (j *yarnJob) more(a *cluster.App) {
 	for i := len(j.tasks); i < len(a.Tasks); i++ {
 		j.tasks = append(j.tasks, yarnTask{})
 		t := a.Tasks[i]
-		j.runs = append(j.runs, yarnRun{at: j.tasks[i].read(t), task: t.ID})
+		j.runs = append(j.runs, yarnRun{})
+		j.runs[i].set(j.tasks[i].read(t), t.ID)
 		j.add(i)
 	}
 }
@@ -672,10 +704,12 @@ type candidate struct {
 	// What the proposal reads of the best task's running attempt (see
 	// readCands): its container's size, its app's, task's and own ids and
 	// its node's.
-	need                     capacity.Need
-	app, task, attempt, node string
-	// avoid is node as a pick compares it (capacity.AvoidOf).
-	avoid capacity.Avoid
+	need               capacity.Need
+	app, task, attempt string
+	// avoid is the attempt's node as a pick compares it (capacity.AvoidOf),
+	// made from the node's key in the run (nodeKey).
+	avoid   capacity.Avoid
+	nodeKey uint64
 	// at is the best task's running attempt, as readCands's loops pass it
 	// on.
 	at *cluster.Attempt
@@ -888,26 +922,24 @@ func (p *YARN) allowed(ks *kindScan) float64 {
 // overlap. Only warming those lines here (as before) was not enough: by a
 // proposal's turn, the capacity snapshot, the heap and the hints written
 // since had evicted most of them, and each proposal missed them again.
-// Each loop follows one pointer further (the attempt and task id, then the
-// attempt's fields, then the node's id): one loop that followed the chain
-// of misses of a candidate (the records' runs, the attempt, the task)
-// kept few candidates' misses in flight, and they were most of its time.
+// Each loop follows one pointer further (the run, with the task id, the
+// container's size and the node's key; then the attempt's ids): one loop
+// that followed the chain of misses of a candidate (the records' runs, the
+// attempt, the task) kept few candidates' misses in flight, and they were
+// most of its time.
 func (p *YARN) readCands() {
 	for i := range p.cands {
 		c := &p.cands[i]
 		o := &p.open[c.open]
 		run := &o.j.runs[o.ks[c.kind].best]
 		c.at, c.app, c.task = run.at, o.j.appID, run.task
+		c.need, c.nodeKey = run.need(), run.nodeKey
 	}
 	for i := range p.cands {
 		c := &p.cands[i]
 		at := c.at
-		c.need = capacity.NeedOf(at)
-		c.attempt, c.node = at.ID, at.Node
-	}
-	for i := range p.cands {
-		c := &p.cands[i]
-		c.avoid = capacity.AvoidOf(c.node)
+		c.attempt = at.ID
+		c.avoid = capacity.AvoidKeyed(at.Node, c.nodeKey)
 	}
 }
 

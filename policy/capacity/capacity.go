@@ -305,6 +305,14 @@ type Avoid struct {
 // AvoidOf is the Avoid of node id.
 func AvoidOf(id string) Avoid { return Avoid{id: id, key: idPrefix(id)} }
 
+// IDKey is the key a pick compares node id by, read from the id's bytes
+// (its first 8, as a number that orders as the ids do).
+func IDKey(id string) uint64 { return idPrefix(id) }
+
+// AvoidKeyed is AvoidOf(id) made from key = IDKey(id), read earlier: a
+// caller that kept the key need not read the id's bytes again.
+func AvoidKeyed(id string, key uint64) Avoid { return Avoid{id: id, key: key} }
+
 // PickIDAvoiding is PickID(need, nil, avoid's id).
 func (c *Capacity) PickIDAvoiding(need Need, avoid Avoid) (*cluster.Node, string) {
 	// pick's common case (the best node fits and is not avoid), comparing
