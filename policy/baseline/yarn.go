@@ -629,7 +629,7 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 		p.readyRoom()
 	}
 	if len(p.cands) > 0 {
-		p.readCands()
+		p.readCands(now)
 		// The capacity snapshot is taken once, when the first copy needs a
 		// node: the state does not change during a scan.
 		free := p.capacity.Snapshot(v)
@@ -642,18 +642,24 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 			c := &p.cands[i]
 			p.propose(c, &p.open[c.open].ks[c.kind], now, free)
 		}
-		// The proposals are remembered in the task records here, in one
-		// loop of independent stores, rather than by each proposal: the
-		// records were read long before (the record pass), and a store
-		// that missed in each proposal was about a third of its time. No
-		// proposal reads another's record (each is a different job's or
-		// kind's task).
-		for i := range p.cands {
-			if c := &p.cands[i]; c.proposed {
-				o := &p.open[c.open]
-				best := o.ks[c.kind].best
-				o.j.tasks[best].proposal, o.j.runs[best].proposed = true, now
-				o.j.lastProposed = max(o.j.lastProposed, now)
+		// readCands remembered a proposal in every candidate's record, as
+		// if each got a copy: take back those of the candidates that got
+		// none (no node had room), in reverse order, so that a job's
+		// lastProposed ends as before its first candidate unless one of its
+		// candidates (a job's are next to each other) got a copy.
+		for i := len(p.cands) - 1; i >= 0; i-- {
+			c := &p.cands[i]
+			if c.proposed {
+				continue
+			}
+			o := &p.open[c.open]
+			best := o.ks[c.kind].best
+			o.j.tasks[best].proposal, o.j.runs[best].proposed = c.was.proposal, c.was.proposed
+			sibling := func(k int) bool {
+				return k >= 0 && k < len(p.cands) && p.cands[k].open == c.open && p.cands[k].proposed
+			}
+			if !sibling(i-1) && !sibling(i+1) {
+				o.j.lastProposed = c.was.lastProposed
 			}
 		}
 		if len(p.out) > 0 {
@@ -757,6 +763,12 @@ type candidate struct {
 	at *cluster.Attempt
 	// proposed is set when a copy was proposed (a node had room).
 	proposed bool
+	// was holds what readCands found in the best task's record and the
+	// job's lastProposed before it marked them proposed.
+	was struct {
+		proposal               bool
+		proposed, lastProposed int64
+	}
 }
 
 // gateApp queues a job, whose records are j, for the record pass if a kind
@@ -969,13 +981,25 @@ func (p *YARN) allowed(ks *kindScan) float64 {
 // that followed the chain of misses of a candidate (the records' runs, the
 // attempt, the task) kept few candidates' misses in flight, and they were
 // most of its time.
-func (p *YARN) readCands() {
+//
+// The first loop also remembers a proposal at now in the best task's record
+// and the job's lastProposed, as if every candidate got a copy, while it
+// has the run's line and the job's (Speculate takes back those of the
+// candidates that got none, which are rare): a loop of its own after the
+// proposals, whose stores missed, was a thirtieth of a 2,000-copy round.
+// No proposal reads a record (each candidate is a different job's or
+// kind's task), so the proposals are those made before the marks.
+func (p *YARN) readCands(now int64) {
 	for i := range p.cands {
 		c := &p.cands[i]
 		o := &p.open[c.open]
-		run := &o.j.runs[o.ks[c.kind].best]
+		best := o.ks[c.kind].best
+		run, r := &o.j.runs[best], &o.j.tasks[best]
 		c.at, c.app, c.task = run.at, o.j.appID, run.task
 		c.need, c.nodeKey = run.need(), run.nodeKey
+		c.was.proposal, c.was.proposed, c.was.lastProposed = r.proposal, run.proposed, o.j.lastProposed
+		r.proposal, run.proposed = true, now
+		o.j.lastProposed = max(o.j.lastProposed, now)
 	}
 	for i := range p.cands {
 		c := &p.cands[i]
@@ -993,7 +1017,7 @@ func (p *YARN) propose(c *candidate, ks *kindScan, now int64, free *capacity.Cap
 	if node == nil {
 		return
 	}
-	c.proposed = true // recorded in the task's record by Speculate
+	c.proposed = true // readCands recorded it in the task's record
 	// "yarn: estimated end %d ms from now, a new attempt %.0f ms; gain %d ms;
 	// %d of %d allowed copies run", without fmt (a scan may propose
 	// thousands).

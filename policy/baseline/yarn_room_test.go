@@ -75,3 +75,55 @@ func TestYARNReasonsInRoomSameAsCopied(t *testing.T) {
 		}
 	}
 }
+
+// TestYARNMarksOnlyProposed: on a cluster with room for fewer copies than
+// the round's candidates (so some picks fail), after a round exactly the
+// tasks that got a copy carry the proposal (at the scan's time), and a
+// job's lastProposed moved to the scan's time only if one of its tasks got
+// one; every other record is as before the round.
+func TestYARNMarksOnlyProposed(t *testing.T) {
+	ctx := context.Background()
+	p := &YARN{cfg: DefaultYARNConfig(), durations: taskstat.NewDurations(), jobs: map[*cluster.App]*yarnJob{}}
+	st := someCluster(p, 3, 90, 5) // 3 nodes of 22 free vcores: 66 copies for 90 candidates
+	type rec struct {
+		proposal bool
+		proposed int64
+	}
+	before := map[*yarnJob][]rec{}
+	last := map[*yarnJob]int64{}
+	for _, j := range p.jobs {
+		j.lastProposed = 5 // a proposal long ago, kept where no copy is made
+		for i := range j.tasks {
+			before[j] = append(before[j], rec{j.tasks[i].proposal, j.runs[i].proposed})
+		}
+		last[j] = j.lastProposed
+	}
+	hs, _ := p.Speculate(ctx, st)
+	if len(hs) != 66 {
+		t.Fatalf("%d copies, want 66 (the nodes' room)", len(hs))
+	}
+	now := st.Now()
+	copied := map[string]bool{}
+	for _, h := range hs {
+		copied[h.Task] = true
+	}
+	for a, j := range p.jobs {
+		got := false
+		for i, task := range a.Tasks {
+			want := before[j][i]
+			if copied[task.ID] {
+				want, got = rec{true, now}, true
+			}
+			if r := (rec{j.tasks[i].proposal, j.runs[i].proposed}); r != want {
+				t.Fatalf("app %s task %s: record %+v, want %+v", a.ID, task.ID, r, want)
+			}
+		}
+		want := last[j]
+		if got {
+			want = max(want, now)
+		}
+		if j.lastProposed != want {
+			t.Fatalf("app %s: lastProposed %d, want %d", a.ID, j.lastProposed, want)
+		}
+	}
+}
