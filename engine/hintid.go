@@ -34,6 +34,17 @@ func idHash(b []byte) uint64 {
 	return h
 }
 
+// appendIDs appends the ids of the hints whose hash inputs lie back to
+// back in in, the k-th from at[k] to at[k+1] (at ends with len(in)): the
+// prefix, then 16 hex digits of the input's idHash.
+func appendIDs(ids []byte, prefix string, in []byte, at []int32) []byte {
+	for k := range len(at) - 1 {
+		ids = append(ids, prefix...)
+		ids = appendHex16(ids, idHash(in[at[k]:at[k+1]]))
+	}
+	return ids
+}
+
 // appendHex16 appends h as 16 lower-case hex digits, most significant
 // first, as hex.AppendEncode does h's 8 big-endian bytes: the nibbles are
 // spread one a byte, and each made its digit in one word ('0' + n, and

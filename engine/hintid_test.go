@@ -107,3 +107,28 @@ func TestAppendHex16SameAsHex(t *testing.T) {
 		check(r.Uint64())
 	}
 }
+
+// TestAppendIDsSameAsIDHash holds appendIDs to the prefix and idHash's
+// digits of each input, for runs of 0 to 9 inputs of 0 to 300 random bytes
+// back to back.
+func TestAppendIDsSameAsIDHash(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 20))
+	for n := range 10 {
+		var in, want []byte
+		var at []int32
+		for range n {
+			b := make([]byte, r.IntN(301))
+			for i := range b {
+				b[i] = byte(r.IntN(256))
+			}
+			at = append(at, int32(len(in)))
+			in = append(in, b...)
+			want = append(want, "p-"...)
+			want = appendHex16(want, idHash(b))
+		}
+		at = append(at, int32(len(in)))
+		if got := appendIDs(nil, "p-", in, at); string(got) != string(want) {
+			t.Fatalf("%d inputs: appendIDs %q, want %q", n, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
@@ -107,7 +108,15 @@ type YARN struct {
 	// per copy); reasonEnd is where each hint's ends.
 	reason    []byte
 	reasonEnd []int
-	capacity  capacity.Scratch
+	// reasonRoom is fresh memory, written once (so mapped) at a scan that
+	// proposed nothing, that a large round (more than largeRound
+	// candidates) writes its reasons into and makes them strings of
+	// without a copy; they keep it, and the next scan that proposes nothing
+	// makes another (readyRoom). Copying a round's reasons into a new
+	// string of 200 KB took a page fault per 4 KB of it: 2 to 5 % of a
+	// 2,000-copy round at 10,000 nodes. Nil when none is ready.
+	reasonRoom []byte
+	capacity   capacity.Scratch
 	// A scan's jobs past their gate, and its candidates for a copy.
 	open  []openJob
 	cands []candidate
@@ -159,6 +168,37 @@ type yarnRun struct {
 	// (read only if its record's proposal is set): out of the records,
 	// which a scan streams, they are 24 bytes a task instead of 32.
 	proposed int64
+	// vcores and memoryMB are at's capacity.NeedOf (vcores < 0: too large
+	// to hold here, read the attempt), and nodeKey the capacity.IDKey of
+	// at.Node, read with the record, when the event that changed the
+	// attempt has just brought it into cache: a round's candidates then
+	// read neither the attempt's second line nor the bytes of its node's
+	// id, a miss each (more than half of readCands' samples). 16 bytes a
+	// task.
+	vcores, memoryMB int32
+	nodeKey          uint64
+}
+
+// set makes r the run of attempt at (nil: none) of the task whose id is task.
+func (r *yarnRun) set(at *cluster.Attempt, task string) {
+	r.at, r.task = at, task
+	if at == nil {
+		return
+	}
+	need := capacity.NeedOf(at)
+	r.vcores, r.memoryMB = int32(need.VCores), int32(need.MemoryMB)
+	if int(r.vcores) != need.VCores || int(r.memoryMB) != need.MemoryMB {
+		r.vcores = -1
+	}
+	r.nodeKey = capacity.IDKey(at.Node)
+}
+
+// need is NeedOf(r.at), from the copy set made when it could.
+func (r *yarnRun) need() capacity.Need {
+	if r.vcores < 0 {
+		return capacity.NeedOf(r.at)
+	}
+	return capacity.Need{VCores: int(r.vcores), MemoryMB: int(r.memoryMB)}
 }
 
 // yarnTask is what a scan needs of one task, copied from the state: 24
@@ -233,6 +273,11 @@ func NewYARN(_ context.Context, h policy.Handle) (policy.Plugin, error) {
 
 // Name implements policy.Plugin.
 func (*YARN) Name() string { return NameYARN }
+
+// HintsAreScratch tells the engine that the hints Speculate returns are
+// made anew by every scan and read by nothing else until the next: the
+// engine stamps them where they are instead of copying 2,000 of them.
+func (*YARN) HintsAreScratch() bool { return true }
 
 // Observe implements policy.Observer: it folds finished durations into the
 // statistics and re-reads the task an event touched.
@@ -370,7 +415,7 @@ func (p *YARN) touch(t *cluster.Task) {
 // reread reads record i again from its task t and updates the summaries.
 func (j *yarnJob) reread(i int, t *cluster.Task) {
 	old := j.tasks[i]
-	j.runs[i].at, j.runs[i].task = j.tasks[i].read(t), t.ID
+	j.runs[i].set(j.tasks[i].read(t), t.ID)
 	j.recount(i, old)
 }
 
@@ -473,12 +518,27 @@ func (p *YARN) reserve() {
 	p.reasonEnd = capacity.Prefault(p.reasonEnd, n)
 }
 
+// largeRound is the number of candidates past which a round writes its
+// reasons in the room readyRoom made (fewer would keep the room's
+// memory for little).
+const largeRound = 64
+
+// readyRoom makes reasonRoom ready for a round that proposes in every job,
+// at the size reserve gives the scratch buffer, when such a round can be
+// large.
+func (p *YARN) readyRoom() {
+	if n := 128 * len(p.jobs); 2*len(p.jobs) > largeRound && cap(p.reasonRoom) < n {
+		p.reasonRoom = capacity.Prefault([]byte(nil), n+n/4)
+	}
+}
+
 // more appends the records of a's tasks first seen since.
 func (j *yarnJob) more(a *cluster.App) {
 	for i := len(j.tasks); i < len(a.Tasks); i++ {
 		j.tasks = append(j.tasks, yarnTask{})
 		t := a.Tasks[i]
-		j.runs = append(j.runs, yarnRun{at: j.tasks[i].read(t), task: t.ID})
+		j.runs = append(j.runs, yarnRun{})
+		j.runs[i].set(j.tasks[i].read(t), t.ID)
 		j.add(i)
 	}
 }
@@ -571,36 +631,61 @@ func (p *YARN) Speculate(_ context.Context, v cluster.View) ([]policy.Hint, *pol
 		// Read the nodes' states and sizes now if they changed, rather
 		// than in the snapshot of the next round that proposes.
 		p.capacity.Refresh(v)
+		p.readyRoom()
 	}
 	if len(p.cands) > 0 {
-		p.readCands()
+		p.readCands(now)
 		// The capacity snapshot is taken once, when the first copy needs a
 		// node: the state does not change during a scan.
 		free := p.capacity.Snapshot(v)
+		scratch, inRoom := p.reason, len(p.cands) > largeRound && p.reasonRoom != nil
+		if inRoom {
+			p.reason, p.reasonRoom = p.reasonRoom, nil // see reasonRoom
+		}
 		p.reason, p.reasonEnd = p.reason[:0], p.reasonEnd[:0]
 		for i := range p.cands {
 			c := &p.cands[i]
 			p.propose(c, &p.open[c.open].ks[c.kind], now, free)
 		}
-		// The proposals are remembered in the task records here, in one
-		// loop of independent stores, rather than by each proposal: the
-		// records were read long before (the record pass), and a store
-		// that missed in each proposal was about a third of its time. No
-		// proposal reads another's record (each is a different job's or
-		// kind's task).
-		for i := range p.cands {
-			if c := &p.cands[i]; c.proposed {
-				o := &p.open[c.open]
-				best := o.ks[c.kind].best
-				o.j.tasks[best].proposal, o.j.runs[best].proposed = true, now
-				o.j.lastProposed = max(o.j.lastProposed, now)
+		// readCands remembered a proposal in every candidate's record, as
+		// if each got a copy: take back those of the candidates that got
+		// none (no node had room), in reverse order, so that a job's
+		// lastProposed ends as before its first candidate unless one of its
+		// candidates (a job's are next to each other) got a copy.
+		for i := len(p.cands) - 1; i >= 0; i-- {
+			c := &p.cands[i]
+			if c.proposed {
+				continue
+			}
+			o := &p.open[c.open]
+			best := o.ks[c.kind].best
+			o.j.tasks[best].proposal, o.j.runs[best].proposed = c.was.proposal, c.was.proposed
+			sibling := func(k int) bool {
+				return k >= 0 && k < len(p.cands) && p.cands[k].open == c.open && p.cands[k].proposed
+			}
+			if !sibling(i-1) && !sibling(i+1) {
+				o.j.lastProposed = c.was.lastProposed
 			}
 		}
 		if len(p.out) > 0 {
-			all, from := string(p.reason), 0
+			var all string
+			if inRoom {
+				// The room's bytes are the strings' from now on: p.reason
+				// goes back to the scratch buffer, and nothing writes them
+				// again.
+				all = unsafe.String(unsafe.SliceData(p.reason), len(p.reason))
+			} else {
+				all = string(p.reason)
+			}
+			from := 0
 			for i, end := range p.reasonEnd {
 				p.out[i].Reason, from = all[from:end], end
 			}
+		} else if inRoom {
+			p.reasonRoom = p.reason[:0] // unused: kept for the next round
+		}
+		if inRoom {
+			p.reason = scratch
 		}
 	}
 	if len(p.out) > 0 {
@@ -672,15 +757,23 @@ type candidate struct {
 	// What the proposal reads of the best task's running attempt (see
 	// readCands): its container's size, its app's, task's and own ids and
 	// its node's.
-	need                     capacity.Need
-	app, task, attempt, node string
-	// avoid is node as a pick compares it (capacity.AvoidOf).
-	avoid capacity.Avoid
+	need               capacity.Need
+	app, task, attempt string
+	// avoid is the attempt's node as a pick compares it (capacity.AvoidOf),
+	// made from the node's key in the run (nodeKey).
+	avoid   capacity.Avoid
+	nodeKey uint64
 	// at is the best task's running attempt, as readCands's loops pass it
 	// on.
 	at *cluster.Attempt
 	// proposed is set when a copy was proposed (a node had room).
 	proposed bool
+	// was holds what readCands found in the best task's record and the
+	// job's lastProposed before it marked them proposed.
+	was struct {
+		proposal               bool
+		proposed, lastProposed int64
+	}
 }
 
 // gateApp queues a job, whose records are j, for the record pass if a kind
@@ -888,26 +981,36 @@ func (p *YARN) allowed(ks *kindScan) float64 {
 // overlap. Only warming those lines here (as before) was not enough: by a
 // proposal's turn, the capacity snapshot, the heap and the hints written
 // since had evicted most of them, and each proposal missed them again.
-// Each loop follows one pointer further (the attempt and task id, then the
-// attempt's fields, then the node's id): one loop that followed the chain
-// of misses of a candidate (the records' runs, the attempt, the task)
-// kept few candidates' misses in flight, and they were most of its time.
-func (p *YARN) readCands() {
+// Each loop follows one pointer further (the run, with the task id, the
+// container's size and the node's key; then the attempt's ids): one loop
+// that followed the chain of misses of a candidate (the records' runs, the
+// attempt, the task) kept few candidates' misses in flight, and they were
+// most of its time.
+//
+// The first loop also remembers a proposal at now in the best task's record
+// and the job's lastProposed, as if every candidate got a copy, while it
+// has the run's line and the job's (Speculate takes back those of the
+// candidates that got none, which are rare): a loop of its own after the
+// proposals, whose stores missed, was a thirtieth of a 2,000-copy round.
+// No proposal reads a record (each candidate is a different job's or
+// kind's task), so the proposals are those made before the marks.
+func (p *YARN) readCands(now int64) {
 	for i := range p.cands {
 		c := &p.cands[i]
 		o := &p.open[c.open]
-		run := &o.j.runs[o.ks[c.kind].best]
+		best := o.ks[c.kind].best
+		run, r := &o.j.runs[best], &o.j.tasks[best]
 		c.at, c.app, c.task = run.at, o.j.appID, run.task
+		c.need, c.nodeKey = run.need(), run.nodeKey
+		c.was.proposal, c.was.proposed, c.was.lastProposed = r.proposal, run.proposed, o.j.lastProposed
+		r.proposal, run.proposed = true, now
+		o.j.lastProposed = max(o.j.lastProposed, now)
 	}
 	for i := range p.cands {
 		c := &p.cands[i]
 		at := c.at
-		c.need = capacity.NeedOf(at)
-		c.attempt, c.node = at.ID, at.Node
-	}
-	for i := range p.cands {
-		c := &p.cands[i]
-		c.avoid = capacity.AvoidOf(c.node)
+		c.attempt = at.ID
+		c.avoid = capacity.AvoidKeyed(at.Node, c.nodeKey)
 	}
 }
 
@@ -919,7 +1022,7 @@ func (p *YARN) propose(c *candidate, ks *kindScan, now int64, free *capacity.Cap
 	if node == nil {
 		return
 	}
-	c.proposed = true // recorded in the task's record by Speculate
+	c.proposed = true // readCands recorded it in the task's record
 	// "yarn: estimated end %d ms from now, a new attempt %.0f ms; gain %d ms;
 	// %d of %d allowed copies run", without fmt (a scan may propose
 	// thousands).

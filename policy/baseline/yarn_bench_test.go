@@ -19,7 +19,13 @@ import (
 // running map past its first progress report.
 func bigCluster(b *testing.B, p *YARN) *cluster.State {
 	b.Helper()
-	const nodes, jobs, running, finished = 10_000, 2_000, 50, 5
+	return someCluster(p, 10_000, 2_000, 5)
+}
+
+// someCluster is bigCluster's shape at a size: jobs jobs of 50 running maps
+// and finished finished ones on nodes nodes.
+func someCluster(p *YARN, nodes, jobs, finished int) *cluster.State {
+	const running = 50
 	ctx := context.Background()
 	st := cluster.New()
 	seq := 0

@@ -10,6 +10,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/capacity"
 	"github.com/rmsidecar/rmsidecar/policy/taskstat"
 )
 
@@ -246,6 +247,11 @@ func TestYARNRecordsMatchRead(t *testing.T) {
 						t.Fatalf("seed %d step %d: app %s task %s: record %+v (attempt %p, task %q), fresh read %+v (%p)",
 							seed, step, a.ID, a.Tasks[i].ID, j.tasks[i], j.runs[i].at, j.runs[i].task, want, run)
 					}
+					// The run's copies of the attempt's size and node key.
+					if r := &j.runs[i]; run != nil && (r.need() != capacity.NeedOf(run) || r.nodeKey != capacity.IDKey(run.Node)) {
+						t.Fatalf("seed %d step %d: app %s task %s: run holds need %+v key %#x, the attempt %+v key %#x",
+							seed, step, a.ID, a.Tasks[i].ID, r.need(), r.nodeKey, capacity.NeedOf(run), capacity.IDKey(run.Node))
+					}
 				}
 			}
 			if step%50 == 0 {
@@ -256,5 +262,20 @@ func TestYARNRecordsMatchRead(t *testing.T) {
 	t.Logf("%d progress reports took the shortcut", shortcuts)
 	if shortcuts < 500 {
 		t.Fatalf("only %d progress reports took the shortcut", shortcuts)
+	}
+}
+
+// TestRunNeedSameAsNeedOf holds a run's copy of its attempt's container
+// size to capacity.NeedOf, sizes past 32 bits and negative ones included.
+func TestRunNeedSameAsNeedOf(t *testing.T) {
+	for _, v := range []int{-1 << 40, -5, 0, 1, 7, 1<<31 - 1, 1 << 31, 1 << 40} {
+		for _, m := range []int{-1 << 40, -1, 0, 2048, 1<<31 - 1, 1 << 31, 1 << 45} {
+			at := &cluster.Attempt{VCores: v, MemoryMB: m, Node: "nm7.example:8041"}
+			var r yarnRun
+			r.set(at, "task")
+			if r.need() != capacity.NeedOf(at) || r.nodeKey != capacity.IDKey(at.Node) {
+				t.Fatalf("vcores %d memory %d: run need %+v key %#x, NeedOf %+v", v, m, r.need(), r.nodeKey, capacity.NeedOf(at))
+			}
+		}
 	}
 }

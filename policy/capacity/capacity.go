@@ -305,6 +305,14 @@ type Avoid struct {
 // AvoidOf is the Avoid of node id.
 func AvoidOf(id string) Avoid { return Avoid{id: id, key: idPrefix(id)} }
 
+// IDKey is the key a pick compares node id by, read from the id's bytes
+// (its first 8, as a number that orders as the ids do).
+func IDKey(id string) uint64 { return idPrefix(id) }
+
+// AvoidKeyed is AvoidOf(id) made from key = IDKey(id), read earlier: a
+// caller that kept the key need not read the id's bytes again.
+func AvoidKeyed(id string, key uint64) Avoid { return Avoid{id: id, key: key} }
+
 // PickIDAvoiding is PickID(need, nil, avoid's id).
 func (c *Capacity) PickIDAvoiding(need Need, avoid Avoid) (*cluster.Node, string) {
 	// pick's common case (the best node fits and is not avoid), comparing
@@ -342,7 +350,7 @@ func (c *Capacity) takeTop(f *freeNode, need Need) *nodeRef {
 	r := &c.refs[f.ref]
 	f.vcores -= need.VCores
 	f.memoryMB -= need.MemoryMB
-	c.down(0)
+	c.sink(0)
 	return r
 }
 
@@ -424,6 +432,40 @@ func (c *Capacity) down(i int) {
 		}
 		h[i] = h[j]
 		i = j
+	}
+	h[i] = x
+}
+
+// sink is down by the bottom-up method (Wegener, "Bottom-up heapsort",
+// TCS 118, 1993): the hole walks down the better child at each level to a
+// leaf, one comparison a level, and the entry then climbs back from there.
+// A node a pick took usually falls to the bottom (its equals, the rest of
+// the cluster, stay ahead of it), where down compared it with the better
+// child at every level as well: twice the comparisons, each a branch on
+// the ids' keys that the processor cannot predict.
+func (c *Capacity) sink(i int) {
+	h := c.free
+	n := len(h)
+	x, top := h[i], i
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		j := l
+		if r := l + 1; r < n && c.better(&h[r], &h[l]) {
+			j = r
+		}
+		h[i] = h[j]
+		i = j
+	}
+	for i > top {
+		p := (i - 1) / 2
+		if !c.better(&x, &h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
 	}
 	h[i] = x
 }

@@ -172,3 +172,32 @@ func TestBetterOrdersIDsAsStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestSinkKeepsHeapOrder takes random needs from the best entry of random
+// heaps (equal capacities in some, so ties go to the ids) and checks after
+// every sink that no entry is better than its parent.
+func TestSinkKeepsHeapOrder(t *testing.T) {
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		n := 1 + rng.IntN(300)
+		var nodes []*cluster.Node
+		var vs, ms []int
+		for i := range n {
+			nodes = append(nodes, &cluster.Node{ID: fmt.Sprintf("nm%d.x", rng.IntN(1000)*1000+i)})
+			vs, ms = append(vs, 8+rng.IntN(1+int(seed%3))), append(ms, 1024*(8+rng.IntN(2)))
+		}
+		c := fromNodes(nodes, vs, ms)
+		for range 2 * n {
+			f := c.topFits(Need{VCores: 1})
+			if f == nil {
+				break
+			}
+			c.takeTop(f, Need{VCores: 1, MemoryMB: rng.IntN(2) * 512})
+			for i := 1; i < len(c.free); i++ {
+				if c.better(&c.free[i], &c.free[(i-1)/2]) {
+					t.Fatalf("seed %d: entry %d better than its parent", seed, i)
+				}
+			}
+		}
+	}
+}
