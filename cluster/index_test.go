@@ -190,6 +190,11 @@ func TestAttemptIndexNext(t *testing.T) {
 	if n != len(want) || len(x.order)-n != x.holes {
 		t.Fatalf("order holds %d attempts and %d holes, want %d and %d", n, len(x.order)-n, len(want), x.holes)
 	}
+	for i, sl := range x.slots {
+		if sl.tag != 0 && (x.order[sl.pos] != sl.p || sl.p.ord != sl.pos) {
+			t.Fatalf("slot %d: position %d, attempt %s at ord %d", i, sl.pos, sl.p.ID, sl.p.ord)
+		}
+	}
 	for id, at := range want {
 		if x.next(id, &c) != at || x.get(id) != at {
 			t.Fatalf("next(%s) lost", id)
@@ -237,6 +242,11 @@ func TestNodeIndexNext(t *testing.T) {
 	for i, n := range x.list {
 		if want[n.ID] != n || x.find(n.ID) != i {
 			t.Fatalf("list[%d] = %s, find %d", i, n.ID, x.find(n.ID))
+		}
+	}
+	for i, sl := range x.slots {
+		if sl.tag != 0 && x.list[sl.pos] != sl.p {
+			t.Fatalf("slot %d: position %d, node %s", i, sl.pos, sl.p.ID)
 		}
 	}
 }
