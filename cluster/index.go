@@ -278,26 +278,26 @@ func (x *nodeIndex) hash(id string) uint32 { return hashID(x.seed, id) }
 
 // get returns the node with id, or nil.
 func (x *nodeIndex) get(id string) *Node {
-	if p := x.find(id); p >= 0 {
-		return x.list[p]
+	if s := x.find(id); s != nil {
+		return s.p
 	}
 	return nil
 }
 
-// find returns the position in list of the node with id, or -1.
-func (x *nodeIndex) find(id string) int {
+// find returns the slot of the node with id, or nil.
+func (x *nodeIndex) find(id string) *idSlot[*Node] {
 	if len(x.list) == 0 {
-		return -1
+		return nil
 	}
 	h := x.hash(id)
 	mask := uint32(len(x.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
-		s := x.slots[i]
+		s := &x.slots[i]
 		if s.tag == 0 {
-			return -1
+			return nil
 		}
 		if s.tag == h && s.p.key.is(id, s.p.ID, "") {
-			return int(s.pos)
+			return s
 		}
 	}
 }
@@ -310,13 +310,13 @@ func (x *nodeIndex) next(id string, c *cursor) *Node {
 			return n
 		}
 	}
-	p := x.find(id)
-	if p < 0 {
+	s := x.find(id)
+	if s == nil {
 		c.on = false
 		return nil
 	}
-	c.found(p)
-	return x.list[p]
+	c.found(int(s.pos))
+	return s.p
 }
 
 // add indexes n, whose id no indexed node has, appends it to list and gives

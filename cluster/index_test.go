@@ -240,8 +240,8 @@ func TestNodeIndexNext(t *testing.T) {
 		}
 	}
 	for i, n := range x.list {
-		if want[n.ID] != n || x.find(n.ID) != i {
-			t.Fatalf("list[%d] = %s, find %d", i, n.ID, x.find(n.ID))
+		if s := x.find(n.ID); want[n.ID] != n || s == nil || s.p != n || int(s.pos) != i {
+			t.Fatalf("list[%d] = %s, find %+v", i, n.ID, s)
 		}
 	}
 	for i, sl := range x.slots {
