@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -60,14 +62,41 @@ func steadyState(nodes, apps, perApp, n int) (*State, []events.Event) {
 // so most lookups miss the CPU caches).
 func BenchmarkApplySteady(b *testing.B) {
 	s, evs := steadyState(10_000, 2_000, 50, 1_000_000)
+	applyTimed(b, s, evs)
+}
+
+// BenchmarkApplySteadyShuffled is BenchmarkApplySteady with each second's
+// events in a random order (every event still newer than the one before it
+// for its node or attempt): look-ups in no order, where the cursors that
+// follow the stream's order (attemptIndex.next, nodeIndex.next) cannot
+// predict and the look-up is the hash slot's alone.
+func BenchmarkApplySteadyShuffled(b *testing.B) {
+	s, evs := steadyState(10_000, 2_000, 50, 1_000_000)
+	perSecond := 10_000 + 2_000*50/3
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < len(evs); i += perSecond {
+		sec := evs[i:min(len(evs), i+perSecond)]
+		r.Shuffle(len(sec), func(x, y int) { sec[x], sec[y] = sec[y], sec[x] })
+	}
+	applyTimed(b, s, evs)
+}
+
+// applyTimed applies b.N events of evs (cycling) to s, checks that each
+// changed the state, and also reports the applying thread's CPU per event.
+func applyTimed(b *testing.B, s *State, evs []events.Event) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	b.ResetTimer()
+	t0 := threadCPUTime()
 	changed := 0
 	for i := 0; i < b.N; i++ {
 		if s.Apply(&evs[i%len(evs)]) {
 			changed++
 		}
 	}
+	cpu := threadCPUTime() - t0
 	b.StopTimer()
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "thread-cpu-ns/event")
 	if b.N <= len(evs) && changed != b.N {
 		b.Fatalf("%d of %d events changed the state", changed, b.N)
 	}

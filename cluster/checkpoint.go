@@ -179,9 +179,9 @@ func (nc *NodeCk) WithSamples(tmp *NodeCk, buf []LoadSample) (*NodeCk, []LoadSam
 
 func (s *State) checkpoint(histories bool) *Checkpoint {
 	c := &Checkpoint{V: CheckpointVersion, HistoryLen: s.historyLen, Now: s.now,
-		Nodes: make([]NodeCk, 0, len(s.nodeList)), Apps: make([]AppCk, 0, len(s.appList)),
+		Nodes: make([]NodeCk, 0, len(s.nodes.list)), Apps: make([]AppCk, 0, len(s.appList)),
 		Attempts: make([]AttemptCk, 0, s.attempts.Len())}
-	for _, n := range s.nodeList {
+	for _, n := range s.nodes.list {
 		nc := NodeCk{Node: *n, Reg: exportStamp(n.regStamp), HB: exportStamp(n.hbStamp)}
 		nc.Running = nil
 		if len(n.Running) > 0 {

@@ -119,13 +119,152 @@ func TestNodeIndex(t *testing.T) {
 		} else if got := x.get(k); got != want[k] {
 			t.Fatalf("step %d: get(%s) = %p, want %p", step, k, got, want[k])
 		}
-		if x.n != len(want) {
-			t.Fatalf("step %d: %d nodes, want %d", step, x.n, len(want))
+		if len(x.list) != len(want) {
+			t.Fatalf("step %d: %d nodes, want %d", step, len(x.list), len(want))
 		}
 	}
 	for k, n := range want {
 		if x.get(k) != n || x.get(k+"x") != nil || x.get(k[:len(k)-1]) != want[k[:len(k)-1]] {
 			t.Fatalf("get(%s) wrong", k)
+		}
+	}
+}
+
+// TestAttemptIndexNext checks next, the look-up through a cursor, against a
+// map: look-ups in walks of a fixed step through the order of insertion
+// (what the cursor predicts), broken by random ones, random ids absent from
+// the index, replacements, and deletes enough to compact the order several
+// times. It also checks that order holds every indexed attempt at its ord.
+func TestAttemptIndexNext(t *testing.T) {
+	var x attemptIndex
+	var c cursor
+	want := map[string]*Attempt{}
+	var ids []string // in order of first insertion
+	r := rand.New(rand.NewPCG(7, 8))
+	if x.next("a", &c) != nil {
+		t.Fatal("empty index found an attempt")
+	}
+	check := func(step int, id string) {
+		t.Helper()
+		if got := x.next(id, &c); got != want[id] {
+			t.Fatalf("step %d: next(%s) = %p, want %p", step, id, got, want[id])
+		}
+	}
+	pos, stride := 0, 1
+	for step := range 300_000 {
+		switch op := r.IntN(100); {
+		case op < 10 || len(ids) == 0:
+			id := "attempt_" + strconv.Itoa(r.IntN(20_000))
+			if _, ok := want[id]; !ok {
+				ids = append(ids, id)
+			}
+			at := &Attempt{ID: id}
+			x.put(at)
+			want[id] = at
+		case op < 16:
+			id := ids[r.IntN(len(ids))]
+			x.del(id)
+			delete(want, id)
+		case op < 20: // a random look-up, maybe of an id never indexed
+			check(step, "attempt_"+strconv.Itoa(r.IntN(25_000)))
+		case op < 21: // a new walk
+			pos, stride = r.IntN(len(ids)), 1+r.IntN(4)
+		default:
+			pos = (pos + stride) % len(ids)
+			check(step, ids[pos])
+		}
+		if x.Len() != len(want) {
+			t.Fatalf("step %d: len %d, want %d", step, x.Len(), len(want))
+		}
+	}
+	n := 0
+	for i, at := range x.order {
+		if at == nil {
+			continue
+		}
+		n++
+		if int(at.ord) != i || want[at.ID] != at {
+			t.Fatalf("order[%d] = %s at ord %d, indexed %p", i, at.ID, at.ord, want[at.ID])
+		}
+	}
+	if n != len(want) || len(x.order)-n != x.holes {
+		t.Fatalf("order holds %d attempts and %d holes, want %d and %d", n, len(x.order)-n, len(want), x.holes)
+	}
+	for i, sl := range x.slots {
+		if sl.tag != 0 && (x.order[sl.pos] != sl.p || sl.p.ord != sl.pos) {
+			t.Fatalf("slot %d: position %d, attempt %s at ord %d", i, sl.pos, sl.p.ID, sl.p.ord)
+		}
+	}
+	for id, at := range want {
+		if x.next(id, &c) != at || x.get(id) != at {
+			t.Fatalf("next(%s) lost", id)
+		}
+	}
+}
+
+// TestNodeIndexNext checks next against a map as TestAttemptIndexNext does:
+// walks of a fixed step through the nodes in order of first sight, random
+// look-ups, absent ids, and nodes added during the walks.
+func TestNodeIndexNext(t *testing.T) {
+	var x nodeIndex
+	var c cursor
+	want := map[string]*Node{}
+	var ids []string
+	r := rand.New(rand.NewPCG(9, 10))
+	if x.next("n", &c) != nil {
+		t.Fatal("empty index found a node")
+	}
+	pos, stride := 0, 1
+	for step := range 200_000 {
+		var id string
+		switch op := r.IntN(100); {
+		case op < 5 || len(ids) == 0:
+			id = "nm" + strconv.Itoa(r.IntN(5000)) + ".example.com:8041"
+			if want[id] == nil {
+				n := &Node{ID: id}
+				x.add(n)
+				want[id] = n
+				ids = append(ids, id)
+			}
+		case op < 10:
+			id = "nm" + strconv.Itoa(r.IntN(6000)) + ".example.com:8041"
+		case op < 11:
+			pos, stride = r.IntN(len(ids)), 1+r.IntN(3)
+			continue
+		default:
+			pos = (pos + stride) % len(ids)
+			id = ids[pos]
+		}
+		if got := x.next(id, &c); got != want[id] {
+			t.Fatalf("step %d: next(%s) = %p, want %p", step, id, got, want[id])
+		}
+	}
+	for i, n := range x.list {
+		if s := x.find(n.ID); want[n.ID] != n || s == nil || s.p != n || int(s.pos) != i {
+			t.Fatalf("list[%d] = %s, find %+v", i, n.ID, s)
+		}
+	}
+	for i, sl := range x.slots {
+		if sl.tag != 0 && x.list[sl.pos] != sl.p {
+			t.Fatalf("slot %d: position %d, node %s", i, sl.pos, sl.p.ID)
+		}
+	}
+}
+
+// TestCursorPredicts checks that a walk of a fixed step is predicted once
+// the step has repeated, and that a look-up off the walk turns the
+// prediction off until a step repeats again.
+func TestCursorPredicts(t *testing.T) {
+	var c cursor
+	predicted := []int{-1, -1, -1, 14, 17, -1, -1, 23}
+	for i, p := range []int{5, 8, 11, 14, 2, 9, 16, 23} {
+		if got, want := c.predict(), predicted[i]; got != want {
+			t.Fatalf("look-up %d (position %d): predicted %d, want %d", i, p, got, want)
+		}
+		if c.predict() == p {
+			c.hit()
+		} else {
+			c.found(p)
 		}
 	}
 }

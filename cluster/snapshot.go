@@ -31,7 +31,7 @@ type TaskSnapshot struct {
 // Snapshot returns a canonical deep copy of the state.
 func (s *State) Snapshot() Snapshot {
 	var snap Snapshot
-	for _, n := range s.nodeList {
+	for _, n := range s.nodes.list {
 		c := *n
 		c.Running = nil
 		c.History = n.History.Clone()
@@ -78,8 +78,8 @@ type Summary struct {
 
 // Summarize counts nodes, apps and tasks.
 func (s *State) Summarize() Summary {
-	sum := Summary{Nodes: len(s.nodeList), Racks: len(s.rackList), Apps: len(s.appList)}
-	for _, n := range s.nodeList {
+	sum := Summary{Nodes: len(s.nodes.list), Racks: len(s.rackList), Apps: len(s.appList)}
+	for _, n := range s.nodes.list {
 		switch n.State {
 		case NodeRunning:
 			sum.NodesRunning++

@@ -38,8 +38,7 @@ type State struct {
 	historyLen int
 	now        int64
 
-	nodes    nodeIndex
-	nodeList []*Node
+	nodes    nodeIndex // and the nodes in order of first sight
 	racks    map[string][]*Node
 	rackList []string
 	hosts    map[string][]*Node // by HostOf(id)
@@ -102,7 +101,7 @@ func (s *State) Now() int64 { return s.now }
 func (s *State) Node(id string) *Node { return s.nodes.get(id) }
 
 // Nodes implements View.
-func (s *State) Nodes() []*Node { return s.nodeList }
+func (s *State) Nodes() []*Node { return s.nodes.list }
 
 // RackNodes implements View.
 func (s *State) RackNodes(rack string) []*Node { return s.racks[rack] }
@@ -177,7 +176,6 @@ func (s *State) node(id string) *Node {
 	if n == nil {
 		n = &Node{ID: id}
 		s.nodes.add(n)
-		s.nodeList = append(s.nodeList, n)
 		h := HostOf(id)
 		s.hosts[h] = append(s.hosts[h], n)
 	}
@@ -236,7 +234,10 @@ func (s *State) nodeLost(ev *events.Event) bool {
 }
 
 func (s *State) nodeHeartbeat(ev *events.Event) bool {
-	n := s.node(ev.Node)
+	n := s.nodes.next(ev.Node, &s.nodes.heartbeat)
+	if n == nil {
+		n = s.node(ev.Node)
+	}
 	changed := s.addSample(n, LoadSample{TS: ev.TS, Load1: ev.Load1, CPUUtil: ev.CPUUtil})
 	if !n.hbStamp.before(ev.TS, ev.ID) {
 		return changed
@@ -387,7 +388,18 @@ func (s *State) taskPending(ev *events.Event) bool {
 }
 
 func (s *State) attempt(ev *events.Event) *Attempt {
-	at := s.attempts.get(ev.Attempt)
+	return s.attemptVia(ev, nil)
+}
+
+// attemptVia is attempt, finding an existing attempt through c when c is
+// not nil (attemptIndex.next).
+func (s *State) attemptVia(ev *events.Event, c *cursor) *Attempt {
+	var at *Attempt
+	if c != nil {
+		at = s.attempts.next(ev.Attempt, c)
+	} else {
+		at = s.attempts.get(ev.Attempt)
+	}
 	if at == nil {
 		a := s.app(ev.App)
 		t := s.task(a, ev.Task, "")
@@ -418,7 +430,7 @@ func (s *State) containerAllocated(ev *events.Event) bool {
 }
 
 func (s *State) taskProgress(ev *events.Event) bool {
-	at := s.attempt(ev)
+	at := s.attemptVia(ev, &s.attempts.progress)
 	if !at.progStamp().before(ev.TS, ev.ID) {
 		return false
 	}

@@ -251,7 +251,7 @@ func TestLookupsAfterEachEvent(t *testing.T) {
 		s.Apply(&evs[i])
 		for _, id := range []string{"n1", "n2", "n3", "n4", ""} {
 			var want *Node // the node list scanned, for the index
-			for _, n := range s.nodeList {
+			for _, n := range s.nodes.list {
 				if n.ID == id {
 					want = n
 				}

@@ -200,6 +200,7 @@ type Attempt struct {
 	Node        string          `json:"node,omitempty"`
 	Speculative bool            `json:"speculative,omitempty"`
 	allocated   bool            // in Speculative's padding
+	ord         int32           // position in the attempt index's order (also in the padding)
 	Locality    events.Locality `json:"locality,omitempty"`
 	VCores      int             `json:"vcores,omitempty"`
 	MemoryMB    int             `json:"memory_mb,omitempty"`

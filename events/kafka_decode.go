@@ -86,7 +86,14 @@ func (v *flatValues) set(w *wire, key []byte, s *scanner) bool {
 		if !ok {
 			return false
 		}
-		v.strs[slot] = intern(raw)
+		// A value equal to the one this slot held in the message before
+		// (a MessageDecoder's scratch outlives a message) is that string
+		// again, not a new one: the app of a run of progress reports (the
+		// bridge sends them app by app, sorted), a task's own id in its
+		// events. Strings are immutable, so events may share one.
+		if string(raw) != v.strs[slot] {
+			v.strs[slot] = intern(raw)
+		}
 		*p = &v.strs[slot]
 		return true
 	}

@@ -158,6 +158,34 @@ func BenchmarkDecode(b *testing.B) {
 	})
 }
 
+// BenchmarkDecodeStream decodes a stream shaped as the bridge sends it:
+// per poll every node's heartbeat, then the progress reports of 20 apps of
+// 50 running attempts each, app by app (allocations per message are the
+// figure that matters: the strings the events keep).
+func BenchmarkDecodeStream(b *testing.B) {
+	var msgs [][]byte
+	id := 0
+	for n := range 300 {
+		id++
+		msgs = append(msgs, fmt.Appendf(nil, `{"v":1,"id":"yb-1763719201000-%d","type":"node.heartbeat","ts":1763719201000,"node":"nm%d.example.com:8041","used_vcores":2,"used_memory_mb":2048,"load1":1.5,"cpu_util":0.25,"running_containers":2}`, id, n))
+	}
+	for a := range 20 {
+		for t := range 50 {
+			id++
+			msgs = append(msgs, fmt.Appendf(nil, `{"v":1,"id":"yb-1763719201000-%d","type":"task.progress","ts":1763719201000,"app":"application_1763719200000_%04d","task":"task_1763719200000_%04d_m_%06d","attempt":"attempt_1763719200000_%04d_m_%06d_0","progress":0.42,"phase":"map"}`, id, a, a, t, a, t))
+		}
+	}
+	var d MessageDecoder
+	evs := make([]Event, 256)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if err := d.DecodeInto(msgs[i%len(msgs)], &evs[i%len(evs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // TestMessageDecoderReuse: one MessageDecoder reused over the whole corpus
 // (so every message meets the values the ones before it left in the scratch
 // space) decodes every message exactly as Decode does, and events decoded
