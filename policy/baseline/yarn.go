@@ -361,14 +361,25 @@ func (p *YARN) progressed(at *cluster.Attempt) bool {
 		return true
 	}
 	t := at.Task
-	if t == nil || t.App == nil || t.App != p.lastApp || p.lastJob == nil || t.App.Finished() {
+	if t == nil || t.App == nil || t.App.Finished() {
 		return false
+	}
+	j := p.lastJob
+	if t.App != p.lastApp || j == nil {
+		// Another job's report: its records as job finds them, without
+		// touch's re-read of the task (its attempts, the attempt's size
+		// and its node's key), which the report did not change. The
+		// records hold every task the state has: each event that adds one
+		// touches it.
+		if j = p.jobs[t.App]; j == nil {
+			return false
+		}
+		p.lastApp, p.lastJob = t.App, j
 	}
 	// runs[i] == at is enough: the record at i was read from the task that
 	// holds at (an app's Tasks only grow), whatever t.Seq() says in a state
 	// that does not number its tasks. Reading App.Tasks[i] as well was a
 	// cache miss on a third of the reports.
-	j := p.lastJob
 	i := t.Seq()
 	if i >= len(j.runs) || j.runs[i].at != at {
 		return false

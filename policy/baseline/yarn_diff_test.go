@@ -200,7 +200,7 @@ func TestYARNMatchesFullScan(t *testing.T) {
 // an AM reports its tasks together), so the shortcut is taken.
 func TestYARNRecordsMatchRead(t *testing.T) {
 	ctx := context.Background()
-	shortcuts, guessed := 0, 0
+	shortcuts, guessed, switched := 0, 0, 0
 	for seed := range uint64(20) {
 		g := &yarnStream{r: rand.New(rand.NewPCG(seed, 11)), now: 1_000_000, tasks: map[string][]string{}}
 		st := cluster.New()
@@ -249,6 +249,11 @@ func TestYARNRecordsMatchRead(t *testing.T) {
 				uint(p.guess) < uint(len(p.lastJob.runs)) && p.lastJob.runs[p.guess].at == at {
 				guessed++
 			}
+			if at := st.Attempt(ev.Attempt); ev.Type == events.TaskProgress && at != nil && at.Task.App != p.lastApp {
+				if j := p.jobs[at.Task.App]; j != nil && at.Task.Seq() < len(j.runs) && j.runs[at.Task.Seq()].at == at {
+					switched++
+				}
+			}
 			p.Observe(ctx, &ev, st)
 			for a, j := range p.jobs {
 				for i := range j.tasks {
@@ -285,6 +290,11 @@ func TestYARNRecordsMatchRead(t *testing.T) {
 	t.Logf("%d progress reports found their record by the guess", guessed)
 	if guessed < 200 {
 		t.Fatalf("only %d progress reports found their record by the guess", guessed)
+	}
+	// and another job's reports, found through the map without a re-read.
+	t.Logf("%d progress reports of another job than the last", switched)
+	if switched < 100 {
+		t.Fatalf("only %d progress reports of another job than the last", switched)
 	}
 }
 
