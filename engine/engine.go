@@ -210,8 +210,8 @@ func (e *Engine) Apply(ctx context.Context, ev *events.Event) []policy.Hint {
 	e.stats.Events++
 	e.countType(ev.Type)
 	v := e.state
-	for _, o := range e.stack.Observers {
-		e.guard(o.Name(), func() { o.Observe(ctx, ev, v) })
+	for i := 0; i < len(e.stack.Observers); {
+		i = e.observeFrom(ctx, i, ev)
 	}
 	// The look-ups below are made only for a stack that uses them: a
 	// heartbeat is a quarter of the stream, and looking its node up again
@@ -662,12 +662,39 @@ func (e *Engine) appendHintID(b []byte, policyName string, target, content, nowD
 func (e *Engine) guard(name string, f func()) {
 	defer func() {
 		if r := recover(); r != nil {
-			e.stats.Panics[name]++
-			e.log.Error().Str("policy", name).Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack()).
-				Msg("policy panicked; its output is dropped, the others go on")
+			e.panicked(name, r)
 		}
 	}()
 	f()
+}
+
+// panicked counts and logs plugin name's panic r (called by the deferred
+// recover, so the stack is the panic's).
+func (e *Engine) panicked(name string, r any) {
+	e.stats.Panics[name]++
+	e.log.Error().Str("policy", name).Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack()).
+		Msg("policy panicked; its output is dropped, the others go on")
+}
+
+// observeFrom gives ev to the observers from index i on, under one
+// recover, and returns the index after the last one called: the next
+// after one that panicked (counted and logged as guard does), so Apply
+// goes on from there. A guard per observer (its name, a closure and a
+// deferred recover for each) cost every event about 10 ns, with only a
+// panic needing them.
+func (e *Engine) observeFrom(ctx context.Context, i int, ev *events.Event) (next int) {
+	obs := e.stack.Observers
+	next = i
+	defer func() {
+		if r := recover(); r != nil {
+			e.panicked(obs[next].Name(), r)
+			next++
+		}
+	}()
+	for ; next < len(obs); next++ {
+		obs[next].Observe(ctx, ev, e.state)
+	}
+	return next
 }
 
 // Flush asks every plugin that persists state to save it.

@@ -93,6 +93,13 @@ type YARN struct {
 	// tend to come together, and the map lookup was a cache miss.
 	lastApp *cluster.App
 	lastJob *yarnJob
+	// guess and stride predict the record of lastJob the next progress
+	// report is for: the last reported record plus the step from the one
+	// before (an app's reports tend to walk its tasks in order). A guess
+	// whose run holds the reporting attempt finds the record without
+	// loading the attempt's task, a cache miss on most reports (it was 60 %
+	// of progressed's samples); a wrong one costs a compare.
+	guess, stride int
 	// atApp holds, by the index of an app in View.Apps at the last scan,
 	// the records found for it then: a scan finds a job's records there
 	// (one load from a dense slice) instead of by a map lookup, a cache
@@ -343,20 +350,43 @@ func (p *YARN) linkStats(t *cluster.Task) {
 // attempt that is not the record's, a task or job without records yet, a
 // finished app) goes to touch.
 func (p *YARN) progressed(at *cluster.Attempt) bool {
+	if j, g := p.lastJob, p.guess; j != nil && uint(g) < uint(len(j.runs)) && j.runs[g].at == at {
+		// Record g of lastJob holds at, so at's task is lastApp's task g
+		// (see below): the same record the look-up through the task finds.
+		if p.lastApp.Finished() {
+			return false
+		}
+		j.progressed(g, at)
+		p.guess = g + p.stride
+		return true
+	}
 	t := at.Task
-	if t == nil || t.App == nil || t.App != p.lastApp || p.lastJob == nil || t.App.Finished() {
+	if t == nil || t.App == nil || t.App.Finished() {
 		return false
+	}
+	j := p.lastJob
+	if t.App != p.lastApp || j == nil {
+		// Another job's report: its records as job finds them, without
+		// touch's re-read of the task (its attempts, the attempt's size
+		// and its node's key), which the report did not change. The
+		// records hold every task the state has: each event that adds one
+		// touches it.
+		if j = p.jobs[t.App]; j == nil {
+			return false
+		}
+		p.lastApp, p.lastJob = t.App, j
 	}
 	// runs[i] == at is enough: the record at i was read from the task that
 	// holds at (an app's Tasks only grow), whatever t.Seq() says in a state
 	// that does not number its tasks. Reading App.Tasks[i] as well was a
 	// cache miss on a third of the reports.
-	j := p.lastJob
 	i := t.Seq()
 	if i >= len(j.runs) || j.runs[i].at != at {
 		return false
 	}
 	j.progressed(i, at)
+	p.stride = i - p.guess + p.stride // i less the last reported record
+	p.guess = i + p.stride
 	return true
 }
 

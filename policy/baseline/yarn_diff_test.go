@@ -200,7 +200,7 @@ func TestYARNMatchesFullScan(t *testing.T) {
 // an AM reports its tasks together), so the shortcut is taken.
 func TestYARNRecordsMatchRead(t *testing.T) {
 	ctx := context.Background()
-	shortcuts := 0
+	shortcuts, guessed, switched := 0, 0, 0
 	for seed := range uint64(20) {
 		g := &yarnStream{r: rand.New(rand.NewPCG(seed, 11)), now: 1_000_000, tasks: map[string][]string{}}
 		st := cluster.New()
@@ -221,6 +221,19 @@ func TestYARNRecordsMatchRead(t *testing.T) {
 					}
 				}
 			}
+			if ev.Type == events.TaskProgress && last.Type == events.TaskProgress && g.r.IntN(2) == 0 {
+				// The app's next attempt a step of 1-3 on (an AM walking
+				// its tasks in order), so progressed's guess is tried and
+				// often right.
+				for k, a := range g.attempts {
+					if a[2] == last.Attempt {
+						if n := k + 1 + int(g.seq%3); n < len(g.attempts) && g.attempts[n][0] == a[0] {
+							ev.Task, ev.Attempt = g.attempts[n][1], g.attempts[n][2]
+						}
+						break
+					}
+				}
+			}
 			last = ev
 			if g.r.IntN(20) == 0 {
 				g.now += 500 * int64(g.r.IntN(8))
@@ -231,6 +244,15 @@ func TestYARNRecordsMatchRead(t *testing.T) {
 			if at := st.Attempt(ev.Attempt); ev.Type == events.TaskProgress && at != nil && p.lastApp == at.Task.App &&
 				p.lastJob != nil && at.Task.Seq() < len(p.lastJob.runs) && p.lastJob.runs[at.Task.Seq()].at == at {
 				shortcuts++
+			}
+			if at := st.Attempt(ev.Attempt); ev.Type == events.TaskProgress && at != nil && p.lastJob != nil &&
+				uint(p.guess) < uint(len(p.lastJob.runs)) && p.lastJob.runs[p.guess].at == at {
+				guessed++
+			}
+			if at := st.Attempt(ev.Attempt); ev.Type == events.TaskProgress && at != nil && at.Task.App != p.lastApp {
+				if j := p.jobs[at.Task.App]; j != nil && at.Task.Seq() < len(j.runs) && j.runs[at.Task.Seq()].at == at {
+					switched++
+				}
 			}
 			p.Observe(ctx, &ev, st)
 			for a, j := range p.jobs {
@@ -262,6 +284,17 @@ func TestYARNRecordsMatchRead(t *testing.T) {
 	t.Logf("%d progress reports took the shortcut", shortcuts)
 	if shortcuts < 500 {
 		t.Fatalf("only %d progress reports took the shortcut", shortcuts)
+	}
+	// progressed's guess of the record, checked above against a fresh read
+	// like the look-up through the task.
+	t.Logf("%d progress reports found their record by the guess", guessed)
+	if guessed < 200 {
+		t.Fatalf("only %d progress reports found their record by the guess", guessed)
+	}
+	// and another job's reports, found through the map without a re-read.
+	t.Logf("%d progress reports of another job than the last", switched)
+	if switched < 100 {
+		t.Fatalf("only %d progress reports of another job than the last", switched)
 	}
 }
 
