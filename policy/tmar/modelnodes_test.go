@@ -108,8 +108,7 @@ func TestModelNodesSameAsRef(t *testing.T) {
 	add := func(ev events.Event) {
 		ts += int64(rng.IntN(3)) * 500
 		ev.TS = ts
-		list.add(ev)
-		e.Apply(ctx, &list.list[len(list.list)-1])
+		list.addApply(ctx, e, ev)
 	}
 	v := e.State()
 	tasks, checks, regen, busy := 0, 0, 0, 0

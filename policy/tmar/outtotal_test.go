@@ -66,8 +66,7 @@ func TestOutputTotalFollowsEvents(t *testing.T) {
 				}
 			}
 			ev.TS = ts
-			list.add(ev)
-			e.Apply(ctx, &list.list[len(list.list)-1])
+			list.addApply(ctx, e, ev)
 			if rng.IntN(3) > 0 {
 				continue // let changes pile up between reads
 			}

@@ -30,8 +30,7 @@ func TestPartitionsSameAsRef(t *testing.T) {
 		add := func(ev events.Event) {
 			ts += 10
 			ev.TS = ts
-			list.add(ev)
-			e.Apply(ctx, &list.list[len(list.list)-1])
+			list.addApply(ctx, e, ev)
 		}
 		add(events.Event{Type: events.AppSubmitted, App: app, Name: "wc", Queue: "q", User: "u", JobType: "wordcount", Maps: maps, Reduces: 2})
 		for m := range maps {

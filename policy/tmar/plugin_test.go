@@ -24,6 +24,13 @@ func (e *evs) add(ev events.Event) {
 	e.list = append(e.list, ev)
 }
 
+// addApply adds ev and applies the list's copy of it to eng, which keeps
+// a pointer to it.
+func (e *evs) addApply(ctx context.Context, eng *engine.Engine, ev events.Event) {
+	e.add(ev)
+	eng.Apply(ctx, &e.list[len(e.list)-1])
+}
+
 // cluster3 has three 2-core nodes; n1 is twice as fast as the others (by clock).
 func cluster3(e *evs) {
 	for i, mhz := range []int{4800, 2400, 2400} {

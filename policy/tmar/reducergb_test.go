@@ -23,8 +23,7 @@ func TestReducerGBOfSameAsReducerGB(t *testing.T) {
 	add := func(ev events.Event) {
 		ts += 10
 		ev.TS = ts
-		list.add(ev)
-		e.Apply(ctx, &list.list[len(list.list)-1])
+		list.addApply(ctx, e, ev)
 	}
 	nodes := []string{"n1:8041", "n2:8041", "n3:8041"}
 	var apps []string

@@ -56,8 +56,7 @@ func TestReplanModelSameAsRef(t *testing.T) {
 	add := func(ev events.Event) {
 		ts += int64(rng.IntN(2)) * 700
 		ev.TS = ts
-		list.add(ev)
-		e.Apply(ctx, &list.list[len(list.list)-1])
+		list.addApply(ctx, e, ev)
 	}
 	for i := range 6 {
 		add(events.Event{Type: events.NodeRegistered, Node: fmt.Sprintf("n%d:8041", i), Rack: fmt.Sprintf("/r%d", i%2),

@@ -107,8 +107,7 @@ func TestHoldsSameAsRef(t *testing.T) {
 				ev = events.Event{Type: events.TaskPending, App: "a1", Task: mapTask(rng.IntN(12)), Kind: events.Map, Splits: sp}
 			}
 			ev.TS = ts
-			list.add(ev)
-			e.Apply(ctx, &list.list[len(list.list)-1])
+			list.addApply(ctx, e, ev)
 			e.Tick(ctx, ts)
 			for _, r := range p.byID.sorted() {
 				if got, want := p.holdLocality(r, e.State()), p.localityOn(r.task, r.node, e.State()); got != want {
