@@ -48,6 +48,13 @@ public final class ClusterMain {
     "dn1.rmsidecar.test", "dn2.rmsidecar.test", "dn3.rmsidecar.test"
   };
   private static final String[] DN_RACKS = {"/rack1", "/rack1", "/rack2"};
+  /**
+   * JVM options of the short-lived JVMs the tests start (MR AMs, task containers, the job
+   * submitter): the client compiler only and the serial collector. On the two-core CI machine,
+   * C2 compiler threads and G1's worker threads of several JVMs starting at once compete with
+   * the minicluster for the cores; a task JVM of a few seconds gains nothing from either.
+   */
+  private static final String SHORT_JVM_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
 
   private final Path runDir;
   private final String kafkaBootstrap;
@@ -271,11 +278,11 @@ public final class ClusterMain {
     conf.setBoolean("yarn.nodemanager.vmem-check-enabled", false);
     conf.setBoolean("yarn.nodemanager.pmem-check-enabled", false);
     conf.setInt("yarn.app.mapreduce.am.resource.mb", 512);
-    conf.set("yarn.app.mapreduce.am.command-opts", "-Xmx384m");
+    conf.set("yarn.app.mapreduce.am.command-opts", "-Xmx384m " + SHORT_JVM_OPTS);
     conf.setInt("mapreduce.map.memory.mb", 384);
-    conf.set("mapreduce.map.java.opts", "-Xmx256m");
+    conf.set("mapreduce.map.java.opts", "-Xmx256m " + SHORT_JVM_OPTS);
     conf.setInt("mapreduce.reduce.memory.mb", 384);
-    conf.set("mapreduce.reduce.java.opts", "-Xmx256m");
+    conf.set("mapreduce.reduce.java.opts", "-Xmx256m " + SHORT_JVM_OPTS);
     conf.setInt("mapreduce.task.io.sort.mb", 32);
     // Containers run from the harness's own jars (no Hadoop install on this machine).
     conf.set("yarn.application.classpath", appClasspath);
@@ -432,7 +439,9 @@ public final class ClusterMain {
     m.put("kafka_bootstrap", kafkaBootstrap);
     m.put("kafka_dir", kafkaDir);
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-    List<Object> submit = new ArrayList<>(Arrays.asList(java, "-Xmx256m", "-cp", appClasspath,
+    List<Object> submit = new ArrayList<>(Arrays.asList(java, "-Xmx256m"));
+    submit.addAll(Arrays.asList(SHORT_JVM_OPTS.split(" ")));
+    submit.addAll(Arrays.asList("-cp", appClasspath,
         SubmitWordCount.class.getName(), "--conf", runDir.resolve("conf").toString()));
     m.put("wordcount_cmd", submit);
 
