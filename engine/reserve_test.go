@@ -28,7 +28,7 @@ func TestReserveChangesNoHint(t *testing.T) {
 		a := New(policy.NewStack(&fakeSpec{name: "s"}), Options{TTL: ttl})
 		b := New(policy.NewStack(&fakeSpec{name: "s"}), Options{TTL: ttl})
 		noRoom := func() {
-			b.out = nil
+			b.out, b.target, b.inputs, b.ids = nil, nil, nil, nil
 			b.active, b.activeRoom = maps.Clone(b.active), 0
 			if b.active == nil {
 				b.active = map[string]active{}
