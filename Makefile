@@ -8,7 +8,7 @@ MOCKGEN_VERSION     := v0.6.0
 FUZZTIME      ?= 30s
 PKGS          := ./...
 
-.PHONY: tidy-check all build yarn-plugin test-plugins test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench bench-sim paper-learning paper-dynamicmr paper-tmar paper-speculation speculation-sweep prescheduling-shapes demo sim-demo docker-config-check clean tools
+.PHONY: tidy-check all build yarn-plugin test-plugins test test-short test-cluster lint vet staticcheck fmt-check mocks fuzz bench bench-sim paper-learning paper-dynamicmr paper-tmar paper-speculation speculation-sweep prescheduling-shapes pgo demo sim-demo docker-config-check clean tools
 
 all: build yarn-plugin
 
@@ -62,6 +62,9 @@ fuzz: ## every fuzz target, one after another, FUZZTIME each (default 30s; FUZZT
 
 bench: ## benchmarks that print figures
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+pgo: ## record CPU profiles (FB-2009 day under yarn, tmar, dhsa-pi; bench --quick) into cmd/rmsidecar/default.pgo; docs/simulator.md
+	GO=$(GO) bash scripts/pgo/profile.sh
 
 bench-sim: ## simulator scale: wall, sim s per wall s, allocations and bytes per attempt at 300 / 3,000 / 10,000 nodes (SIM_STACK=tmar for another stack); docs/performance.md
 	$(GO) test -run='^$$' -bench='^BenchmarkScale$$' -benchtime=1x -timeout=60m ./sim/
