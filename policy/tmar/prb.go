@@ -496,6 +496,8 @@ type sharedPlan struct {
 	blocks *prbBlocks
 	// cont is psDuration's contend per transfer of the link it timed.
 	cont []float64
+	// moved is the reducers delayed by the binding being made.
+	moved movedSet
 }
 
 // refreshMin recomputes machine m's earliest core after coreFree[m] changed.
@@ -666,10 +668,42 @@ func (sp *sharedPlan) shuffleDuration(to int, total, worst float64, ok bool, t0 
 	return sp.lat + fmax(worst, d), fmax(out.harm.without(to), h)
 }
 
+// movedSet is the reducers a binding's transfers delayed, each once: a
+// flag per reducer and the list in the order marked, where a map was made
+// and hashed into for every partition bound (TestMovedSetSameAsMap).
+type movedSet struct {
+	at  []bool // by index into sharedPlan.rs
+	ids []int
+}
+
+// add marks reducer ri.
+func (m *movedSet) add(ri int) {
+	if ri >= len(m.at) {
+		m.at = append(m.at, make([]bool, ri+1-len(m.at))...)
+	}
+	if !m.at[ri] {
+		m.at[ri] = true
+		m.ids = append(m.ids, ri)
+	}
+}
+
+// drain is the reducers marked since the last drain, in increasing order
+// (the order settle ran them in over the map's sorted keys); the set is
+// empty again, and the slice is valid until the next add.
+func (m *movedSet) drain() []int {
+	ids := m.ids
+	sort.Ints(ids)
+	for _, ri := range ids {
+		m.at[ri] = false
+	}
+	m.ids = m.ids[:0]
+	return ids
+}
+
 // addXfer puts a new transfer on a link and delays the transfers it
 // contends with by contend / capacity (processor sharing), marking their
 // owners in moved.
-func (sp *sharedPlan) addXfer(link *[]int, x xfer, moved map[int]bool) {
+func (sp *sharedPlan) addXfer(link *[]int, x xfer, moved *movedSet) {
 	d, _ := sp.psDuration(*link, x.bytes, x.start)
 	// psDuration left contend(j, x.bytes, x.start, d) in sp.cont; each j
 	// is once on a link and its contend reads only xs[j], so the ends moved
@@ -677,7 +711,7 @@ func (sp *sharedPlan) addXfer(link *[]int, x xfer, moved map[int]bool) {
 	for k, j := range *link {
 		if c := sp.cont[k]; c > 0 {
 			sp.xs[j].end += c / sp.cap
-			moved[sp.xs[j].owner] = true
+			moved.add(sp.xs[j].owner)
 		}
 	}
 	x.end = x.start + d
@@ -1104,7 +1138,7 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 		}
 		bi := len(out)
 		out = append(out, Binding{Partition: p.ID, Machine: bestM, Reducers: nr, Bytes: p.Bytes})
-		moved := map[int]bool{}
+		moved := &sp.moved
 		for r := range run {
 			ri := len(sp.rs)
 			launch := best.launch[r]
@@ -1131,12 +1165,7 @@ func bindShared(sc *sharedScratch, ms []Machine, parts []Partition, net Network,
 			sp.coreFree[bestM][best.core[r]] = sp.rs[ri].finish()
 			sp.refreshMin(bestM)
 		}
-		ids := make([]int, 0, len(moved))
-		for ri := range moved {
-			ids = append(ids, ri)
-		}
-		sort.Ints(ids)
-		for _, ri := range ids {
+		for _, ri := range moved.drain() {
 			sp.settle(ri)
 		}
 	}

@@ -148,13 +148,17 @@ func TestPsDurationSameAsRef(t *testing.T) {
 		for range 1 + rng.IntN(4) {
 			l := rng.IntN(3)
 			x := xfer{start: t0 + pick(0, 0, 1, 5), bytes: pick(1, 1e6, 3e8, math.NaN()), owner: rng.IntN(len(sp.rs))}
+			var ms movedSet
 			ma, mb := map[int]bool{}, map[int]bool{}
 			if rng.IntN(2) == 0 {
-				a.addXfer(&a.out[l], x, ma)
+				a.addXfer(&a.out[l], x, &ms)
 				addXferBefore(b, &b.out[l], x, mb)
 			} else {
-				a.addXfer(&a.in[l], x, ma)
+				a.addXfer(&a.in[l], x, &ms)
 				addXferBefore(b, &b.in[l], x, mb)
+			}
+			for _, o := range ms.drain() {
+				ma[o] = true
 			}
 			if len(ma) != len(mb) {
 				t.Fatalf("run %d: addXfer moved %v, before %v", run, ma, mb)
