@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Records the CPU profiles behind cmd/rmsidecar/default.pgo (the profile-guided
-# build, docs/simulator.md) and merges them. Run from the repository root:
+# Records the CPU profiles behind `make build`'s profile-guided build
+# (bin/rmsidecar.pgo, docs/simulator.md) and merges them. Run from the repository root:
 #   make pgo            (or: bash scripts/pgo/profile.sh)
 # The binary is built with -pgo=off so the profile does not feed on itself.
 # Work profiled: the FB-2009 day under yarn, tmar and dhsa-pi (the simulator),
@@ -9,7 +9,8 @@ set -euo pipefail
 GO=${GO:-go}
 TRACE=${PGO_TRACE:-swim:testdata/traces/SWIM_FB-2009_samples_24_times_1hr_0.tsv}
 STACKS=${PGO_STACKS:-yarn tmar dhsa-pi}
-OUT=${PGO_OUT:-cmd/rmsidecar/default.pgo}
+OUT=${PGO_OUT:-bin/rmsidecar.pgo}
+mkdir -p "$(dirname "$OUT")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
