@@ -244,9 +244,10 @@ type Profiles struct {
 type Runtime struct {
 	// MemoryHeadroomMB keeps a soft memory limit a step above the live
 	// heap: the collector runs once the heap has grown by
-	// max(MemoryHeadroomMB, a quarter of the live heap) instead of by the
-	// whole live heap (GOGC 100), which a large model pays in RSS. 0 turns
-	// it off; GOMEMLIMIT in the environment wins.
+	// max(MemoryHeadroomMB, a quarter of the live heap, what is allocated in
+	// half a second) instead of by the whole live heap (GOGC 100), which a
+	// large model pays in RSS. 0 turns it off; GOMEMLIMIT in the
+	// environment wins.
 	MemoryHeadroomMB int `mapstructure:"memory_headroom_mb"`
 }
 

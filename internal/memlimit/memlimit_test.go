@@ -83,8 +83,11 @@ func TestHeadroomGoal(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				r.Live = rng.Uint64N(64 << 20)
 			}
+			if rng.IntN(2) == 0 {
+				r.AllocRate = float64(rng.Uint64N(2 << 30)) // bytes/s
+			}
 			limit := p.Limit(r)
-			want := float64(r.Live) + max(float64(int64(mib)<<20), HeadroomFraction*float64(r.Live))
+			want := float64(r.Live) + max(float64(int64(mib)<<20), HeadroomFraction*float64(r.Live), r.AllocRate*RateWindow.Seconds())
 			got := float64(runtimeHeapGoal(limit, r.NonHeap, r.Live))
 			// The runtime's 3 % is of a value rounded down to 100 bytes,
 			// and ours a float: a few hundred bytes either way.
