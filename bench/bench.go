@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -31,6 +32,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/events/kafka"
+	"github.com/rmsidecar/rmsidecar/internal/memlimit"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/policy/plugins"
 	"github.com/rmsidecar/rmsidecar/profiles"
@@ -50,7 +52,12 @@ type Options struct {
 	// OfferedRate and LatencyFor drive the hint-latency measurement.
 	OfferedRate int
 	LatencyFor  time.Duration
-	Log         zerolog.Logger
+	// MemoryHeadroomMB is the soft memory limit's headroom the sidecar's
+	// phases (engine, end to end, hint latency) run under, as
+	// runtime.memory_headroom_mb sets it for `rmsidecar run`; 0: none. The
+	// bare consumer and the decoder run without it: they are the baseline.
+	MemoryHeadroomMB int
+	Log              zerolog.Logger
 }
 
 // Result is the contract's `rmsidecar bench --json` object.
@@ -93,6 +100,14 @@ type Result struct {
 	// E2ECheckpoints is how many checkpoints the sidecar began while the
 	// end-to-end rate was timed (each costs a full-state copy and encode).
 	E2ECheckpoints int `json:"e2e_checkpoints"`
+	// RSSOfferedMB is the peak resident set while events are offered at
+	// OfferedRate to the full-size state (the hint-latency phase): freed
+	// pages are returned and VmHWM is reset before it starts (Linux; 0
+	// where that cannot be done).
+	RSSOfferedMB float64 `json:"rss_offered_mb"`
+	// MemoryHeadroomMB is Options.MemoryHeadroomMB, or 0 when GOMEMLIMIT in
+	// the environment replaced it.
+	MemoryHeadroomMB int `json:"memory_headroom_mb"`
 }
 
 // cpuTime is the process's user+system CPU time so far.
@@ -122,7 +137,8 @@ func perCPU(n int, cpu time.Duration) float64 {
 // Quick and Full are the sizes of `bench --quick` and `bench`.
 func Quick() Options {
 	return Options{Nodes: 10_000, Containers: 100_000, Stack: "yarn", EngineEvents: 300_000,
-		KafkaEvents: 100_000, OfferedRate: 100_000, LatencyFor: 2 * time.Second}
+		KafkaEvents: 100_000, OfferedRate: 100_000, LatencyFor: 2 * time.Second,
+		MemoryHeadroomMB: config.DefaultMemoryHeadroomMB}
 }
 
 // Full is the full-size benchmark.
@@ -318,16 +334,22 @@ func buildStack(stack string, store policy.ProfileStore, log zerolog.Logger) (*p
 // the process's peak RSS.
 func Run(ctx context.Context, o Options) (Result, error) {
 	res := Result{V: 1, Nodes: o.Nodes, Containers: o.Containers, Stack: o.Stack}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		res.MemoryHeadroomMB = max(0, o.MemoryHeadroomMB)
+	}
 	store := profiles.NewMemory()
 	defer store.Close()
 
-	// 1. Engine in process.
+	// 1. Engine in process, under the sidecar's soft limit.
+	stopLimit := memlimit.Start(memlimit.Headroom(o.MemoryHeadroomMB))
 	stack, err := buildStack(o.Stack, store, o.Log)
 	if err != nil {
+		stopLimit()
 		return res, err
 	}
 	w, eng := setupEngine(ctx, o, stack)
 	spent, cpu, thread := applySteady(ctx, w, eng, o.EngineEvents)
+	stopLimit()
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}
@@ -354,11 +376,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res.DecodeToRaw, res.DecodeToRawCPU = ratio(k.decode, k.raw), ratio(k.decodeCPU, k.rawCPU)
 	res.EngineToRaw, res.EngineToRawCPU = ratio(res.EngineEventsPerS, k.raw), ratio(res.EngineEventsPerCPUS, k.rawCPU)
 
-	// 3. Hint latency at the offered rate.
-	lat, offered, hints, err := benchLatency(ctx, o)
+	// 3. Hint latency at the offered rate, and the RSS meanwhile.
+	lat, offered, hints, rss, err := benchLatency(ctx, o)
 	if err != nil {
 		return res, err
 	}
+	res.RSSOfferedMB = rss
 	res.OfferedPerS, res.AchievedOfferPerS, res.Hints = float64(o.OfferedRate), offered, len(lat)
 	if len(lat) > 0 {
 		slices.Sort(lat)
@@ -556,6 +579,9 @@ func benchKafka(ctx context.Context, o Options) (r kafkaRates, err error) {
 	ccfg.Actuators.Journal = dir + "/actuated.jsonl"
 	ccfg.HTTP.Addr = ""
 	ccfg.Engine.QueueSize = 16384
+	// The sidecar runs under its soft limit from its start (loading the
+	// checkpoint) on, as `rmsidecar run` does.
+	defer memlimit.Start(memlimit.Headroom(o.MemoryHeadroomMB))()
 	sc, err := sidecar.New(ctx, sidecar.Options{Config: ccfg, Profiles: store, Log: o.Log, DeterministicTicks: true})
 	if err != nil {
 		return r, err
@@ -614,15 +640,22 @@ func (h *countingHandler) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.C
 
 // benchLatency offers events at OfferedRate straight into a running loop
 // (the Kafka hop is measured above) and records event-received -> hint
-// latencies.
-func benchLatency(ctx context.Context, o Options) ([]time.Duration, float64, int, error) {
+// latencies, and the peak RSS while it offers them (0 where VmHWM cannot
+// be reset). It runs under the sidecar's soft limit.
+func benchLatency(ctx context.Context, o Options) ([]time.Duration, float64, int, float64, error) {
+	defer memlimit.Start(memlimit.Headroom(o.MemoryHeadroomMB))()
 	store := profiles.NewMemory()
 	defer store.Close()
 	stack, err := buildStack(o.Stack, store, o.Log)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, 0, err
 	}
 	w, eng := setupEngine(ctx, o, stack)
+	// The peak from here on is the sidecar's at the offered rate: the
+	// earlier phases' freed pages go back to the OS first, then VmHWM
+	// restarts from the current RSS.
+	debug.FreeOSMemory()
+	rssOK := resetPeakRSS() == nil
 	var (
 		mu   sync.Mutex
 		lats []time.Duration
@@ -652,7 +685,7 @@ func benchLatency(ctx context.Context, o Options) ([]time.Duration, float64, int
 			w.next(ev)
 			if err := loop.Enqueue(ctx, kafka.Message{Event: ev, Received: time.Now()}); err != nil {
 				stop()
-				return nil, 0, 0, err
+				return nil, 0, 0, 0, err
 			}
 			sent++
 		}
@@ -660,15 +693,25 @@ func benchLatency(ctx context.Context, o Options) ([]time.Duration, float64, int
 	offered := float64(sent) / time.Since(start).Seconds()
 	if _, err := loop.Sync(ctx, true); err != nil && !errors.Is(err, sidecar.ErrStopped) {
 		stop()
-		return nil, 0, 0, err
+		return nil, 0, 0, 0, err
+	}
+	var rss float64
+	if rssOK {
+		rss = peakRSSMB()
 	}
 	stop()
 	if err := <-done; err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, 0, err
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return lats, offered, len(lats), nil
+	return lats, offered, len(lats), rss, nil
+}
+
+// resetPeakRSS resets the process's VmHWM to its current RSS (Linux:
+// "5" to /proc/self/clear_refs).
+func resetPeakRSS() error {
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
 // peakRSSMB reads the process's peak resident set (VmHWM) on Linux; 0 elsewhere.

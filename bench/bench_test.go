@@ -19,6 +19,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/internal/memlimit"
 	"github.com/rmsidecar/rmsidecar/profiles"
 	"github.com/rmsidecar/rmsidecar/sidecar"
 )
@@ -205,6 +206,8 @@ func liveHeap(b *testing.B, kind heapKind) {
 // the saved file, the bytes the copies and the save allocated and
 // the process CPU of the save and of loading the checkpoint back.
 // BENCH_CKPT_SCALE (e.g. 0.5, 2) scales the state, to see what grows with it.
+// BENCH_MEMORY_HEADROOM_MB=N runs it under the sidecar's soft memory limit
+// with that headroom (runtime.memory_headroom_mb; unset or 0: none).
 func BenchmarkCheckpointPeak(b *testing.B) {
 	ctx := context.Background()
 	scale := 1.0
@@ -214,6 +217,13 @@ func BenchmarkCheckpointPeak(b *testing.B) {
 			b.Fatalf("BENCH_CKPT_SCALE=%q: not a positive number", v)
 		}
 		scale = f
+	}
+	if v := os.Getenv("BENCH_MEMORY_HEADROOM_MB"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			b.Fatalf("BENCH_MEMORY_HEADROOM_MB=%q: not a number of MB >= 0", v)
+		}
+		defer memlimit.Start(memlimit.Headroom(n))()
 	}
 	for range b.N {
 		eng, store := fullSizeEngine(ctx, b, scale, heapKind{})

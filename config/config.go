@@ -40,6 +40,7 @@ type Config struct {
 	HDFS      HDFS      `mapstructure:"hdfs"`
 	Kerberos  Kerberos  `mapstructure:"kerberos"`
 	Profiles  Profiles  `mapstructure:"profiles"`
+	Runtime   Runtime   `mapstructure:"runtime"`
 }
 
 // Kerberos is the sidecar's identity on a secured cluster: SPNEGO to the RM
@@ -239,6 +240,21 @@ type Profiles struct {
 	Path string `mapstructure:"path"`
 }
 
+// Runtime tunes the Go runtime of `rmsidecar run`.
+type Runtime struct {
+	// MemoryHeadroomMB keeps a soft memory limit a step above the live
+	// heap: the collector runs once the heap has grown by
+	// max(MemoryHeadroomMB, a quarter of the live heap, what is allocated in
+	// half a second) instead of by the whole live heap (GOGC 100), which a
+	// large model pays in RSS. 0 turns it off; GOMEMLIMIT in the
+	// environment wins.
+	MemoryHeadroomMB int `mapstructure:"memory_headroom_mb"`
+}
+
+// DefaultMemoryHeadroomMB is runtime.memory_headroom_mb when nothing sets
+// it (and what `rmsidecar bench` runs the sidecar's phases with).
+const DefaultMemoryHeadroomMB = 32
+
 // DefaultStack is policies.stack when nothing sets it.
 const DefaultStack = "yarn"
 
@@ -296,6 +312,7 @@ func defaults() map[string]any {
 		"hdfs.cache_ttl":                 "5m",
 		"hdfs.cache_entries":             10000,
 		"profiles.path":                  "rmsidecar-profiles.db",
+		"runtime.memory_headroom_mb":     DefaultMemoryHeadroomMB,
 	}
 }
 
@@ -527,6 +544,9 @@ func (c *Config) Validate() error {
 			bad(key+".datanode", "%q is aliased twice", a.DataNode)
 		}
 		seen[strings.ToLower(a.DataNode)] = true
+	}
+	if c.Runtime.MemoryHeadroomMB < 0 {
+		bad("runtime.memory_headroom_mb", "must be >= 0 (0: no soft memory limit); got %d", c.Runtime.MemoryHeadroomMB)
 	}
 	if strings.TrimSpace(c.Policies.Stack) == "" {
 		bad("policies.stack", "must not be empty")

@@ -92,6 +92,7 @@ func TestValidationNamesKeyAndReason(t *testing.T) {
 		{"missing tls key", "http:\n  tls:\n    cert_file: /dev/null\n    key_file: /nonexistent/key.pem\n", nil, "http.tls.key_file: stat /nonexistent/key.pem"},
 		{"host alias without nodemanager", "model:\n  host_aliases:\n    - {datanode: dn1.example.com}\n", nil, `model.host_aliases[0].nodemanager: must be a NodeManager host or node id host:port, got ""`},
 		{"host alias twice", "model:\n  host_aliases:\n    - {datanode: 10.0.0.5, nodemanager: w5}\n    - {datanode: 10.0.0.5, nodemanager: w6}\n", nil, `model.host_aliases[1].datanode: "10.0.0.5" is aliased twice`},
+		{"negative memory headroom", "", []string{"RMSIDECAR_RUNTIME_MEMORY_HEADROOM_MB=-1"}, "runtime.memory_headroom_mb: must be >= 0"},
 		{"missing krb5.conf", "", []string{"RMSIDECAR_KERBEROS_PRINCIPAL=a@B", "RMSIDECAR_KERBEROS_KEYTAB=/dev/null", "RMSIDECAR_KERBEROS_KRB5_CONF=/nonexistent/krb5.conf"}, "kerberos.krb5_conf: stat /nonexistent/krb5.conf"},
 	}
 	for _, tt := range tests {

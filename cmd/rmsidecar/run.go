@@ -14,6 +14,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/actuate"
 	"github.com/rmsidecar/rmsidecar/config"
 	"github.com/rmsidecar/rmsidecar/demo"
+	"github.com/rmsidecar/rmsidecar/internal/memlimit"
 	"github.com/rmsidecar/rmsidecar/profiles"
 	"github.com/rmsidecar/rmsidecar/sidecar"
 	"github.com/rmsidecar/rmsidecar/yarnclient"
@@ -56,6 +57,14 @@ HTTP (--http, default 127.0.0.1:9464): /metrics, /healthz, /readyz, /v1/hints,
 http.token (or http.token_file): every path but /healthz and /readyz then needs
 "Authorization: Bearer <token>"; http.tls.cert_file and key_file serve HTTPS.
 
+Memory: runtime.memory_headroom_mb (default 32) keeps a soft memory limit
+that far (or a quarter of the live heap, or what is allocated in half a
+second, if more) above the live heap, so the collector runs when the heap has
+grown by that much rather than doubled (at 10,000 nodes and 100,000
+containers, about 94 MB live, rmsidecar bench's peak RSS at 100,000 events/s
+is about 175-190 MB instead of 225); 0 turns it off, GOMEMLIMIT in the
+environment wins.
+
 SIGTERM or SIGINT: finish the events in flight, checkpoint, commit, exit 0.`,
 		Example: `  rmsidecar run
   rmsidecar run --policies samr,sepb,dhsa-pi,tmar --log-format console
@@ -79,6 +88,9 @@ func runSidecar(ctx context.Context, a *app, cmd *cobra.Command, o runOptions) e
 		return err
 	}
 	log := a.logger(cfg)
+	// The soft limit follows the live heap (see internal/memlimit): a large
+	// model's heap then does not grow to twice its size between collections.
+	defer memlimit.Start(memlimit.Headroom(cfg.Runtime.MemoryHeadroomMB))()
 	switch p := strings.TrimSpace(o.policies); {
 	case p != "":
 		cfg.Policies.Stack = strings.ReplaceAll(p, ",", "+")

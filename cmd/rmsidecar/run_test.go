@@ -250,7 +250,7 @@ func TestBenchJSONHasTheContractFields(t *testing.T) {
 		t.Fatalf("not one JSON object: %v\n%s", err, out)
 	}
 	for _, k := range []string{"engine_events_per_s", "e2e_events_per_s", "raw_consume_per_s", "decode_events_per_s",
-		"hint_p50_ms", "hint_p99_ms", "hint_p999_ms", "rss_mb", "e2e_to_raw", "decode_to_raw", "engine_to_raw"} {
+		"hint_p50_ms", "hint_p99_ms", "hint_p999_ms", "rss_mb", "rss_offered_mb", "e2e_to_raw", "decode_to_raw", "engine_to_raw"} {
 		v, ok := got[k].(float64)
 		if !ok || v < 0 {
 			t.Errorf("%s = %v", k, got[k])

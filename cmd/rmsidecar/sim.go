@@ -19,10 +19,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rmsidecar/rmsidecar/config"
+	"github.com/rmsidecar/rmsidecar/internal/memlimit"
 	"github.com/rmsidecar/rmsidecar/policy"
 	"github.com/rmsidecar/rmsidecar/sim"
 	"github.com/rmsidecar/rmsidecar/sim/report"
 )
+
+// defaultMemLimitMiB is sim's soft memory limit unless --memory-limit or
+// GOMEMLIMIT says otherwise. The FB-2010 day on 3,000 nodes (live heap
+// at most about 520 MB) peaks at 1.47 GB of RSS without it and 0.98 GB
+// with GOMEMLIMIT=1000MiB, at the same CPU time: the collector's own
+// target (twice the live heap) is about the limit there, the limit takes
+// away the overshoot and makes the runtime return freed pages.
+const defaultMemLimitMiB = 1024
 
 type simOptions struct {
 	scenario   string
@@ -116,7 +125,7 @@ replayed into the live sidecar.`,
 
 func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 	ctx := cmd.Context()
-	defer startMemLimit(o.memLimit)()
+	defer memlimit.Start(memlimit.Sim(o.memLimit))()
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"testing"
 )
 
@@ -34,39 +33,4 @@ func TestSimMemProfileAndLimit(t *testing.T) {
 	if !bytes.Equal(results[0], results[1]) {
 		t.Error("results.json differs with --memprofile and --memory-limit")
 	}
-}
-
-// startMemLimit sets the limit and restores the previous one; with
-// GOMEMLIMIT set or a limit of 0 it leaves the runtime's limit alone.
-func TestStartMemLimit(t *testing.T) {
-	before := debug.SetMemoryLimit(-1)
-	gcPercent := func() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
-	beforeGC := gcPercent()
-	stop := startMemLimit(512)
-	if got := debug.SetMemoryLimit(-1); got < 512<<20 {
-		t.Errorf("limit %d during the run, want at least 512 MiB", got)
-	}
-	if got := gcPercent(); os.Getenv("GOGC") == "" && got != simGCPercent {
-		t.Errorf("GOGC %d under the limit, want %d", got, simGCPercent)
-	}
-	stop()
-	if got := debug.SetMemoryLimit(-1); got != before {
-		t.Errorf("limit %d after, want %d restored", got, before)
-	}
-	if got := gcPercent(); got != beforeGC {
-		t.Errorf("GOGC %d after, want %d restored", got, beforeGC)
-	}
-	startMemLimit(0)()
-	t.Setenv("GOMEMLIMIT", "4GiB")
-	startMemLimit(512)()
-	if got := debug.SetMemoryLimit(-1); got != before {
-		t.Errorf("limit %d, want %d untouched", got, before)
-	}
-	t.Setenv("GOMEMLIMIT", "")
-	t.Setenv("GOGC", "150")
-	stop = startMemLimit(512)
-	if got := gcPercent(); got != beforeGC {
-		t.Errorf("GOGC %d with GOGC set in the environment, want %d untouched", got, beforeGC)
-	}
-	stop()
 }
