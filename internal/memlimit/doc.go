@@ -16,7 +16,9 @@
 // raised to 1.5 times the live heap, GOGC 400 under it; see Sim) and the
 // sidecar's headroom policy (see Headroom): the limit is what the runtime
 // holds besides heap objects, plus the live heap, plus
-// max(minimum, fraction of the live heap).
+// max(minimum, fraction of the live heap, what the process allocates in
+// RateWindow), so a burst of allocation collects at most about once per
+// RateWindow.
 //
 // The runtime's limit counts every byte it has mapped and not returned
 // (/memory/classes/total minus /memory/classes/heap/released), not only the
