@@ -26,11 +26,8 @@ import (
 )
 
 // defaultMemLimitMiB is sim's soft memory limit unless --memory-limit or
-// GOMEMLIMIT says otherwise. The FB-2010 day on 3,000 nodes (live heap
-// at most about 520 MB) peaks at 1.47 GB of RSS without it and 0.98 GB
-// with GOMEMLIMIT=1000MiB, at the same CPU time: the collector's own
-// target (twice the live heap) is about the limit there, the limit takes
-// away the overshoot and makes the runtime return freed pages.
+// GOMEMLIMIT says otherwise (memlimit.Sim says what it saves on the
+// FB-2010 day).
 const defaultMemLimitMiB = 1024
 
 type simOptions struct {

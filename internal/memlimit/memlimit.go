@@ -86,9 +86,10 @@ func Sim(mib int) Policy {
 
 // Headroom is the live sidecar's policy: the collector's heap goal is the
 // live heap plus max(mib MiB, HeadroomFraction × live, what is allocated in
-// RateWindow), recomputed every 500 ms and after each collection; GOGC is left alone, so a small model
-// (live heap under the headroom) keeps the default pacing and the limit
-// only trims the overshoot of a large one. mib <= 0: no limit.
+// RateWindow), recomputed every 500 ms and after each collection; GOGC is
+// left alone, so a small model (live heap under the headroom) keeps the
+// default pacing and the limit only trims the overshoot of a large one.
+// mib <= 0: no limit.
 func Headroom(mib int) Policy {
 	if mib <= 0 {
 		return Policy{}
@@ -99,11 +100,13 @@ func Headroom(mib int) Policy {
 
 // Enabled reports whether p sets a limit at all.
 func (p Policy) Enabled() bool {
-	return p.Floor > 0 || p.LivePercent > 0 || p.MinHeadroom > 0 || p.HeadroomFraction > 0
+	return p.Floor > 0 || p.LivePercent > 0 || p.usesHeadroom()
 }
 
 // usesHeadroom reports whether p reads more than the live heap.
-func (p Policy) usesHeadroom() bool { return p.MinHeadroom > 0 || p.HeadroomFraction > 0 }
+func (p Policy) usesHeadroom() bool {
+	return p.MinHeadroom > 0 || p.HeadroomFraction > 0 || p.RateWindow > 0
+}
 
 // Reading is what the limit is computed from.
 type Reading struct {
@@ -184,10 +187,10 @@ func Start(p Policy) func() {
 				r.NonHeap = total - released - heap
 			}
 			allocs, now := samples[5].Value.Uint64(), time.Now()
-			if dt := now.Sub(lastRead); !lastRead.IsZero() && dt >= minRateInterval && allocs >= lastAlloc {
-				rate = float64(allocs-lastAlloc) / dt.Seconds()
-			}
-			if lastRead.IsZero() || now.Sub(lastRead) >= minRateInterval {
+			if dt := now.Sub(lastRead); lastRead.IsZero() || dt >= minRateInterval {
+				if !lastRead.IsZero() && allocs >= lastAlloc {
+					rate = float64(allocs-lastAlloc) / dt.Seconds()
+				}
 				lastAlloc, lastRead = allocs, now
 			}
 			r.AllocRate = rate

@@ -104,6 +104,10 @@ func TestHeadroomGoal(t *testing.T) {
 	if got := (Policy{MinHeadroom: 1 << 20}).Limit(Reading{Live: math.MaxUint64, NonHeap: math.MaxUint64}); got != math.MaxInt64 {
 		t.Errorf("overflow: %d, want MaxInt64", got)
 	}
+	// A rate term alone is a policy in use.
+	if r := (Policy{RateWindow: time.Second}); !r.Enabled() || r.Limit(Reading{Live: 1 << 20, AllocRate: 64 << 20}) < 65<<20 {
+		t.Error("a policy with only RateWindow set must follow the allocation rate")
+	}
 }
 
 func gcPercent() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
