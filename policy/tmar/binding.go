@@ -118,7 +118,7 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 			}
 		}
 	}
-	p.early.ok = false // binding updates the cores
+	p.early.stale() // binding updates the cores
 	if p.sharedModel(a, len(parts), sources, len(ms)) {
 		bs = bindShared(&p.sharedSc, ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec, lin)
 	} else {
