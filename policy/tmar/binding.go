@@ -118,7 +118,7 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 			}
 		}
 	}
-	p.early.ok = false // binding updates the cores
+	p.early.stale() // binding updates the cores
 	if p.sharedModel(a, len(parts), sources, len(ms)) {
 		bs = bindShared(&p.sharedSc, ms, parts, net, SharedLinks{NICBps: p.cfg.BandwidthBps, Protect: p.cfg.ProtectLinks}, p.cfg.RSplitBytes, float64(v.Now())/1000, exec, lin)
 	} else {
@@ -336,29 +336,7 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 		}
 	}
 	sc := &p.partScratch
-	w := len(p.nodeAt) + 1    // column i+1 is machine i, column 0 machine -1
-	num := func(id int) int { // the partition's row, made on first sight
-		if id >= 0 && id < maxDenseID {
-			if id >= len(sc.pos) {
-				sc.pos = append(sc.pos, make([]int32, id+1-len(sc.pos))...)
-			}
-			if sc.pos[id] == 0 {
-				sc.ids = append(sc.ids, id)
-				sc.pos[id] = int32(len(sc.ids))
-			}
-			return int(sc.pos[id]) - 1
-		}
-		if sc.far == nil {
-			sc.far = map[int]int{}
-		}
-		k, ok := sc.far[id]
-		if !ok {
-			sc.ids = append(sc.ids, id)
-			k = len(sc.ids) - 1
-			sc.far[id] = k
-		}
-		return k
-	}
+	w := len(p.nodeAt) + 1 // column i+1 is machine i, column 0 machine -1
 	for _, t := range a.Tasks {
 		if t.Kind != events.Map {
 			continue
@@ -369,17 +347,20 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 			col = i + 1
 		}
 		for _, o := range at.Output {
-			k := num(o.ID)
-			if need := (k + 1) * w; need > len(sc.sums) {
-				sc.sums = append(sc.sums, make([]int64, need-len(sc.sums))...)
-				sc.has = append(sc.has, make([]bool, need-len(sc.has))...)
+			// The partition's row: a dense id seen before in one load, else
+			// made (sc.row) with its cells. A row's cells exist from its
+			// making on, so the record is not checked against the table's
+			// size each time (a third of the walk's instructions).
+			var k int
+			if id := o.ID; id >= 0 && id < len(sc.pos) && sc.pos[id] != 0 {
+				k = int(sc.pos[id]) - 1
+			} else {
+				k = sc.row(id, w)
 			}
-			if k >= len(sc.cols) {
-				sc.cols = append(sc.cols, make([][]int32, k+1-len(sc.cols))...)
-			}
-			sc.sums[k*w+col] += o.Bytes
-			if !sc.has[k*w+col] {
-				sc.has[k*w+col] = true
+			c := k*w + col
+			sc.sums[c] += o.Bytes
+			if !sc.has[c] {
+				sc.has[c] = true
 				sc.cols[k] = append(sc.cols[k], int32(col))
 			}
 		}
@@ -433,6 +414,40 @@ func (p *Plugin) partitions(a *cluster.App) ([]Partition, bool) {
 // others (never seen from MapReduce, whose ids are 0..reduces-1) go
 // through a map.
 const maxDenseID = 1 << 16
+
+// row is partition id's row, made on first sight (ids below maxDenseID
+// through pos, others through far), with room for its w cells in sums and
+// has and its list in cols.
+func (sc *partScratch) row(id, w int) int {
+	if id >= 0 && id < maxDenseID {
+		if id >= len(sc.pos) {
+			sc.pos = append(sc.pos, make([]int32, id+1-len(sc.pos))...)
+		}
+		if sc.pos[id] != 0 {
+			return int(sc.pos[id]) - 1
+		}
+		sc.ids = append(sc.ids, id)
+		sc.pos[id] = int32(len(sc.ids))
+	} else {
+		if sc.far == nil {
+			sc.far = map[int]int{}
+		}
+		if k, ok := sc.far[id]; ok {
+			return k
+		}
+		sc.ids = append(sc.ids, id)
+		sc.far[id] = len(sc.ids) - 1
+	}
+	k := len(sc.ids) - 1
+	if need := (k + 1) * w; need > len(sc.sums) {
+		sc.sums = append(sc.sums, make([]int64, need-len(sc.sums))...)
+		sc.has = append(sc.has, make([]bool, need-len(sc.has))...)
+	}
+	if k >= len(sc.cols) {
+		sc.cols = append(sc.cols, make([][]int32, k+1-len(sc.cols))...)
+	}
+	return k
+}
 
 // partScratch is partitions' dense table, reused between plans.
 type partScratch struct {

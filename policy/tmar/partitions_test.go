@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -55,6 +56,16 @@ func TestPartitionsSameAsRef(t *testing.T) {
 		p.model(ctx, e.State()) // indexes the nodes, as plan does first
 		a := e.State().App(app)
 		got, gotOK := p.partitions(a)
+		order := piecesOrderRef(p, a)
+		for _, pt := range got { // the pieces in order of first report
+			var ms []int
+			for _, pc := range pt.pieces {
+				ms = append(ms, pc.machine)
+			}
+			if !reflect.DeepEqual(ms, order[pt.ID]) {
+				t.Fatalf("app %d partition %d: pieces on %v, want %v", iter, pt.ID, ms, order[pt.ID])
+			}
+		}
 		for k := range got { // pieces as partitionsRef's At
 			if got[k].At != nil {
 				t.Fatalf("app %d: partition %d has an At", iter, got[k].ID)
@@ -71,6 +82,29 @@ func TestPartitionsSameAsRef(t *testing.T) {
 			}
 		}
 	}
+}
+
+// piecesOrderRef is the machines of each partition's pieces in the order
+// partitions lists them: of first report, over the app's maps in task
+// order and each map's outputs in order (-1: a node outside the model).
+func piecesOrderRef(p *Plugin, a *cluster.App) map[int][]int {
+	out := map[int][]int{}
+	for _, t := range a.Tasks {
+		at := succeeded(t)
+		if t.Kind != events.Map || at == nil {
+			continue
+		}
+		m := -1
+		if i, ok := p.index[at.Node]; ok {
+			m = i
+		}
+		for _, o := range at.Output {
+			if !slices.Contains(out[o.ID], m) {
+				out[o.ID] = append(out[o.ID], m)
+			}
+		}
+	}
+	return out
 }
 
 // partitionsRef is partitions before its dense table (the reference of

@@ -44,7 +44,7 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	p.machines = p.machines[:0]
 	p.nodeAt = p.nodeAt[:0]
 	p.execKey = execKey{} // the machines changed: Place's cached Map_Matrix column is stale
-	p.early.ok = false
+	p.early.stale()
 	p.beginReducerApps()
 	var app appRows // the rows and rate of the last running map's app
 	p.modelNodes(ctx, v, now, &app)
@@ -75,6 +75,12 @@ func (p *Plugin) model(ctx context.Context, v cluster.View) []Machine {
 	}
 	holdCores(p.machines, hs, &p.holdSc)
 	p.holdSc.hs = hs
+	// What modelNodes and holdCores left off the instant: for Place's
+	// fill (fillModel).
+	for _, h := range hs {
+		p.early.touched = append(p.early.touched, h.machine)
+	}
+	p.early.model, p.early.modelNow = true, now
 	return p.machines
 }
 
@@ -94,6 +100,7 @@ func (p *Plugin) modelNodes(ctx context.Context, v cluster.View, now float64, ap
 	p.nodeAt = slices.Grow(p.nodeAt[:0], len(nodes))
 	same := p.index != nil
 	used := 0
+	p.early.touched = p.early.touched[:0]
 	for _, n := range nodes {
 		if n.State != cluster.NodeRunning {
 			continue
@@ -127,6 +134,7 @@ func (p *Plugin) modelNodes(ctx context.Context, v cluster.View, now float64, ap
 		p.nodeAt = append(p.nodeAt, n)
 		if len(n.Running) > 0 {
 			p.busyCores(ctx, n, cf, now, app)
+			p.early.touched = append(p.early.touched, k)
 		}
 	}
 	p.indexNodes(same && len(p.machines) == len(p.idxNodes))
@@ -439,7 +447,11 @@ func (p *Plugin) Place(ctx context.Context, v cluster.View, t *cluster.Task) ([]
 	execOn := p.execOnLevels(lv, col, p.execColRack, p.execColOff, p.execBuf)
 	p.execBuf = execOn
 	if !p.early.ok || len(p.early.cores) != len(ms) {
-		p.early.fill(ms)
+		if p.early.model {
+			p.early.fillModel(ms)
+		} else {
+			p.early.fill(ms)
+		}
 	}
 	// Each machine's earliest core comes from p.early, for the ranking
 	// and for Algorithm 1. The ranking of every machine by the finish
@@ -698,7 +710,7 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 		execOn := p.mapExecs(ctx, batch[0].task, nodes[:len(ms)], p.replanExec)
 		p.replanExec = execOn
 		exec := func(i int) float64 { return execOn[i] }
-		p.early.ok = false // PlanMaps updates the cores
+		p.early.stale() // PlanMaps updates the cores
 		for _, pl := range p.planBatch(batch, mts, ms, rack, now, exec) {
 			// The new plan replaces the reservation in place (model kept
 			// it while replanning).

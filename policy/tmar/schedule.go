@@ -816,6 +816,42 @@ type earliestCache struct {
 	rise      []float64
 	riseOK    []bool
 	riseReady uint64
+	// model tells that the machines are the model's as model made them
+	// (a new instant's, before any plan changed a core): every core of a
+	// machine not in touched (a node running nothing, holding no
+	// reservation) is modelNow, so fillModel sets those machines without
+	// reading their cores. stale clears it.
+	model    bool
+	modelNow float64
+	touched  []int // machines whose cores model set otherwise (repeats allowed)
+}
+
+// stale marks the machines changed under the cache (a re-plan or PRB
+// updated their cores): the next fill reads every core.
+func (c *earliestCache) stale() {
+	c.ok, c.model = false, false
+}
+
+// fillModel is fill of the model's machines as model made them (c.model):
+// each untouched machine's earliest core is its first, at modelNow; only
+// the touched ones are read (TestFillModelSameAsFill). At each new instant
+// of a Place the fill read every core of the cluster, most of them idle.
+func (c *earliestCache) fillModel(ms []Machine) {
+	n := len(ms)
+	c.cores, c.frees = slices.Grow(c.cores[:0], n)[:n], slices.Grow(c.frees[:0], n)[:n]
+	clear(c.cores)
+	fillFloats(c.frees, c.modelNow)
+	for i := range ms {
+		if len(ms[i].CoreFree) == 0 { // not in a model: fill's answer
+			c.cores[i], c.frees[i] = ms[i].earliest()
+		}
+	}
+	for _, i := range c.touched {
+		c.cores[i], c.frees[i] = ms[i].earliest()
+	}
+	c.riseOK = grown(c.riseOK, n)
+	c.ok, c.model = true, false
+	c.gen++
 }
 
 // fill finds every machine's earliest core.
