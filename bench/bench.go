@@ -379,6 +379,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		res.HintP999MS = float64(lat[min(len(lat)-1, len(lat)*999/1000)].Microseconds()) / 1000
 	}
 	res.Hints = hints
+	// The Kafka phase starts from a collected heap, as it did after the
+	// engine phase: the latency phase's state is garbage now.
+	runtime.GC()
+
 	// 3. Kafka: the same messages read by a bare sarama consumer and by the
 	// sidecar end to end.
 	k, err := benchKafka(ctx, o)
