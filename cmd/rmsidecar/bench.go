@@ -64,7 +64,7 @@ as a ratio to the bare consumer of the same run (e2e_to_raw, decode_to_raw,
 engine_to_raw, and *_cpu per CPU-second): the table prints them side by side.
 The engine, end-to-end and hint-latency measurements run under the soft
 memory limit rmsidecar run keeps by default (runtime.memory_headroom_mb,
-32): --memory-headroom-mb 0 runs them without it, for comparison. The bare
+16): --memory-headroom-mb 0 runs them without it, for comparison. The bare
 consumer and the decoder always run without it. GOMEMLIMIT in the
 environment replaces it (memory_headroom_mb is then 0).
 --json prints the contract's object; otherwise a table.`,

@@ -57,12 +57,12 @@ HTTP (--http, default 127.0.0.1:9464): /metrics, /healthz, /readyz, /v1/hints,
 http.token (or http.token_file): every path but /healthz and /readyz then needs
 "Authorization: Bearer <token>"; http.tls.cert_file and key_file serve HTTPS.
 
-Memory: runtime.memory_headroom_mb (default 32) keeps a soft memory limit
-that far (or a quarter of the live heap, or what is allocated in half a
+Memory: runtime.memory_headroom_mb (default 16) keeps a soft memory limit
+that far (or an eighth of the live heap, or what is allocated in half a
 second, if more) above the live heap, so the collector runs when the heap has
 grown by that much rather than doubled (at 10,000 nodes and 100,000
 containers, about 94 MB live, rmsidecar bench's peak RSS at 100,000 events/s
-is about 175-190 MB instead of 225); 0 turns it off, GOMEMLIMIT in the
+is about 145-150 MB instead of 225); 0 turns it off, GOMEMLIMIT in the
 environment wins.
 
 SIGTERM or SIGINT: finish the events in flight, checkpoint, commit, exit 0.`,
