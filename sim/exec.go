@@ -232,6 +232,11 @@ func (s *sim) startReduce(a *attempt) {
 	// The copy's total for progress: splitN and splitK change only before
 	// a reducer's first launch (a reduce-binding's split).
 	a.progBytes = a.task.share(a.task.job.partTotal[a.partition])
+	j := a.task.job
+	a.noBytes = a.task.share(j.partBytes(j.outPer, a.partition)) == 0 && a.task.share(j.partBytes(j.outLast, a.partition)) == 0
+	if a.noBytes {
+		s.noByteReds++
+	}
 	a.shareOut = -1
 	// Beside the attempt's copy state, not in a slice of its own: a fetch's
 	// end searches it, and a separate array was a cache miss there.
@@ -247,6 +252,15 @@ func (s *sim) startReduce(a *attempt) {
 // poll takes the job's new map outputs into the reducer's fetch list.
 func (s *sim) poll(a *attempt) {
 	j := a.task.job
+	if a.noBytes && !s.opts.listEmpty {
+		// Every entry the outputs would list is empty (so is what its own
+		// node's outputs add to fetched): fetchMore would start no fetch
+		// and take them all off the list at once. A fifth of the FB-2010
+		// day's list entries were these.
+		a.cursor = len(j.outputs)
+		s.fetchMore(a)
+		return
+	}
 	if j.rackFetch {
 		s.pollRacks(a)
 		s.fetchMore(a)

@@ -237,3 +237,45 @@ func sameOutputs(t *testing.T, got, want [3][]byte, why string) {
 		}
 	}
 }
+
+// emptyShareYAML: jobs whose map outputs are a few bytes over many
+// partitions, so most reducers' share of every output is 0 bytes
+// (attempt.noBytes) while the last partition's is not, per node and per
+// rack, beside a job whose reducers all fetch bytes.
+const emptyShareYAML = `
+seed: 3
+cluster:
+  racks: 3
+  nodes:
+    - {count: 9, vcores: 4, memory_mb: 8192}
+    - {count: 2, vcores: 2, memory_mb: 4096, map_speed: 0.5}
+  network: {node_gbps: 1, rack_uplink_gbps: 2, rack_fetch_pairs: %d}
+yarn: {heartbeat_s: 1, slowstart: 0.05, parallel_copies: 3}
+stragglers: {task_prob: 0.1, slowdown: [2, 5]}
+workload:
+  jobs:
+    - {name: tiny, type: grep, submit_s: 0, input_gb: 4, reduces: 12, shuffle_ratio: 0.000000001, map_s_per_block: 3}
+    - {name: sort, type: sort, submit_s: 2, input_gb: 6, reduces: 4, map_s_per_block: 4, reduce_s_per_gb: 30}
+    - {name: tiny2, type: grep, submit_s: 5, input_gb: 3, reduces: 9, shuffle_ratio: 0.000000002, map_s_per_block: 2}
+`
+
+// A reducer whose share of every map output is 0 bytes takes the outputs
+// without listing its empty fetches (poll): the results, event log and
+// tasks.csv are those of listing them, per node and per rack, under
+// stacks that speculate and kill.
+func TestEmptyFetchesNotListed(t *testing.T) {
+	reg := plugins.NewRegistry()
+	for _, pairs := range []int{0, 1} {
+		sc := mustParse(t, fmt.Sprintf(emptyShareYAML, pairs))
+		for _, stack := range []string{"none", "yarn", "late"} {
+			t.Run(fmt.Sprintf("rack_fetch_pairs=%d/%s", pairs, stack), func(t *testing.T) {
+				_, want := runOutputs(t, sc, stack, Options{Registry: reg, listEmpty: true})
+				s, got := runOutputs(t, sc, stack, Options{Registry: reg})
+				if s.noByteReds == 0 || s.noByteReds == int(s.m.byKind[evFetchPoll]) {
+					t.Fatalf("%d reducers with no bytes: the test does not exercise them beside others", s.noByteReds)
+				}
+				sameOutputs(t, got, want, "when empty fetches are not listed")
+			})
+		}
+	}
+}

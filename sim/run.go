@@ -89,6 +89,10 @@ type Options struct {
 	// cluster, as before pollDense: the reference TestPollDenseSameAsLoop
 	// compares against.
 	pollRef bool
+	// listEmpty lists a reducer's empty fetches even when all of them are
+	// (attempt.noBytes), as before: the reference
+	// TestEmptyFetchesNotListed compares against.
+	listEmpty bool
 	// emitProgressRef, when set, builds and emits progress reports
 	// instead of emitProgress: TestProgressCopiesSameAsRecords sets the
 	// version that reads the task, job and node records, not the
@@ -249,6 +253,7 @@ type sim struct {
 	lastFinish  int64
 	pendPool    []pendList
 	fetchResets int   // fetch lists started over (fetchMore), for tests
+	noByteReds  int   // reducers started with attempt.noBytes, for tests
 	chunkLen    int   // outputs per rackChunks summary
 	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
 	holdHorizon int64 // latest expiry of a hint withholding capacity a policy may give back (zero ratio cap, shrunk node)
