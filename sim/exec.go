@@ -123,6 +123,7 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	}
 	a.runIdx = len(s.running)
 	s.running = append(s.running, a)
+	s.nRunning++
 
 	ev := s.event(events.ContainerAllocated)
 	ev.App, ev.Task, ev.Attempt, ev.Container, ev.Node = j.id, t.id, a.id, a.container, n.id
@@ -630,10 +631,7 @@ func (s *sim) stop(a *attempt) {
 	}
 	j.queue.running--
 	s.m.sample(s.now)
-	last := s.running[len(s.running)-1]
-	s.running[a.runIdx] = last
-	last.runIdx = a.runIdx
-	s.running = s.running[:len(s.running)-1]
+	s.runningRemove(a)
 	s.m.containerMS += float64(c.VCores) * float64(s.now-a.startMS)
 	if j.blocked {
 		j.blocked = false
@@ -998,4 +996,34 @@ func (s *sim) ageLoad1(n *node) {
 	dt := float64(s.now - n.load1At)
 	n.load1 = inst + (n.load1-inst)*math.Exp(-dt/(n.load.AvgS*1000))
 	n.load1At = s.now
+}
+
+// runningRemove takes a off the running list, keeping the others in launch
+// order: a policy tick reports progress in that order, which is the order
+// the engine's attempt index and yarn's records hold them in, so a report
+// mostly finds its attempt where the one before it predicts. (Moving the
+// last attempt into the hole, as before, scattered them.) Holes are
+// squeezed out once they are half the list.
+func (s *sim) runningRemove(a *attempt) {
+	s.nRunning--
+	if s.opts.swapRunning {
+		last := s.running[len(s.running)-1]
+		s.running[a.runIdx] = last
+		last.runIdx = a.runIdx
+		s.running = s.running[:len(s.running)-1]
+		return
+	}
+	s.running[a.runIdx] = nil
+	if n := len(s.running); n >= 64 && 2*s.nRunning < n || s.nRunning == 0 {
+		k := 0
+		for _, b := range s.running {
+			if b != nil {
+				b.runIdx = k
+				s.running[k] = b
+				k++
+			}
+		}
+		clear(s.running[k:])
+		s.running = s.running[:k]
+	}
 }
