@@ -1000,10 +1000,12 @@ func (s *sim) ageLoad1(n *node) {
 
 // runningRemove takes a off the running list, keeping the others in launch
 // order: a policy tick reports progress in that order, which is the order
-// the engine's attempt index and yarn's records hold them in, so a report
-// mostly finds its attempt where the one before it predicts. (Moving the
-// last attempt into the hole, as before, scattered them.) Holes are
-// squeezed out once they are half the list.
+// the engine's attempt index holds them in (container.allocated's), so its
+// cursor finds a report's attempt where the one before it predicts more
+// often. (Moving the last attempt into the hole, as before, scattered
+// them.) yarn's records are in task order, which maps placed by locality
+// do not launch in, so its guess gains little. Holes are squeezed out once
+// they are half the list.
 func (s *sim) runningRemove(a *attempt) {
 	s.nRunning--
 	if s.opts.swapRunning {
