@@ -123,6 +123,7 @@ func (s *sim) launch(t *task, n *node, spec bool, loc events.Locality) *attempt 
 	}
 	a.runIdx = len(s.running)
 	s.running = append(s.running, a)
+	s.nRunning++
 
 	ev := s.event(events.ContainerAllocated)
 	ev.App, ev.Task, ev.Attempt, ev.Container, ev.Node = j.id, t.id, a.id, a.container, n.id
@@ -232,6 +233,11 @@ func (s *sim) startReduce(a *attempt) {
 	// The copy's total for progress: splitN and splitK change only before
 	// a reducer's first launch (a reduce-binding's split).
 	a.progBytes = a.task.share(a.task.job.partTotal[a.partition])
+	j := a.task.job
+	a.noBytes = a.task.share(j.partBytes(j.outPer, a.partition)) == 0 && a.task.share(j.partBytes(j.outLast, a.partition)) == 0
+	if a.noBytes {
+		s.noByteReds++
+	}
 	a.shareOut = -1
 	// Beside the attempt's copy state, not in a slice of its own: a fetch's
 	// end searches it, and a separate array was a cache miss there.
@@ -247,6 +253,15 @@ func (s *sim) startReduce(a *attempt) {
 // poll takes the job's new map outputs into the reducer's fetch list.
 func (s *sim) poll(a *attempt) {
 	j := a.task.job
+	if a.noBytes && !s.opts.listEmpty {
+		// Every entry the outputs would list is empty (so is what its own
+		// node's outputs add to fetched): fetchMore would start no fetch
+		// and take them all off the list at once. A fifth of the FB-2010
+		// day's list entries were these.
+		a.cursor = len(j.outputs)
+		s.fetchMore(a)
+		return
+	}
 	if j.rackFetch {
 		s.pollRacks(a)
 		s.fetchMore(a)
@@ -616,10 +631,7 @@ func (s *sim) stop(a *attempt) {
 	}
 	j.queue.running--
 	s.m.sample(s.now)
-	last := s.running[len(s.running)-1]
-	s.running[a.runIdx] = last
-	last.runIdx = a.runIdx
-	s.running = s.running[:len(s.running)-1]
+	s.runningRemove(a)
 	s.m.containerMS += float64(c.VCores) * float64(s.now-a.startMS)
 	if j.blocked {
 		j.blocked = false
@@ -984,4 +996,36 @@ func (s *sim) ageLoad1(n *node) {
 	dt := float64(s.now - n.load1At)
 	n.load1 = inst + (n.load1-inst)*math.Exp(-dt/(n.load.AvgS*1000))
 	n.load1At = s.now
+}
+
+// runningRemove takes a off the running list, keeping the others in launch
+// order: a policy tick reports progress in that order, which is the order
+// the engine's attempt index holds them in (container.allocated's), so its
+// cursor finds a report's attempt where the one before it predicts more
+// often. (Moving the last attempt into the hole, as before, scattered
+// them.) yarn's records are in task order, which maps placed by locality
+// do not launch in, so its guess gains little. Holes are squeezed out once
+// they are half the list.
+func (s *sim) runningRemove(a *attempt) {
+	s.nRunning--
+	if s.opts.swapRunning {
+		last := s.running[len(s.running)-1]
+		s.running[a.runIdx] = last
+		last.runIdx = a.runIdx
+		s.running = s.running[:len(s.running)-1]
+		return
+	}
+	s.running[a.runIdx] = nil
+	if n := len(s.running); n >= 64 && 2*s.nRunning < n || s.nRunning == 0 {
+		k := 0
+		for _, b := range s.running {
+			if b != nil {
+				b.runIdx = k
+				s.running[k] = b
+				k++
+			}
+		}
+		clear(s.running[k:])
+		s.running = s.running[:k]
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -236,4 +237,121 @@ func sameOutputs(t *testing.T, got, want [3][]byte, why string) {
 			t.Errorf("%s differ %s", what, why)
 		}
 	}
+}
+
+// emptyShareYAML: jobs whose map outputs are a few bytes over many
+// partitions, so most reducers' share of every output is 0 bytes
+// (attempt.noBytes) while the last partition's is not, per node and per
+// rack, beside a job whose reducers all fetch bytes.
+const emptyShareYAML = `
+seed: 3
+cluster:
+  racks: 3
+  nodes:
+    - {count: 9, vcores: 4, memory_mb: 8192}
+    - {count: 2, vcores: 2, memory_mb: 4096, map_speed: 0.5}
+  network: {node_gbps: 1, rack_uplink_gbps: 2, rack_fetch_pairs: %d}
+yarn: {heartbeat_s: 1, slowstart: 0.05, parallel_copies: 3}
+stragglers: {task_prob: 0.1, slowdown: [2, 5]}
+workload:
+  jobs:
+    - {name: tiny, type: grep, submit_s: 0, input_gb: 4, reduces: 12, shuffle_ratio: 0.000000001, map_s_per_block: 3}
+    - {name: sort, type: sort, submit_s: 2, input_gb: 6, reduces: 4, map_s_per_block: 4, reduce_s_per_gb: 30}
+    - {name: tiny2, type: grep, submit_s: 5, input_gb: 3, reduces: 9, shuffle_ratio: 0.000000002, map_s_per_block: 2}
+`
+
+// A reducer whose share of every map output is 0 bytes takes the outputs
+// without listing its empty fetches (poll): the results, event log and
+// tasks.csv are those of listing them, per node and per rack, under
+// stacks that speculate and kill.
+func TestEmptyFetchesNotListed(t *testing.T) {
+	reg := plugins.NewRegistry()
+	for _, pairs := range []int{0, 1} {
+		sc := mustParse(t, fmt.Sprintf(emptyShareYAML, pairs))
+		for _, stack := range []string{"none", "yarn", "late"} {
+			t.Run(fmt.Sprintf("rack_fetch_pairs=%d/%s", pairs, stack), func(t *testing.T) {
+				_, want := runOutputs(t, sc, stack, Options{Registry: reg, listEmpty: true})
+				s, got := runOutputs(t, sc, stack, Options{Registry: reg})
+				if s.noByteReds == 0 || s.noByteReds == int(s.m.byKind[evFetchPoll]) {
+					t.Fatalf("%d reducers with no bytes: the test does not exercise them beside others", s.noByteReds)
+				}
+				sameOutputs(t, got, want, "when empty fetches are not listed")
+			})
+		}
+	}
+}
+
+// The running list keeps launch order (runningRemove), so a policy tick
+// reports progress in another order than when a stopped attempt's place
+// was taken by the last one: the results and tasks.csv are the same, and
+// the event log holds the same events (ids aside, which number them in
+// emission order), over scenarios, seeds and stacks that speculate, kill,
+// shape and place. The list's order and positions are checked as it runs.
+func TestRunningInLaunchOrder(t *testing.T) {
+	reg := plugins.NewRegistry()
+	scs := map[string]string{"shuffle": shuffleYAML, "rack": rackChunkYAML, "empty": fmt.Sprintf(emptyShareYAML, 0)}
+	reordered := 0 // runs whose event logs differ in order
+	for name, yml := range scs {
+		for _, stack := range []string{"none", "yarn", "late", "dhsa-pi", "erul", "yarn+prescheduling", "tmar"} {
+			for seed := uint64(1); seed <= 3; seed++ {
+				t.Run(fmt.Sprintf("%s/%s/%d", name, stack, seed), func(t *testing.T) {
+					sc := mustParse(t, yml)
+					sc.Seed = seed
+					_, want := runOutputs(t, sc, stack, Options{Registry: reg, swapRunning: true})
+					checks := 0
+					s, got := runOutputs(t, sc, stack, Options{Registry: reg, onTick: func(s *sim) {
+						checks++
+						n, last := 0, -1
+						for i, a := range s.running {
+							if a == nil {
+								continue
+							}
+							if a.runIdx != i || int(a.idx) < 0 || a.over {
+								t.Fatalf("running[%d]: runIdx %d, over %v", i, a.runIdx, a.over)
+							}
+							if a.startMS < 0 || i < last {
+								t.Fatal("not in launch order")
+							}
+							last = i
+							n++
+						}
+						if n != s.nRunning {
+							t.Fatalf("%d running listed, nRunning %d", n, s.nRunning)
+						}
+					}})
+					if checks == 0 || s.m.byKind[evPolicyTick] == 0 {
+						t.Fatal("nothing checked")
+					}
+					if !bytes.Equal(got[0], want[0]) || !bytes.Equal(got[2], want[2]) {
+						t.Fatal("results or tasks.csv differ when the running list keeps launch order")
+					}
+					if a, b := eventsNoIDs(t, got[1]), eventsNoIDs(t, want[1]); !slices.Equal(a, b) {
+						t.Fatal("the event logs hold different events")
+					}
+					if !bytes.Equal(got[1], want[1]) {
+						reordered++
+					}
+				})
+			}
+		}
+	}
+	if reordered == 0 {
+		t.Error("no run reported progress in another order: the test does not exercise the change")
+	}
+}
+
+// eventsNoIDs is an event log's lines without their ids, sorted.
+func eventsNoIDs(t *testing.T, log []byte) []string {
+	t.Helper()
+	var out []string
+	for line := range strings.SplitSeq(strings.TrimSpace(string(log)), "\n") {
+		i := strings.Index(line, `"id":"`)
+		j := strings.Index(line[i+6:], `"`)
+		if i < 0 || j < 0 {
+			t.Fatalf("no id in %q", line)
+		}
+		out = append(out, line[:i]+line[i+6+j+1:])
+	}
+	slices.Sort(out)
+	return out
 }

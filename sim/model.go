@@ -444,6 +444,10 @@ type attempt struct {
 	over      bool
 	isMap     bool
 	noReduces bool // the job has no reducers
+	// noBytes: a reducer whose share of both of its job's map output sizes
+	// is 0 bytes. Its polls would list only empty fetches, which fetchMore
+	// skips, so poll takes the outputs without listing them (see poll).
+	noBytes bool
 
 	task      *task
 	node      *node

@@ -89,6 +89,17 @@ type Options struct {
 	// cluster, as before pollDense: the reference TestPollDenseSameAsLoop
 	// compares against.
 	pollRef bool
+	// listEmpty lists a reducer's empty fetches even when all of them are
+	// (attempt.noBytes), as before: the reference
+	// TestEmptyFetchesNotListed compares against.
+	listEmpty bool
+	// swapRunning takes a stopped attempt off the running list by moving
+	// the last one into its place, as before runningRemove: the reference
+	// TestRunningInLaunchOrder compares against.
+	swapRunning bool
+	// onTick, when set, is called at each policy tick before its progress
+	// reports, for tests that check the simulator's state as it runs.
+	onTick func(s *sim)
 	// emitProgressRef, when set, builds and emits progress reports
 	// instead of emitProgress: TestProgressCopiesSameAsRecords sets the
 	// version that reads the task, job and node records, not the
@@ -230,9 +241,10 @@ type sim struct {
 	// slots of attempts that are over are reused (freeSlots).
 	attempts  []*attempt
 	freeSlots []int32
-	retired   []int32 // slots of attempts stopped during the current event (retireSlots)
-	running   []*attempt
-	parked    []int32 // FIFO of parked nodes (entries may be stale)
+	retired   []int32    // slots of attempts stopped during the current event (retireSlots)
+	running   []*attempt // in launch order, nil where one stopped (see runningRemove)
+	nRunning  int        // the non-nil entries of running
+	parked    []int32    // FIFO of parked nodes (entries may be stale)
 	parkHead  int
 	// dirty holds the nodes whose node.dirty is set, loadWatch those with
 	// a background load series or a load average (policyTick).
@@ -249,6 +261,7 @@ type sim struct {
 	lastFinish  int64
 	pendPool    []pendList
 	fetchResets int   // fetch lists started over (fetchMore), for tests
+	noByteReds  int   // reducers started with attempt.noBytes, for tests
 	chunkLen    int   // outputs per rackChunks summary
 	horizon     int64 // latest expiry of a hint that can hold work back (reduce-binding)
 	holdHorizon int64 // latest expiry of a hint withholding capacity a policy may give back (zero ratio cap, shrunk node)
@@ -475,7 +488,7 @@ func (s *sim) interrupt(err error) error {
 
 func (s *sim) reportProgress() {
 	s.opts.Progress(Progress{Stack: s.stack, JobsDone: s.doneJobs, Jobs: len(s.sc.Jobs), SimS: float64(s.now) / 1000,
-		TasksDone: min(s.m.tasksDone, s.tasksTotal), Tasks: s.tasksTotal, Running: len(s.running)})
+		TasksDone: min(s.m.tasksDone, s.tasksTotal), Tasks: s.tasksTotal, Running: s.nRunning})
 }
 
 // dispatch runs one queued event.
@@ -626,7 +639,7 @@ const maxHoldStallMS = 3_600_000
 // schedules the next tick while there is work.
 func (s *sim) policyTick() {
 	s.tickAt = -1
-	if len(s.running) == 0 && s.q.len() == 0 {
+	if s.nRunning == 0 && s.q.len() == 0 {
 		if s.now >= s.horizon && (s.now > s.holdHorizon || s.now-s.lastLaunch > maxHoldStallMS) {
 			// Nothing runs, nothing is scheduled and no hint will lapse: the
 			// remaining work can never be placed. Stop; run reports the
@@ -640,8 +653,13 @@ func (s *sim) policyTick() {
 		// yet; offer everything again on every tick until it lapses.
 		s.wakeAll()
 	}
+	if s.opts.onTick != nil {
+		s.opts.onTick(s)
+	}
 	for _, a := range s.running {
-		s.emitProgress(a)
+		if a != nil {
+			s.emitProgress(a)
+		}
 	}
 	if s.now-s.lastHBEvent >= s.hbEventMS {
 		s.lastHBEvent = s.now

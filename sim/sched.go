@@ -424,7 +424,7 @@ func (s *sim) underLoadCap(n *node) bool {
 		capacity += slots(m)
 	}
 	for _, a := range s.running {
-		if a.node == n && a.task.kind == events.Map {
+		if a != nil && a.node == n && a.task.kind == events.Map {
 			onNode++
 		}
 	}
