@@ -93,8 +93,8 @@ type Engine struct {
 	// lastKind and lastTTL cache the TTL of the kind emitted last.
 	lastKind policy.HintKind
 	lastTTL  int64
-	// placeBy and placeReason cache the place hint's reason for a stack
-	// of one placer ("ranked by " and its name), built once, not per task.
+	// placeBy and placeReason cache the place hint's reason ("ranked by "
+	// and the placers that ranked), built once, not per task.
 	placeBy, placeReason string
 	// byType counts applied events by type for Stats.ByType: a handful of
 	// types searched in order of first sight, where a map keyed by the
@@ -275,20 +275,16 @@ func (e *Engine) countType(t events.Type) {
 	e.byType = append(e.byType, typeCount{t: t, n: 1})
 }
 
-// place combines the placers' scores into one place hint for t.
+// place combines the placers' scores into one place hint for t. A node
+// named more than once, by one placer or several, keeps its first entry
+// with the scores summed. The usual stack has one placer: its scores are
+// merged without a copy first, and the "ranked by" reason is built once
+// per set of placers, not per task (57 MB over the FB-2009 day under tmar).
 func (e *Engine) place(ctx context.Context, t *cluster.Task, now int64) {
-	if len(e.stack.Placers) == 0 {
-		return
-	}
-	if len(e.stack.Placers) == 1 {
-		e.placeOne(ctx, e.stack.Placers[0], t, now)
-		return
-	}
 	var (
-		combined []policy.NodeScore
-		index    = map[string]int{}
-		by       string
-		strict   bool
+		all    []policy.NodeScore
+		by     string
+		strict bool
 	)
 	for _, p := range e.stack.Placers {
 		var scores []policy.NodeScore
@@ -309,56 +305,27 @@ func (e *Engine) place(ctx context.Context, t *cluster.Task, now int64) {
 		if sp, ok := p.(policy.StrictPlacer); ok && sp.StrictPlacement() {
 			strict = true
 		}
-		for _, s := range scores {
-			if i, ok := index[s.Node]; ok {
-				combined[i].Score += s.Score
-				continue
-			}
-			index[s.Node] = len(combined)
-			combined = append(combined, s)
+		if all == nil {
+			all = scores // the placer's own slice: merged into a copy below
+		} else {
+			all = append(slices.Clip(all), scores...)
 		}
 	}
-	if len(combined) == 0 {
+	if len(all) == 0 {
 		return
 	}
+	combined := mergeScores(all)
 	sortScores(combined)
+	if e.placeBy != by || e.placeReason == "" {
+		e.placeBy, e.placeReason = by, "ranked by "+by
+	}
 	e.emit(by, []policy.Hint{{Kind: policy.KindPlace, App: t.App.ID, Task: t.ID, Nodes: combined, Strict: strict,
-		Reason: "ranked by " + by}}, nil, now)
-}
-
-// placeOne is place for a stack of one placer: the same hint without the
-// map of nodes, the growing slice and the "ranked by" string built per
-// call (57 MB over the FB-2009 day under tmar). Nodes the placer names
-// twice are still merged into the first, their scores summed.
-func (e *Engine) placeOne(ctx context.Context, p policy.Placer, t *cluster.Task, now int64) {
-	var scores []policy.NodeScore
-	var st *policy.Status
-	name := p.Name()
-	e.guard(name, func() { scores, st = p.Place(ctx, e.state, t) })
-	if st.Code() == policy.Error {
-		e.stats.Errors[name]++
-		e.log.Warn().Str("policy", name).Err(st.Err()).Msg("place failed")
-		return
-	}
-	if st.Code() == policy.Skip || len(scores) == 0 {
-		return
-	}
-	strict := false
-	if sp, ok := p.(policy.StrictPlacer); ok && sp.StrictPlacement() {
-		strict = true
-	}
-	combined := mergeScores(scores)
-	sortScores(combined)
-	if e.placeBy != name || e.placeReason == "" {
-		e.placeBy, e.placeReason = name, "ranked by "+name
-	}
-	e.emit(name, []policy.Hint{{Kind: policy.KindPlace, App: t.App.ID, Task: t.ID, Nodes: combined, Strict: strict,
 		Reason: e.placeReason}}, nil, now)
 }
 
-// mergeScores copies one placer's scores into a new slice, a node named
-// more than once merged into its first entry (scores summed), as place's
-// map does. Placers name a node once, and a few nodes at most: the check
+// mergeScores copies the placers' scores into a new slice, a node named
+// more than once merged into its first entry (scores summed), as a map
+// from node to entry would (mergeScoresRef). Placers name a node once, and a few nodes at most: the check
 // for repeats is a scan of the entries kept so far, a map only past
 // mergeScan entries.
 func mergeScores(scores []policy.NodeScore) []policy.NodeScore {

@@ -13,8 +13,8 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy"
 )
 
-// mergeScoresRef is place's merge for many placers (a map from node to its
-// first entry), which placeOne's mergeScores replaces for one.
+// mergeScoresRef is place's merge before mergeScores (a map from node to
+// its first entry).
 func mergeScoresRef(scores []policy.NodeScore) []policy.NodeScore {
 	var combined []policy.NodeScore
 	index := map[string]int{}
@@ -93,9 +93,10 @@ func (skipPlacer) Place(context.Context, cluster.View, *cluster.Task) ([]policy.
 	return nil, policy.NewStatus(policy.Skip, "never")
 }
 
-// TestPlaceOneSameAsCombined: an engine with one placer (placeOne) emits
+// TestPlaceOneSameAsCombined: an engine with one placer emits
 // the hints, ids and counts of one whose stack adds a placer that always
-// skips (place's map and "ranked by" string for several), over 400
+// skips (no copy of the scores and the reason built once for one placer
+// that ranks, a copy for several), over 400
 // pending tasks of random rankings, skips and errors, strict or not.
 func TestPlaceOneSameAsCombined(t *testing.T) {
 	for _, strict := range []bool{false, true} {
