@@ -20,13 +20,8 @@ func TestFillModelSameAsFill(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 4))
 	e, p := build(t, Name, nil)
 	ctx := context.Background()
-	var list evs
-	ts := int64(1000)
-	add := func(ev events.Event) {
-		ts += int64(rng.IntN(3)) * 500
-		ev.TS = ts
-		list.addApply(ctx, e, ev)
-	}
+	f := newFeed(ctx, e, rng, 3, 500)
+	add := f.add
 	v := e.State()
 	tasks, checks, touched, held := 0, 0, 0, 0
 	var running []events.Event
@@ -56,7 +51,7 @@ func TestFillModelSameAsFill(t *testing.T) {
 				if k < 6 { // left pending, reserved on some node
 					other := fmt.Sprintf("n%d:8041", rng.IntN(nodes))
 					tk := v.App(app).Task(task)
-					p.reserve(task, reservation{task: tk, node: other, finish: float64(ts)/1000 + float64(rng.IntN(40)-5)})
+					p.reserve(task, reservation{task: tk, node: other, finish: float64(f.ts)/1000 + float64(rng.IntN(40)-5)})
 					continue
 				}
 				al := events.Event{Type: events.ContainerAllocated, App: app, Task: task, Attempt: att, Container: "c" + att, Node: node}

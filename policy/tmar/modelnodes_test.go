@@ -103,13 +103,8 @@ func TestModelNodesSameAsRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 20))
 	e, p := build(t, Name, nil)
 	ctx := context.Background()
-	var list evs
-	ts := int64(1000)
-	add := func(ev events.Event) {
-		ts += int64(rng.IntN(3)) * 500
-		ev.TS = ts
-		list.addApply(ctx, e, ev)
-	}
+	f := newFeed(ctx, e, rng, 3, 500)
+	add := f.add
 	v := e.State()
 	tasks, checks, regen, busy := 0, 0, 0, 0
 	var running []events.Event // allocations not finished

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -541,4 +542,27 @@ func TestSharedModelOnlyWhenEveryPartitionIsKnown(t *testing.T) {
 			}
 		})
 	}
+}
+
+// feed applies events to an engine at random rising times (from 1000 ms,
+// each a random 0..steps-1 multiple of stepMS later), as the randomized
+// equivalence tests drive it; ts is the last event's time.
+type feed struct {
+	ctx    context.Context
+	e      *engine.Engine
+	rng    *rand.Rand
+	list   evs
+	ts     int64
+	steps  int
+	stepMS int64
+}
+
+func newFeed(ctx context.Context, e *engine.Engine, rng *rand.Rand, steps int, stepMS int64) *feed {
+	return &feed{ctx: ctx, e: e, rng: rng, ts: 1000, steps: steps, stepMS: stepMS}
+}
+
+func (f *feed) add(ev events.Event) {
+	f.ts += int64(f.rng.IntN(f.steps)) * f.stepMS
+	ev.TS = f.ts
+	f.list.addApply(f.ctx, f.e, ev)
 }

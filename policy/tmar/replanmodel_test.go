@@ -51,13 +51,8 @@ func TestReplanModelSameAsRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 30))
 	e, p := build(t, Name, nil)
 	ctx := context.Background()
-	var list evs
-	ts := int64(1000)
-	add := func(ev events.Event) {
-		ts += int64(rng.IntN(2)) * 700
-		ev.TS = ts
-		list.addApply(ctx, e, ev)
-	}
+	f := newFeed(ctx, e, rng, 2, 700)
+	add := f.add
 	for i := range 6 {
 		add(events.Event{Type: events.NodeRegistered, Node: fmt.Sprintf("n%d:8041", i), Rack: fmt.Sprintf("/r%d", i%2),
 			VCores: 1 + rng.IntN(3), MemoryMB: 4096, CPUMHz: 2400, PowerIdleW: 100, PowerMaxW: 300})
