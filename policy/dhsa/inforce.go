@@ -43,7 +43,7 @@ type nodeSent struct {
 
 // UseInForce implements policy.InForceUser. A new view forgets every lapse.
 func (p *Plugin) UseInForce(f policy.InForce) {
-	p.lapses.f = f
+	p.lapses.f, p.lapses.ttl = f, 0
 	p.lapses.gen++
 }
 
@@ -54,9 +54,10 @@ func (l *lapses) beginRound(name string) {
 	if l.f == nil {
 		return
 	}
-	l.now, l.ttl = l.f.Now(), l.f.TTL(policy.KindRatio)
-	if n := l.f.Others(policy.KindRatio, name); n != l.others || l.gen == 0 {
-		l.others = n
+	l.now = l.f.Now()
+	if n := l.f.Others(policy.KindRatio, name); n != l.others || l.gen == 0 || l.ttl == 0 {
+		// The TTL is the engine's for its life: read again with a new span.
+		l.others, l.ttl = n, l.f.TTL(policy.KindRatio)
 		l.gen++
 	}
 }

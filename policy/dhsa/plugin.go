@@ -58,6 +58,7 @@ type Plugin struct {
 	demandBuf []PoolDemand
 	queueIdx  map[string]int
 	scratch   scratch // AllocatePI's and AllocatePD's working slices
+	out []policy.Hint // Shape's hints, when run by an engine
 	// nodeHints' buffer of reasons and where each ends.
 	reasons    reason
 	reasonEnds []int
@@ -385,9 +386,9 @@ func (p *Plugin) allocate(v cluster.View, slots Slots) *lastShape {
 	p.hit, p.next = p.next, (p.next+1)%recentShapes
 	l := &p.recent[p.hit]
 	if p.name == NamePD {
-		l.alloc = allocatePD(demand, slots, p.borrow(), &p.scratch)
+		l.alloc = allocatePD(l.alloc, demand, slots, p.borrow(), &p.scratch)
 	} else {
-		l.alloc, l.c = allocatePI(demand, slots, p.borrow(), &p.scratch)
+		l.alloc, l.c = allocatePI(l.alloc, demand, slots, p.borrow(), &p.scratch)
 	}
 	l.ok, l.slots, l.demand = true, slots, append(l.demand[:0], demand...)
 	l.whatOK, l.hintsOK = false, false
@@ -464,12 +465,18 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		return nil, policy.NewStatus(policy.Skip, "no unfinished apps")
 	}
 	var out []policy.Hint
+	if p.lapses.f != nil && p.cfg.Scope == ScopeQueue {
+		// Run by an engine, which copies the hints it emits before it
+		// calls again: they go in a buffer of Shape's (an allocation per
+		// call that returned a hint was a tenth of Shape).
+		out = p.out[:0]
+	}
 	if p.cfg.NodeCaps {
 		out = p.nodeHints(v, alloc, slots, l, out)
 	}
 	if p.cfg.Scope == ScopeQueue {
-		// The caller owns what it gets: a copy of the cached hints, those
-		// not in force.
+		// A copy of the cached hints; run by an engine, only those not in
+		// force. Run by none, the caller owns what it gets.
 		if p.lapses.f == nil {
 			qh := p.queueHintsOf(l)
 			if out == nil { // no node hints this time
@@ -491,6 +498,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 				out = append(out, p.queueHintsOf(l)[i])
 			}
 		}
+		p.out = out
 		return out, nil
 	}
 	ps := p.pools(v, true)
