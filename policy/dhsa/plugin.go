@@ -57,8 +57,8 @@ type Plugin struct {
 	// Per-Shape scratch, reused: the pools' demand and a queue's index in it.
 	demandBuf []PoolDemand
 	queueIdx  map[string]int
-	scratch   scratch // AllocatePI's and AllocatePD's working slices
-	out []policy.Hint // Shape's hints, when run by an engine
+	scratch   scratch       // AllocatePI's and AllocatePD's working slices
+	out       []policy.Hint // Shape's hints, when run by an engine
 	// nodeHints' buffer of reasons and where each ends.
 	reasons    reason
 	reasonEnds []int
