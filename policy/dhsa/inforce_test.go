@@ -86,7 +86,8 @@ func (r inForceRun) out(hs []policy.Hint) []policy.Hint {
 
 // Random event streams (shapeWorld: nodes of three sizes come, go and come
 // back, apps in many queues submit, run and end tasks; explicit ticks;
-// ratio TTLs of 60 s and 5 s; refreshes every 30 s and 5 s; another shaper
+// ratio TTLs of 60 s and 5 s; refreshes every 30 s and 5 s; scope queue
+// and app; another shaper
 // re-emitting or overwriting DHSA's queue and node hints before or after
 // it): the engine emits the same hints, ids, times and reasons included,
 // whether DHSA leaves out the hints the engine has in force
@@ -94,7 +95,7 @@ func (r inForceRun) out(hs []policy.Hint) []policy.Hint {
 func TestInForceSameEmitted(t *testing.T) {
 	ctx := context.Background()
 	var fewer, total uint64
-	for iter := range 24 {
+	for iter := range 30 {
 		name := NamePI
 		if iter%2 == 1 {
 			name = NamePD
@@ -106,6 +107,9 @@ func TestInForceSameEmitted(t *testing.T) {
 		if iter%8 == 5 {
 			cfg.Pools = map[string]float64{"a": 3, "default": 2}
 			cfg.MapSlots, cfg.ReduceSlots = 2, 1
+		}
+		if iter%6 == 4 {
+			cfg.Scope = ScopeApp // node hints left out, app hints all returned
 		}
 		var ttl int64
 		if iter%5 >= 3 {
