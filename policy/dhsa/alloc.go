@@ -65,11 +65,13 @@ func weightsOf(pools []PoolDemand, sc *scratch) []float64 {
 // phase. Which phase lends is one of the four cases of Classify. It returns
 // the allocations in the order of pools and the case.
 func AllocatePI(pools []PoolDemand, slots Slots, b Borrow) ([]Allocation, Case) {
-	return allocatePI(pools, slots, b, nil)
+	return allocatePI(nil, pools, slots, b, nil)
 }
 
-// allocatePI is AllocatePI with its working slices lent by sc.
-func allocatePI(pools []PoolDemand, slots Slots, b Borrow, sc *scratch) ([]Allocation, Case) {
+// allocatePI is AllocatePI with its working slices lent by sc, its result
+// in dst's array when it has room (Shape allocates again at every change of
+// demand).
+func allocatePI(dst []Allocation, pools []PoolDemand, slots Slots, b Borrow, sc *scratch) ([]Allocation, Case) {
 	defer sc.reset()
 	n := len(pools)
 	w := weightsOf(pools, sc)
@@ -94,7 +96,7 @@ func allocatePI(pools []PoolDemand, slots Slots, b Borrow, sc *scratch) ([]Alloc
 	idleR -= b.Weights.reduceSlotsFor(sum(bM))
 	idleM -= b.Weights.mapSlotsFor(sum(bR))
 	hM, hR := headroom(idleM, idleR, budgetM-sum(bM), budgetR-sum(bR), b)
-	out := make([]Allocation, n)
+	out := resize(dst, n)
 	for i, p := range pools {
 		out[i] = Allocation{Name: p.Name, Maps: aM[i] + bM[i], Reduces: aR[i] + bR[i]}
 		out[i].MaxMaps, out[i].MaxReduces = out[i].Maps+hM, out[i].Reduces+hR
@@ -155,11 +157,12 @@ func PoolCase(mapDemand, mapShare, reduceDemand, reduceShare int) string {
 // (Cases a, b, d), same phase first, then across phases within the borrow
 // percentages, max-min fair by pool weight on the unmet demand.
 func AllocatePD(pools []PoolDemand, slots Slots, b Borrow) []Allocation {
-	return allocatePD(pools, slots, b, nil)
+	return allocatePD(nil, pools, slots, b, nil)
 }
 
-// allocatePD is AllocatePD with its working slices lent by sc.
-func allocatePD(pools []PoolDemand, slots Slots, b Borrow, sc *scratch) []Allocation {
+// allocatePD is AllocatePD with its working slices lent by sc, its result in
+// dst's array when it has room.
+func allocatePD(dst []Allocation, pools []PoolDemand, slots Slots, b Borrow, sc *scratch) []Allocation {
 	defer sc.reset()
 	n := len(pools)
 	w := weightsOf(pools, sc)
@@ -174,7 +177,7 @@ func allocatePD(pools []PoolDemand, slots Slots, b Borrow, sc *scratch) []Alloca
 	}
 	shareM := sc.waterfill(slots.Map, active, w)
 	shareR := sc.waterfill(slots.Reduce, active, w)
-	out := make([]Allocation, n)
+	out := resize(dst, n)
 	uM, uR := sc.ints(n), sc.ints(n)
 	// Slots no active pool owns (all of them when nobody has demand) are idle.
 	idleM, idleR := slots.Map-sum(shareM), slots.Reduce-sum(shareR)
@@ -223,4 +226,14 @@ func allocatePD(pools []PoolDemand, slots Slots, b Borrow, sc *scratch) []Alloca
 		out[i].MaxMaps, out[i].MaxReduces = out[i].Maps+hM, out[i].Reduces+hR
 	}
 	return out
+}
+
+// resize returns n zero Allocations, in dst's array when it has room.
+func resize(dst []Allocation, n int) []Allocation {
+	if cap(dst) < n {
+		return make([]Allocation, n)
+	}
+	dst = dst[:n]
+	clear(dst)
+	return dst
 }

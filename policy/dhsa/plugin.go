@@ -57,10 +57,18 @@ type Plugin struct {
 	// Per-Shape scratch, reused: the pools' demand and a queue's index in it.
 	demandBuf []PoolDemand
 	queueIdx  map[string]int
-	scratch   scratch // AllocatePI's and AllocatePD's working slices
+	scratch   scratch       // AllocatePI's and AllocatePD's working slices
+	out       []policy.Hint // Shape's hints, when run by an engine
 	// nodeHints' buffer of reasons and where each ends.
 	reasons    reason
 	reasonEnds []int
+	suffix     reason // a node size's part of its nodes' reasons
+
+	// What the engine has in force of the hints Shape returned (inforce.go):
+	// the round, and the caps and lapse of each queue's and node's hint.
+	lapses     lapses
+	queueSent  map[string]*sent
+	nodeLapses []nodeSent // by position in View.Nodes
 }
 
 // capsInputs are what NodeCaps depends on besides a node's own slots.
@@ -69,13 +77,18 @@ type capsInputs struct{ allowed, granted, slots Slots }
 // recentShapes is how many allocations Shape keeps.
 const recentShapes = 16
 
-// lastShape is one Shape's allocation and what it depends on.
+// lastShape is one Shape's allocation and what it depends on. Its reasons
+// are built when a hint first needs them: most allocations are made again
+// to the same caps, whose hints are in force and not returned.
 type lastShape struct {
 	ok         bool
 	slots      Slots
 	demand     []PoolDemand // sorted by name, as handed to AllocatePI/PD
 	alloc      []Allocation
+	c          Case          // dhsa-pi's case
+	whatOK     bool          // what is built
 	what       reason        // the demand part of every reason
+	hintsOK    bool          // queueHints are built
 	queueHints []policy.Hint // scope queue: one per pool, reasons built
 }
 
@@ -150,6 +163,7 @@ type Assigning struct{ *Plugin }
 
 var (
 	_ policy.DemandShaper = (*Plugin)(nil)
+	_ policy.InForceUser  = (*Plugin)(nil)
 	_ policy.Assigner     = Assigning{}
 )
 
@@ -291,7 +305,7 @@ func (p *Plugin) poolsOf(apps []*cluster.App, ordered bool) []*pool {
 func (p *Plugin) Allocate(v cluster.View) ([]Allocation, Slots, string) {
 	slots := p.ClusterSlots(v)
 	l := p.allocate(v, slots)
-	return slices.Clone(l.alloc), slots, l.what.String()
+	return slices.Clone(l.alloc), slots, p.whatOf(l).String()
 }
 
 // poolDemand sums the demand of the unfinished apps by queue, sorted by
@@ -371,34 +385,54 @@ func (p *Plugin) allocate(v cluster.View, slots Slots) *lastShape {
 	}
 	p.hit, p.next = p.next, (p.next+1)%recentShapes
 	l := &p.recent[p.hit]
+	if p.name == NamePD {
+		l.alloc = allocatePD(l.alloc, demand, slots, p.borrow(), &p.scratch)
+	} else {
+		l.alloc, l.c = allocatePI(l.alloc, demand, slots, p.borrow(), &p.scratch)
+	}
+	l.ok, l.slots, l.demand = true, slots, append(l.demand[:0], demand...)
+	l.whatOK, l.hintsOK = false, false
+	return l
+}
+
+// whatOf returns l's demand part of every reason, built on first use.
+func (p *Plugin) whatOf(l *lastShape) reason {
+	if l.whatOK {
+		return l.what
+	}
 	var nM, nR int
-	for _, d := range demand {
+	for _, d := range l.demand {
 		nM += d.Maps
 		nR += d.Reduces
 	}
 	what := l.what[:0]
-	if p.name == NamePD {
-		l.alloc = allocatePD(demand, slots, p.borrow(), &p.scratch)
-	} else {
-		var c Case
-		l.alloc, c = allocatePI(demand, slots, p.borrow(), &p.scratch)
-		what = what.s("case ").d(int(c)).s(", ")
+	if p.name != NamePD {
+		what = what.s("case ").d(int(l.c)).s(", ")
 	}
-	l.what = what.s("demand ").d(nM).s(" maps ").d(nR).s(" reduces on ").d(slots.Map).s("/").d(slots.Reduce).s(" map/reduce slots")
-	l.ok, l.slots, l.demand = true, slots, append(l.demand[:0], demand...)
+	l.what = what.s("demand ").d(nM).s(" maps ").d(nR).s(" reduces on ").d(l.slots.Map).s("/").d(l.slots.Reduce).s(" map/reduce slots")
+	l.whatOK = true
+	return l.what
+}
+
+// queueHintsOf returns l's queue hints (scope queue: one per pool), built
+// on first use.
+func (p *Plugin) queueHintsOf(l *lastShape) []policy.Hint {
+	if l.hintsOK {
+		return l.queueHints
+	}
+	what := p.whatOf(l)
 	l.queueHints = l.queueHints[:0]
-	if p.cfg.Scope == ScopeQueue {
-		for _, a := range l.alloc {
-			reason := p.reasons[:0].s(p.name).s(": ").b(l.what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).s(" reduces")
-			if a.PoolCase != "" {
-				reason = reason.s(", pool case ").s(a.PoolCase)
-			}
-			p.reasons = reason
-			l.queueHints = append(l.queueHints, policy.Hint{Kind: policy.KindRatio, Queue: a.Name,
-				MaxMaps: a.MaxMaps, MaxReduces: a.MaxReduces, Reason: reason.String()})
+	for _, a := range l.alloc {
+		reason := p.reasons[:0].s(p.name).s(": ").b(what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).s(" reduces")
+		if a.PoolCase != "" {
+			reason = reason.s(", pool case ").s(a.PoolCase)
 		}
+		p.reasons = reason
+		l.queueHints = append(l.queueHints, policy.Hint{Kind: policy.KindRatio, Queue: a.Name,
+			MaxMaps: a.MaxMaps, MaxReduces: a.MaxReduces, Reason: reason.String()})
 	}
-	return l
+	l.hintsOK = true
+	return l.queueHints
 }
 
 // ShapeOn implements policy.DemandShaper: DHSA recomputes as soon as demand
@@ -420,6 +454,7 @@ func (p *Plugin) ShapeOn(ev *events.Event) bool {
 
 // Shape implements policy.Shaper: one ratio hint per queue (or app).
 func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
+	p.lapses.beginRound(p.name)
 	slots := p.ClusterSlots(v)
 	l := p.allocate(v, slots)
 	alloc := l.alloc
@@ -430,18 +465,44 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		return nil, policy.NewStatus(policy.Skip, "no unfinished apps")
 	}
 	var out []policy.Hint
+	if p.lapses.f != nil && p.cfg.Scope == ScopeQueue {
+		// Run by an engine, which copies the hints it emits before it
+		// calls again: they go in a buffer of Shape's (an allocation per
+		// call that returned a hint was a tenth of Shape).
+		out = p.out[:0]
+	}
 	if p.cfg.NodeCaps {
-		out = p.nodeHints(v, alloc, slots, l.what, out)
+		out = p.nodeHints(v, alloc, slots, l, out)
 	}
 	if p.cfg.Scope == ScopeQueue {
-		// The caller owns what it gets: a copy of the cached hints.
-		if out == nil { // no node hints this time
-
-			out = make([]policy.Hint, 0, len(l.queueHints))
+		// A copy of the cached hints; run by an engine, only those not in
+		// force. Run by none, the caller owns what it gets.
+		if p.lapses.f == nil {
+			qh := p.queueHintsOf(l)
+			if out == nil { // no node hints this time
+				out = make([]policy.Hint, 0, len(qh))
+			}
+			return append(out, qh...), nil
 		}
-		return append(out, l.queueHints...), nil
+		if p.queueSent == nil {
+			p.queueSent = map[string]*sent{}
+		}
+		for i, a := range alloc {
+			s := p.queueSent[a.Name]
+			if s == nil {
+				s = new(sent)
+				p.queueSent[a.Name] = s
+			}
+			h := policy.Hint{Kind: policy.KindRatio, Queue: a.Name, MaxMaps: a.MaxMaps, MaxReduces: a.MaxReduces}
+			if !p.lapses.inForce(s, &h) {
+				out = append(out, p.queueHintsOf(l)[i])
+			}
+		}
+		p.out = out
+		return out, nil
 	}
 	ps := p.pools(v, true)
+	what := p.whatOf(l)
 	for i, pl := range ps {
 		a := alloc[i]
 		dm, dr := make([]int, len(pl.apps)), make([]int, len(pl.apps))
@@ -455,7 +516,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		for k, app := range pl.apps {
 			out = append(out, policy.Hint{Kind: policy.KindRatio, App: app.ID,
 				MaxMaps: gm[k] + hm, MaxReduces: gr[k] + hr,
-				Reason: newReason(160).s(p.name).s(": ").b(l.what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).
+				Reason: newReason(160).s(p.name).s(": ").b(what).s("; queue ").s(a.Name).s(" granted ").d(a.Maps).s(" maps ").d(a.Reduces).
 					s(" reduces, app ").d(gm[k]).s(" maps ").d(gr[k]).s(" reduces").String()})
 		}
 	}
@@ -479,7 +540,7 @@ func capsOfGrants(alloc []Allocation) (allowed, granted Slots) {
 // nodeHints appends one ratio hint per running node whose caps changed (all
 // of them when the refresh is due): NodeCaps of the pools' total grants plus
 // headroom.
-func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what reason, out []policy.Hint) []policy.Hint {
+func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, l *lastShape, out []policy.Hint) []policy.Hint {
 	allowed, granted := capsOfGrants(alloc)
 	now := v.Now()
 	all := p.nodeCaps == nil || p.nodesDirty || now-p.nodeSent >= p.cfg.NodeCapsRefresh.Milliseconds()
@@ -511,14 +572,19 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what
 		}
 	}
 	nodes := v.Nodes()
-	if out == nil { // room for the pools' hints after these
-		out = make([]policy.Hint, 0, len(nodes)+len(alloc))
+	wired := p.lapses.f != nil
+	if wired && len(p.nodeLapses) < len(nodes) {
+		p.nodeLapses = append(p.nodeLapses, make([]nodeSent, len(nodes)-len(p.nodeLapses))...)
 	}
 	// The reasons go into one buffer and become one string that the hints
-	// slice: a round names every node.
+	// slice: a round names every node. A reason is the same for every node
+	// of a size but for the node's id: the parts before and after it
+	// (prefix, and the size's suffix) are formatted once.
 	first, buf, ends := len(out), p.reasons[:0], p.reasonEnds[:0]
+	prefix := -1 // where the prefix ends in buf, when written
+	var suffix reason
 	lastVC, own, c := -1, Slots{}, Slots{}
-	for _, n := range nodes {
+	for i, n := range nodes {
 		if n.State != cluster.NodeRunning || !all && !changed[n.VCores] {
 			continue
 		}
@@ -526,12 +592,39 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what
 			lastVC = n.VCores
 			own, c = caps(n.VCores)
 			p.nodeCaps[n.VCores] = c
+			suffix = p.suffix[:0].s(" has ").d(own.Map).s("/").d(own.Reduce).
+				s(" map/reduce slots, runs at most ").d(c.Map).s(" maps ").d(c.Reduce).s(" reduces (cluster: ").d(allowed.Map).
+				s(" maps ").d(allowed.Reduce).s(" reduces allowed, ").d(granted.Reduce).s(" reduces granted)")
+			p.suffix = suffix
 		}
-		buf = buf.s(p.name).s(": ").b(what).s("; node ").s(n.ID).s(" has ").d(own.Map).s("/").d(own.Reduce).
-			s(" map/reduce slots, runs at most ").d(c.Map).s(" maps ").d(c.Reduce).s(" reduces (cluster: ").d(allowed.Map).
-			s(" maps ").d(allowed.Reduce).s(" reduces allowed, ").d(granted.Reduce).s(" reduces granted)")
+		h := policy.Hint{Kind: policy.KindRatio, Node: n.ID, MaxMaps: c.Map, MaxReduces: c.Reduce}
+		if wired {
+			s := &p.nodeLapses[i]
+			if s.n != n { // another node at this place: its lapse is not known
+				*s = nodeSent{n: n}
+			}
+			if p.lapses.inForce(&s.sent, &h) {
+				continue
+			}
+		}
+		if prefix < 0 {
+			buf = buf.s(p.name).s(": ").b(p.whatOf(l)).s("; node ")
+			prefix = len(buf)
+		}
+		if len(ends) > 0 { // the first reason's prefix is in place
+			buf = append(buf, buf[:prefix]...)
+		}
+		buf = buf.s(n.ID).b(suffix)
 		ends = append(ends, len(buf))
-		out = append(out, policy.Hint{Kind: policy.KindRatio, Node: n.ID, MaxMaps: c.Map, MaxReduces: c.Reduce})
+		if out == nil { // room for the pools' hints after these
+			out = make([]policy.Hint, 0, len(nodes)+len(alloc))
+		}
+		out = append(out, h)
+	}
+	if len(ends) == 0 {
+		p.capsIn, p.capsOK = in, true
+		p.recheck(changed, caps)
+		return out
 	}
 	reasons := buf.String()
 	from := 0
@@ -540,15 +633,20 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, what
 		from = e
 	}
 	p.reasons, p.reasonEnds = buf[:0], ends[:0]
-	// A class whose caps changed but has no running node keeps its old
-	// entry: then the next call with these inputs must look again.
 	p.capsIn, p.capsOK = in, true
+	p.recheck(changed, caps)
+	return out
+}
+
+// recheck clears capsOK when a class whose caps changed has no running
+// node: it keeps its old entry, so the next call with these inputs must
+// look again.
+func (p *Plugin) recheck(changed map[int]bool, caps func(int) (Slots, Slots)) {
 	for vc := range changed {
 		if _, c := caps(vc); p.nodeCaps[vc] != c {
 			p.capsOK = false
 		}
 	}
-	return out
 }
 
 // Assign implements policy.Assigner: Cases 1–4 of §2.1.2 on the

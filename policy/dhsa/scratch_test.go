@@ -96,11 +96,12 @@ func TestWaterfillSameAsRef(t *testing.T) {
 	}
 }
 
-// The allocations with a scratch reused across calls are those with fresh
-// slices, for both variants, on random pools.
+// The allocations with a scratch and a result array reused across calls
+// are those with fresh slices, for both variants, on random pools.
 func TestAllocateScratchSameAsFresh(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	var sc scratch
+	var dPI, dPD []Allocation
 	for i := range 5000 {
 		pools := make([]PoolDemand, 1+r.IntN(12))
 		for k := range pools {
@@ -110,12 +111,16 @@ func TestAllocateScratchSameAsFresh(t *testing.T) {
 		slots := Slots{r.IntN(60), r.IntN(60)}
 		b := Borrow{Weights: Weights{Map: 1, Reduce: []float64{1, 2}[r.IntN(2)]}, PctMap: r.Float64(), PctReduce: r.Float64()}
 		wantPI, wantC := AllocatePI(pools, slots, b)
-		if got, c := allocatePI(pools, slots, b, &sc); !reflect.DeepEqual(got, wantPI) || c != wantC {
+		got, c := allocatePI(dPI, pools, slots, b, &sc)
+		if !reflect.DeepEqual(got, wantPI) || c != wantC {
 			t.Fatalf("case %d: allocatePI = %+v %v, fresh %+v %v", i, got, c, wantPI, wantC)
 		}
+		dPI = got
 		wantPD := AllocatePD(pools, slots, b)
-		if got := allocatePD(pools, slots, b, &sc); !reflect.DeepEqual(got, wantPD) {
+		if got := allocatePD(dPD, pools, slots, b, &sc); !reflect.DeepEqual(got, wantPD) {
 			t.Fatalf("case %d: allocatePD = %+v, fresh %+v", i, got, wantPD)
+		} else {
+			dPD = got
 		}
 	}
 }
