@@ -112,7 +112,9 @@ type InForce interface {
 
 // InForceUser is a plugin that is given its engine's InForce once the
 // engine is made (engine.New). A plugin run without an engine (tests) is
-// given none and returns every hint.
+// given none and returns every hint. Once given one, a plugin may return
+// its hints in a buffer it reuses at its next call: the engine copies the
+// hints it emits before it calls the plugin again.
 type InForceUser interface {
 	Plugin
 	UseInForce(InForce)
