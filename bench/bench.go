@@ -762,21 +762,30 @@ func resetPeakRSS() error {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
-// peakRSSMB reads the process's peak resident set (VmHWM) on Linux; 0 elsewhere.
-func peakRSSMB() float64 {
+// procStatusMB reads /proc/self/status's kB fields, in MB.
+func procStatusMB() map[string]float64 {
+	out := map[string]float64{}
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
-		return 0
+		return out
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
-			if err == nil {
-				return kb / 1024
-			}
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		v, ok = strings.CutSuffix(strings.TrimSpace(v), "kB")
+		if !ok {
+			continue
+		}
+		if n, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			out[k] = n / 1024
 		}
 	}
-	return 0
+	return out
 }
+
+// peakRSSMB reads the process's peak resident set (VmHWM) on Linux; 0 elsewhere.
+func peakRSSMB() float64 { return procStatusMB()["VmHWM"] }

@@ -1,12 +1,10 @@
 package bench
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
 	"runtime/metrics"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -94,29 +92,4 @@ func (t *memTrace) finish(w io.Writer) {
 	}
 	close(t.stop)
 	fmt.Fprint(w, <-t.done)
-}
-
-// procStatusMB reads /proc/self/status's kB fields, in MB.
-func procStatusMB() map[string]float64 {
-	out := map[string]float64{}
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return out
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		v, ok = strings.CutSuffix(strings.TrimSpace(v), "kB")
-		if !ok {
-			continue
-		}
-		if n, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-			out[k] = n / 1024
-		}
-	}
-	return out
 }

@@ -66,7 +66,8 @@ type Plugin struct {
 
 	// What the engine has in force of the hints Shape returned (inforce.go):
 	// the round, and the caps and lapse of each queue's and node's hint.
-	lapses     lapses
+	lapses     policy.Lapses // of ratio hints (inforce.go)
+	keyBuf     []byte        // a hint's target and content, for Until
 	queueSent  map[string]*sent
 	nodeLapses []nodeSent // by position in View.Nodes
 }
@@ -197,7 +198,7 @@ func New(name string, cfg Config) (*Plugin, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%s settings: %w", name, err)
 	}
-	return &Plugin{name: name, cfg: cfg}, nil
+	return &Plugin{name: name, cfg: cfg, lapses: policy.NewLapses(policy.KindRatio)}, nil
 }
 
 // Name implements policy.Plugin.
@@ -454,7 +455,7 @@ func (p *Plugin) ShapeOn(ev *events.Event) bool {
 
 // Shape implements policy.Shaper: one ratio hint per queue (or app).
 func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
-	p.lapses.beginRound(p.name)
+	p.lapses.Begin(p.name)
 	slots := p.ClusterSlots(v)
 	l := p.allocate(v, slots)
 	alloc := l.alloc
@@ -465,7 +466,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 		return nil, policy.NewStatus(policy.Skip, "no unfinished apps")
 	}
 	var out []policy.Hint
-	if p.lapses.f != nil && p.cfg.Scope == ScopeQueue {
+	if p.lapses.Wired() && p.cfg.Scope == ScopeQueue {
 		// Run by an engine, which copies the hints it emits before it
 		// calls again: they go in a buffer of Shape's (an allocation per
 		// call that returned a hint was a tenth of Shape).
@@ -477,7 +478,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 	if p.cfg.Scope == ScopeQueue {
 		// A copy of the cached hints; run by an engine, only those not in
 		// force. Run by none, the caller owns what it gets.
-		if p.lapses.f == nil {
+		if !p.lapses.Wired() {
 			qh := p.queueHintsOf(l)
 			if out == nil { // no node hints this time
 				out = make([]policy.Hint, 0, len(qh))
@@ -494,7 +495,7 @@ func (p *Plugin) Shape(_ context.Context, v cluster.View) ([]policy.Hint, *polic
 				p.queueSent[a.Name] = s
 			}
 			h := policy.Hint{Kind: policy.KindRatio, Queue: a.Name, MaxMaps: a.MaxMaps, MaxReduces: a.MaxReduces}
-			if !p.lapses.inForce(s, &h) {
+			if !p.inForce(s, &h) {
 				out = append(out, p.queueHintsOf(l)[i])
 			}
 		}
@@ -572,7 +573,7 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, l *l
 		}
 	}
 	nodes := v.Nodes()
-	wired := p.lapses.f != nil
+	wired := p.lapses.Wired()
 	if wired && len(p.nodeLapses) < len(nodes) {
 		p.nodeLapses = append(p.nodeLapses, make([]nodeSent, len(nodes)-len(p.nodeLapses))...)
 	}
@@ -603,7 +604,7 @@ func (p *Plugin) nodeHints(v cluster.View, alloc []Allocation, slots Slots, l *l
 			if s.n != n { // another node at this place: its lapse is not known
 				*s = nodeSent{n: n}
 			}
-			if p.lapses.inForce(&s.sent, &h) {
+			if p.inForce(&s.sent, &h) {
 				continue
 			}
 		}

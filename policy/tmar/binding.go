@@ -192,7 +192,7 @@ func (p *Plugin) placeReducer(ctx context.Context, v cluster.View, t *cluster.Ta
 // tick, and a tick's hold renewals were a third of the bytes the day
 // allocated (TestEngineCopiesBindHints).
 func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *policy.Status) {
-	p.beginRound()
+	p.lapses.Begin(p.name)
 	if p.cfg.Replan {
 		p.replan(ctx, v)
 	}
@@ -228,7 +228,7 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 		todo := 0
 		for k := range bs {
 			b := &bs[k]
-			b.send = p.inForce == nil || !p.inForceNow(&b.lapse, b.target, b.content)
+			b.send = !p.lapses.Wired() || !p.inForceNow(&b.lapse, b.target, b.content)
 			if b.send {
 				todo++
 			}
@@ -242,7 +242,7 @@ func (p *Plugin) Bind(ctx context.Context, v cluster.View) ([]policy.Hint, *poli
 			if !b.send || p.started(b.id) {
 				continue
 			}
-			p.returned(&b.lapse, lapseBinding)
+			p.lapses.Returned(&b.lapse, lapseBinding)
 			out = append(out, policy.Hint{Kind: policy.KindReduceBinding, App: a.ID, Partition: b.id,
 				Node: b.node, Reducers: b.reducers,
 				Reason: fmt.Sprintf("PRB: reducers finish at +%.1fs there (eq. 3-5)", b.finish-now)})
@@ -262,8 +262,8 @@ type boundPart struct {
 	reducers        int
 	finish          float64
 	target, content string
-	lapse           lapse // in the engine (lapse.go)
-	send            bool  // Bind's scratch: not in force in the engine
+	lapse           policy.Lapse // in the engine (lapse.go)
+	send            bool         // Bind's scratch: not in force in the engine
 }
 
 // boundOf is the app's plan in partition order, made once per plan: the

@@ -746,7 +746,7 @@ func (p *Plugin) shrinkReserved() {
 
 // holds renews the strict place hints of planned maps that have not started:
 // a hold lasts as long as the plan, not just one hint lifetime. A hold
-// whose hint the engine reports in force (p.inForce) is left out: the
+// whose hint the engine reports in force (p.lapses) is left out: the
 // engine would drop it as a repeat, and building it was most of the tick's
 // hints (TestInForceSameEmitted).
 func (p *Plugin) holds(v cluster.View) []policy.Hint {
@@ -762,7 +762,7 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 			continue
 		}
 		loc := p.holdLocality(r, v)
-		if p.inForce != nil && p.holdInForce(r, loc) {
+		if p.lapses.Wired() && p.holdInForce(r, loc) {
 			continue
 		}
 		send, locs = append(send, r), append(locs, loc)
@@ -823,27 +823,28 @@ func appendHoldNodes(b []policy.NodeScore, r *reservation, loc events.Locality) 
 // locality is another content, not in force.
 func (p *Plugin) holdInForce(r *reservation, loc events.Locality) bool {
 	k := &r.hold
-	if k.lapse.gen != p.lapses.gen || k.task != r.task {
+	if !p.lapses.Known(k.lapse) || k.task != r.task {
 		h := holdHint(r, appendHoldNodes(nil, r, loc))
-		at := p.inForce.Until(p.hintKeyOf(&h))
-		// Not in force, it is returned and returned sets k again.
-		*k = holdKey{task: r.task, node: r.node, alts: r.alts, loc: loc, lapse: lapse{at: at, gen: p.lapses.gen}}
-		return at > p.lapses.now
+		// Not in force, it is returned and holdReturned sets k again.
+		*k = holdKey{task: r.task, node: r.node, alts: r.alts, loc: loc}
+		target, content := p.hintKeyOf(&h)
+		p.lapses.Ask(&k.lapse, target, content)
+		return p.lapses.Live(k.lapse)
 	}
 	if k.node != r.node || k.loc != loc || !slices.Equal(k.alts, r.alts) {
 		return false
 	}
-	return k.lapse.at > p.lapses.now
+	return p.lapses.Live(k.lapse)
 }
 
 // holdReturned records that r's hold, with the locality loc, is returned
 // not in force: the engine emits it.
 func (p *Plugin) holdReturned(r *reservation, loc events.Locality) {
-	if p.inForce == nil {
+	if !p.lapses.Wired() {
 		return
 	}
 	r.hold = holdKey{task: r.task, node: r.node, alts: r.alts, loc: loc}
-	p.returned(&r.hold.lapse, lapsePlace)
+	p.lapses.Returned(&r.hold.lapse, lapsePlace)
 }
 
 // hintKeyOf is h's target and content as the engine compares them

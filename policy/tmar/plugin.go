@@ -40,12 +40,9 @@ type Plugin struct {
 	cfg        Config
 	store      policy.ProfileStore
 	log        zerolog.Logger
-	// inForce is the engine's view of the hints in force (UseInForce): Bind
-	// leaves out the holds and bindings in force there. Nil: every one is
-	// returned, the engine dropping the repeats.
-	inForce policy.InForce
-	// lapses is what Bind remembers of when its hints lapse (lapse.go).
-	lapses lapses
+	// lapses is what Bind remembers of when its hints lapse in the engine
+	// (lapse.go, UseInForce).
+	lapses policy.Lapses
 
 	learner  // Map_Matrix and Reduce_Matrix (matrices.go)
 	mapStage // the machine model and the maps planned (placement.go)
@@ -205,7 +202,7 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("policies.%s.%w", name, err)
 	}
-	p := &Plugin{name: name, powerAware: power, cfg: cfg, store: h.Profiles, log: h.Log,
+	p := &Plugin{name: name, powerAware: power, cfg: cfg, store: h.Profiles, log: h.Log, lapses: newLapses(),
 		learner: learner{learned: map[string]*matrices{}, rates: map[string]*jobRate{}, loaded: map[string]bool{},
 			dirty: map[string]bool{}, seedMean: map[string]float64{}, outSums: map[string]outputSums{},
 			outTotals: map[string]*outTotal{}},
@@ -231,9 +228,6 @@ func newPlugin(name string, power bool, h policy.Handle) (*Plugin, error) {
 
 // Name implements policy.Plugin.
 func (p *Plugin) Name() string { return p.name }
-
-// UseInForce implements policy.InForceUser.
-func (p *Plugin) UseInForce(f policy.InForce) { p.inForce = f }
 
 // StrictPlacement implements policy.StrictPlacer.
 func (p *Plugin) StrictPlacement() bool { return p.cfg.Strict }

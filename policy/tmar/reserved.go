@@ -10,6 +10,7 @@ import (
 
 	"github.com/rmsidecar/rmsidecar/cluster"
 	"github.com/rmsidecar/rmsidecar/events"
+	"github.com/rmsidecar/rmsidecar/policy"
 )
 
 type reservation struct {
@@ -43,7 +44,7 @@ type holdKey struct {
 	node  string
 	alts  []string
 	loc   events.Locality
-	lapse lapse
+	lapse policy.Lapse
 }
 
 // mapTaskMemo is a map's MapTask under the node index of generation gen,
