@@ -40,6 +40,6 @@
 // the ticks share is kept between them (orders, per-map MapTask and
 // locality, working vectors) and checked against the code it replaced by
 // random tests (*SameAsRef, *SameAsScan). A renewed hold or binding that
-// the engine has in force is not returned (policy.InForce, lapse.go): the
+// the engine has in force is not returned (policy.Lapses, lapse.go): the
 // engine would drop it as a repeat (TestInForceSameEmitted).
 package tmar
