@@ -123,18 +123,7 @@ public final class SubmitSleepJob {
     job.setMapOutputKeyClass(IntWritable.class);
     job.setMapOutputValueClass(NullWritable.class);
     job.setOutputFormatClass(NullOutputFormat.class);
-    job.submit();
-    String jobId = job.getJobID().toString();
-    System.out.println("JOBID " + jobId);
-    System.out.println("APPID " + jobId.replaceFirst("^job_", "application_"));
-    System.out.flush();
-    if (!wait) {
-      System.exit(0);
-    }
-    boolean ok = job.waitForCompletion(false);
-    System.out.println("STATE " + job.getJobState());
-    System.out.flush();
-    System.exit(ok ? 0 : 1);
+    JobSubmission.submitAndExit(job, wait, false);
   }
 
   private static void usage(String why) {

@@ -96,18 +96,7 @@ public final class SubmitWordCount {
     job.setNumReduceTasks(reduces);
     FileInputFormat.addInputPath(job, in);
     FileOutputFormat.setOutputPath(job, out);
-    job.submit();
-    String jobId = job.getJobID().toString();
-    System.out.println("JOBID " + jobId);
-    System.out.println("APPID " + jobId.replaceFirst("^job_", "application_"));
-    System.out.flush();
-    if (!wait) {
-      System.exit(0);
-    }
-    boolean ok = job.waitForCompletion(true);
-    System.out.println("STATE " + job.getJobState());
-    System.out.flush();
-    System.exit(ok ? 0 : 1);
+    JobSubmission.submitAndExit(job, wait, true);
   }
 
   /** Writes N text files of L lines of pseudo-random words (seeded) under dir. */
