@@ -116,8 +116,8 @@ func ReadSLS(r io.Reader, opts SLSOptions) (*SLSTrace, error) {
 			all = append(all, started{j, startMS})
 			return nil
 		}
-		// job.count > 1: SLS starts that many AMs and names them by a
-		// running number, as it does jobs without an id.
+		// job.count > 1: SLS starts that many AMs and, like a job without
+		// job.id, numbers them; a job.id is kept readable as ID-1..ID-N.
 		for k := range copies {
 			c := j
 			c.Tasks = append([]Task(nil), j.Tasks...)

@@ -110,6 +110,13 @@ func TestSLSDurationOrder(t *testing.T) {
 	if len(jobs) != 1 || len(jobs[0].Tasks) != 1 || jobs[0].Name != "0" {
 		t.Errorf("jobs %+v, want one job 0 of one task", jobs)
 	}
+	jobs, err = ParseSLS(strings.NewReader(`{"job.id":"j","job.count":"2","job.tasks":[{"duration.ms":1}]}`), SLSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 || jobs[0].Name != "j-1" || jobs[1].Name != "j-2" {
+		t.Errorf("jobs %+v, want j-1 and j-2", jobs)
+	}
 }
 
 func TestReadSLSNumNodes(t *testing.T) {
