@@ -570,8 +570,8 @@ func readWorkload(d *ydec, n *yaml.Node, sc *Scenario) *traceRef {
 		t.int("trace_nodes", &tr.traceNodes, nonNegative)
 		t.float("from_s", &tr.fromS, nonNegative)
 		t.float("to_s", &tr.toS, nonNegative)
-		if tr.format != "swim" && tr.format != "rumen" {
-			d.fail(t.get("format"), "workload.trace.format", "must be swim or rumen, got %q", tr.format)
+		if tr.format != "swim" && tr.format != "rumen" && tr.format != "sls" {
+			d.fail(t.get("format"), "workload.trace.format", "must be swim, rumen or sls, got %q", tr.format)
 		}
 		if tr.path == "" {
 			d.fail(tn, "workload.trace.path", "required")

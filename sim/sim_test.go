@@ -290,7 +290,7 @@ func TestScenarioErrorsNameLineAndKey(t *testing.T) {
 		{"missing memory", "cluster:\n  nodes:\n    - {vcores: 2}\nworkload: {jobs: [{input_gb: 1}]}\n",
 			"test.yaml:3: cluster.nodes[0].memory_mb: required"},
 		{"bad trace format", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\nworkload:\n  trace: {format: csv, path: x}\n",
-			"test.yaml:4: workload.trace.format: must be swim or rumen"},
+			"test.yaml:4: workload.trace.format: must be swim, rumen or sls"},
 		{"degrade node out of range", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\nstragglers: {node_degrade: [{node: 5, from_s: 1, to_s: 2, factor: 0.5}]}\nworkload: {jobs: [{input_gb: 1}]}\n",
 			"stragglers.node_degrade[0].node: must be a node index in [0, 1)"},
 		{"slowdown order", "cluster:\n  nodes: [{vcores: 2, memory_mb: 2048}]\nstragglers: {slowdown: [6, 2]}\nworkload: {jobs: [{input_gb: 1}]}\n",

@@ -18,11 +18,10 @@ const (
 	traceDefaultFormat = "swim"
 )
 
-// readTrace parses a SWIM or Rumen file into jobs.
 // TraceOptions shape a trace run.
 type TraceOptions struct {
 	// Nodes is the simulated cluster size (<= 0: 600 for SWIM, the recorded
-	// hosts for Rumen).
+	// hosts for Rumen and SLS).
 	Nodes int
 	// TraceNodes is the size of the cluster the SWIM trace was recorded on
 	// (0: 600, FB-2009); bytes scale by Nodes / TraceNodes.
@@ -50,6 +49,7 @@ func submitWindow(jobs []trace.Job, from, to float64) []trace.Job {
 	return out
 }
 
+// readTrace parses a SWIM, Rumen or SLS file into jobs.
 func readTrace(format, path string, nodes int, blockBytes int64, limit int) ([]trace.Job, error) {
 	return readTraceOpts(format, path, TraceOptions{Nodes: nodes, LimitJobs: limit}, blockBytes)
 }
@@ -76,8 +76,10 @@ func readTraceOpts(format, path string, o TraceOptions, blockBytes int64) ([]tra
 		if err == nil && limit > 0 && len(jobs) > limit {
 			jobs = jobs[:limit]
 		}
+	case "sls":
+		jobs, err = trace.ParseSLS(f, trace.SLSOptions{})
 	default:
-		return nil, fmt.Errorf("trace format %q: want swim or rumen", format)
+		return nil, fmt.Errorf("trace format %q: want swim, rumen or sls", format)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", path, err)
@@ -94,9 +96,10 @@ func readTraceOpts(format, path string, o TraceOptions, blockBytes int64) ([]tra
 
 // ScenarioFromTrace builds a scenario around a trace file: nodes identical
 // nodes (8 vcores, 16 GB, 30 per rack; nodes <= 0 means 600, the FB-2009
-// cluster, for SWIM and the number of recorded hosts for Rumen), the
-// default YARN, network and HDFS settings, no stragglers. format is "swim"
-// or "rumen".
+// cluster, for SWIM, the number of recorded hosts for Rumen, and for SLS
+// the nodes SLS itself would start: recorded hosts plus a num.nodes
+// object's), the default YARN, network and HDFS settings, no stragglers.
+// format is "swim", "rumen" or "sls".
 func ScenarioFromTrace(format, path string, nodes int, seed uint64) (*Scenario, error) {
 	return ScenarioFromTraceOptions(format, path, TraceOptions{Nodes: nodes}, seed)
 }
@@ -124,6 +127,13 @@ func ScenarioFromTraceOptions(format, path string, o TraceOptions, seed uint64) 
 		}
 		nodes = len(hosts)
 	}
+	if nodes <= 0 && format == "sls" {
+		n, err := slsNodes(path)
+		if err != nil {
+			return nil, err
+		}
+		nodes = n
+	}
 	if nodes <= 0 {
 		nodes = DefaultTraceNodes
 	}
@@ -147,4 +157,19 @@ func ScenarioFromTraceOptions(format, path string, o TraceOptions, seed uint64) 
 		return nil, err
 	}
 	return sc, nil
+}
+
+// slsNodes is the number of nodes SLS starts for the trace at path when
+// given no nodes file (trace.SLSTrace.NodeCount).
+func slsNodes(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("trace: %w", err)
+	}
+	defer f.Close()
+	t, err := trace.ReadSLS(f, trace.SLSOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("trace %s: %w", path, err)
+	}
+	return t.NodeCount(), nil
 }

@@ -247,9 +247,10 @@ func TestProfilesExportImport(t *testing.T) {
 }
 
 // TestHelpExamplesNameRepoFiles: the files the commands' examples use
-// (scenarios/, testdata/, integration/) are in the repository.
+// (scenarios/, testdata/, integration/, also under a package such as
+// sim/trace/testdata/) are in the repository.
 func TestHelpExamplesNameRepoFiles(t *testing.T) {
-	files := regexp.MustCompile(`(?:scenarios|testdata|integration|config)/[\w./-]+\.(?:yaml|tsv|jsonl|json)\b`)
+	files := regexp.MustCompile(`(?:[\w-]+/)*(?:scenarios|testdata|integration|config)/[\w./-]+\.(?:yaml|tsv|jsonl|json)\b`)
 	var walk func(c *cobra.Command)
 	seen := 0
 	walk = func(c *cobra.Command) {

@@ -54,7 +54,7 @@ type simOptions struct {
 func newSimCmd(a *app) *cobra.Command {
 	var o simOptions
 	cmd := &cobra.Command{
-		Use:   "sim (--scenario FILE.yaml | --trace swim:FILE | --trace rumen:FILE) [--policies STACKS]",
+		Use:   "sim (--scenario FILE.yaml | --trace swim:FILE | --trace rumen:FILE | --trace sls:FILE) [--policies STACKS]",
 		Short: "Simulate a workload under one or more policy stacks and write a report",
 		Long: `sim runs a deterministic discrete-event simulation of a YARN/MapReduce cluster
 (docs/simulator.md) once per policy stack, with the same policy code the live
@@ -73,8 +73,9 @@ stderr says so, and the exit status stays non-zero (1).
 
 The workload is a scenario YAML (cluster, YARN settings, stragglers, jobs; see
 scenarios/ and docs/contract.md) or a trace: swim:FILE (SWIM TSV; bytes
-scaled by --nodes / --trace-nodes, 600 by default, as SWIM does) or rumen:FILE (Rumen job history). A
-trace runs on --nodes identical nodes (default 600).
+scaled by --nodes / --trace-nodes, 600 by default, as SWIM does), rumen:FILE (Rumen job history)
+or sls:FILE (Hadoop SLS job JSON). A trace runs on --nodes identical nodes (default 600 for swim;
+for rumen and sls the recorded hosts, with sls's num.nodes).
 
 Each policy reads its settings from the scenario's policy_args.<name>, else from
 the --config file's policies.<name> (the way to configure a --trace run), else
@@ -90,6 +91,7 @@ replayed into the live sidecar.`,
 		Example: `  rmsidecar sim --scenario scenarios/samr-sort.yaml --policies none,naive,late,yarn,samr --out out/samr-sort
   rmsidecar sim --trace swim:testdata/traces/SWIM_FB-2009_samples_24_times_1hr_0_first50jobs.tsv --nodes 50 --policies yarn
   rmsidecar sim --trace rumen:testdata/traces/rumen-2jobs2min.json --policies yarn --emit-events out/rumen.jsonl
+  rmsidecar sim --trace sls:sim/trace/testdata/sls-4jobs.json --policies yarn,late
   rmsidecar sim --scenario scenarios/sepb-batch-5.yaml --policies late,late+sepb --seeds 10 --parallel 0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -99,12 +101,12 @@ replayed into the live sidecar.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "scenario YAML file")
-	f.StringVar(&o.trace, "trace", "", "trace as FORMAT:FILE, FORMAT swim or rumen")
+	f.StringVar(&o.trace, "trace", "", "trace as FORMAT:FILE, FORMAT swim, rumen or sls")
 	f.StringVar(&o.policies, "policies", "", "comma list of policy stacks, one run each (default: config policies.stack)")
 	f.Uint64Var(&o.seed, "seed", 0, "seed (default: the scenario's seed, 1 for traces)")
 	f.StringVar(&o.out, "out", "out", "output directory for results.json and report/")
 	f.StringVar(&o.emitEvents, "emit-events", "", "write the first stack's events to this JSONL file")
-	f.IntVar(&o.nodes, "nodes", 0, "cluster size for --trace (default 600, the FB-2009 cluster)")
+	f.IntVar(&o.nodes, "nodes", 0, "cluster size for --trace (default 600, the FB-2009 cluster, for swim; the recorded hosts for rumen and sls)")
 	f.IntVar(&o.parallel, "parallel", 1, "stacks simulated at once; with --seeds, seeds at once (0: one per CPU); results do not depend on it")
 	f.IntVar(&o.traceNodes, "trace-nodes", 0, "--trace swim: size of the cluster the trace was recorded on; bytes scale by --nodes / this (default 600, FB-2009; FB-2010 came from about 3000)")
 	f.StringVar(&o.window, "window", "", "--trace: keep the jobs submitted in FROM:TO seconds of the trace (e.g. 0:3600; TO empty: to the end), shifted to start at 0")
@@ -156,8 +158,8 @@ func runSim(cmd *cobra.Command, a *app, o simOptions) error {
 		}
 	default:
 		format, path, ok := strings.Cut(o.trace, ":")
-		if !ok || (format != "swim" && format != "rumen") || path == "" {
-			return badInput("--trace %q: want swim:FILE or rumen:FILE", o.trace)
+		if !ok || (format != "swim" && format != "rumen" && format != "sls") || path == "" {
+			return badInput("--trace %q: want swim:FILE, rumen:FILE or sls:FILE", o.trace)
 		}
 		seed := o.seed
 		if seed == 0 {

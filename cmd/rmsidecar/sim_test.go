@@ -24,7 +24,7 @@ func TestSimBadInputExitsTwo(t *testing.T) {
 	}{
 		{"no workload", []string{"sim", "--policies", "none"}, "at least one of the flags in the group [scenario trace] is required"},
 		{"both workloads", []string{"sim", "--scenario", bad, "--trace", "swim:x"}, "none of the others can be"},
-		{"bad trace format", []string{"sim", "--trace", "csv:x", "--policies", "none"}, `--trace "csv:x": want swim:FILE or rumen:FILE`},
+		{"bad trace format", []string{"sim", "--trace", "csv:x", "--policies", "none"}, `--trace "csv:x": want swim:FILE, rumen:FILE or sls:FILE`},
 		{"missing trace file", []string{"sim", "--trace", "swim:/nope.tsv", "--policies", "none"}, "/nope.tsv"},
 		{"nodes with scenario", []string{"sim", "--scenario", bad, "--nodes", "3", "--policies", "none"}, "--nodes, --trace-nodes, --window and --limit-jobs apply to --trace only"},
 		{"bad scenario names line and key", []string{"sim", "--scenario", bad, "--policies", "none"}, "bad.yaml:5"},

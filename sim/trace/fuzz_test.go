@@ -62,8 +62,10 @@ func FuzzParseSLS(f *testing.F) {
 	f.Add(`{"job.id":"j","job.tasks":[{"container.host":"h","container.start.ms":10,"container.end.ms":5}]}`)
 	f.Add(`{"job.id":"j","job.tasks":[{"container.host":"h","duration.ms":1,"count":-3,"container.type":"shuffle"}]}`)
 	f.Add(`{"job.id":1}{}`)
+	f.Add(`{"num.nodes":3,"num.racks":2}{"job.count":"2","job.tasks":[{"container.duration.ms":"4","count":2}]}`)
+	f.Add(`{"yarn.sls.am.type":"dag","job.tasks":[{"duration.ms":null,"container.end.ms":9,"container.start.ms":1}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
-		jobs, err := ParseSLS(strings.NewReader(in))
+		jobs, err := ParseSLS(strings.NewReader(in), SLSOptions{})
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) {

@@ -43,8 +43,9 @@ func (l *lineIndex) position(off int64) (line, col int) {
 // may be a concatenated sequence of objects (Rumen's and SLS's writers) or
 // one JSON array of them. each gets the raw object; an error it returns is
 // located at the object's start unless it is a *json.UnmarshalTypeError or
-// *json.SyntaxError, located at its own offset within the object, or a
-// *fieldError naming the field.
+// *json.SyntaxError, located at its own offset within the object, a
+// *fieldError naming the field or an *offsetError naming the field and
+// its offset.
 func decodeJSONObjects(r io.Reader, file string, each func(raw json.RawMessage) error) error {
 	idx := &lineIndex{r: r}
 	br := bufio.NewReader(idx)
@@ -93,7 +94,10 @@ func decodeJSONObjects(r io.Reader, file string, each func(raw json.RawMessage) 
 		if err := each(raw); err != nil {
 			var te *json.UnmarshalTypeError
 			var fe *fieldError
+			var oe *offsetError
 			switch {
+			case errors.As(err, &oe):
+				return at(start+oe.off, oe.field, oe.err)
 			case errors.As(err, &te):
 				return at(start+te.Offset-1, te.Field, fmt.Errorf("JSON %s where %s expected", te.Value, te.Type))
 			case errors.As(err, &fe):
@@ -131,3 +135,14 @@ type fieldError struct {
 
 func (e *fieldError) Error() string { return e.field + ": " + e.err.Error() }
 func (e *fieldError) Unwrap() error { return e.err }
+
+// offsetError is a fieldError located at byte off of its object, for
+// parsers that know where the value is (SLS).
+type offsetError struct {
+	off   int64
+	field string
+	err   error
+}
+
+func (e *offsetError) Error() string { return e.field + ": " + e.err.Error() }
+func (e *offsetError) Unwrap() error { return e.err }

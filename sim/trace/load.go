@@ -41,7 +41,7 @@ func LoadFile(format, path string, opts SWIMOptions) ([]Job, error) {
 	case FormatRumen:
 		return parseRumen(f, path)
 	case FormatSLS:
-		return parseSLS(f, path)
+		return ParseSLS(f, SLSOptions{File: path})
 	}
 	return nil, fmt.Errorf("trace %s: unknown format %q (want swim, rumen or sls)", path, format)
 }
