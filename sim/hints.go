@@ -41,7 +41,7 @@ func (s *sim) applyHint(h *policy.Hint) {
 			t.strictUntil = h.ExpiresTS - epochMS
 		}
 		for _, ns := range h.Nodes {
-			if n := s.nodeBy[ns.Node]; n != nil && !slices.Contains(t.pref, n.idx) {
+			if n := s.nodeByID(ns.Node); n != nil && !slices.Contains(t.pref, n.idx) {
 				t.pref = append(t.pref, n.idx)
 				if len(t.pref) == maxPlaceNodes {
 					break
@@ -68,7 +68,7 @@ func (s *sim) applyHint(h *policy.Hint) {
 		}
 		switch {
 		case h.Node != "":
-			n := s.nodeBy[h.Node]
+			n := s.nodeByID(h.Node)
 			if n == nil {
 				return
 			}
@@ -89,7 +89,7 @@ func (s *sim) applyHint(h *policy.Hint) {
 		}
 		s.wakeAll()
 	case policy.KindNodeCapacity:
-		n := s.nodeBy[h.Node]
+		n := s.nodeByID(h.Node)
 		if n == nil {
 			return
 		}
@@ -107,7 +107,7 @@ func (s *sim) applyHint(h *policy.Hint) {
 		s.scheduleHB(n)
 	case policy.KindReduceBinding:
 		j := s.jobByApp(h.App)
-		n := s.nodeBy[h.Node]
+		n := s.nodeByID(h.Node)
 		if j == nil || n == nil || h.Partition < 0 || h.Partition >= j.nparts {
 			return
 		}
@@ -308,6 +308,19 @@ func (s *sim) taskByPlainID(id string) (t *task, ok bool) {
 	return nil, true
 }
 
+// nodeByID is s.nodeBy[id]: the node whose id, node-%04d of its index + 1,
+// is id, found from the number without hashing the id (the nodes of a
+// place hint were looked up in the map one by one).
+func (s *sim) nodeByID(id string) *node {
+	const prefix = "node-"
+	if strings.HasPrefix(id, prefix) {
+		if k, ok := plainDecimal(id[len(prefix):]); ok && k >= 1 && k <= len(s.nodes) && s.nodes[k-1].id == id {
+			return s.nodes[k-1]
+		}
+	}
+	return s.nodeBy[id]
+}
+
 // plainDecimal reads s when it is 1 to 9 decimal digits and nothing else
 // (strconv.Atoi's value for it; no sign, no overflow).
 func plainDecimal(s string) (int, bool) {
@@ -348,7 +361,7 @@ func (s *sim) attemptByID(id string) *attempt {
 // expires. A task gets at most one backup at a time.
 func (s *sim) hintSpeculate(h *policy.Hint) {
 	t := s.taskByID(h.Task)
-	n := s.nodeBy[h.Node]
+	n := s.nodeByID(h.Node)
 	if t == nil || n == nil || t.state != taskRunning || t.running >= 2 {
 		s.m.specIgnored++
 		return

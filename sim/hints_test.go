@@ -219,3 +219,40 @@ workload:
 		}
 	}
 }
+
+// TestNodeByIDSameAsMap holds nodeByID to the map it stands for on the
+// nodes' ids and on random mutations of them.
+func TestNodeByIDSameAsMap(t *testing.T) {
+	for _, nodes := range []int{1, 7, 600, 10_001} {
+		sc := mustParse(t, fmt.Sprintf(`
+cluster: {nodes: [{count: %d, vcores: 4, memory_mb: 8192}]}
+workload:
+  jobs:
+    - {name: a, type: sort, submit_s: 0, maps: 2, reduces: 1, map_s_per_block: 10}
+`, nodes))
+		s, err := newSim(context.Background(), sc, "none", Options{Registry: testRegistry()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(nodes), 14))
+		for range 5000 {
+			id := s.nodes[rng.IntN(len(s.nodes))].id
+			if rng.IntN(2) == 0 {
+				b := []byte(id)
+				k := rng.IntN(len(b))
+				switch rng.IntN(3) {
+				case 0:
+					b[k] = "0123456789-+node"[rng.IntN(16)]
+				case 1:
+					b = append(b[:k], b[k+1:]...)
+				default:
+					b = append(b[:k], append([]byte{"0123456789-+"[rng.IntN(12)]}, b[k:]...)...)
+				}
+				id = string(b)
+			}
+			if got, want := s.nodeByID(id), s.nodeBy[id]; got != want {
+				t.Fatalf("%d nodes, %q: nodeByID %v, map %v", nodes, id, got, want)
+			}
+		}
+	}
+}
