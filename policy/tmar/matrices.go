@@ -104,9 +104,6 @@ func (p *Plugin) Observe(ctx context.Context, ev *events.Event, v cluster.View) 
 		return
 	case events.TaskPending:
 		delete(p.redCounts, ev.App) // it may set a task's kind or partition
-		if r := p.reserved[ev.Task]; r != nil {
-			p.holdQ.makeLoud(r) // its splits (its hold's locality) may change
-		}
 		p.outputChanged(ev, v)
 	case events.TaskFinished:
 		if at := v.Attempt(ev.Attempt); at == nil || at.Task.Kind == events.Map {

@@ -715,9 +715,6 @@ func (p *Plugin) replan(ctx context.Context, v cluster.View) {
 			// The new plan replaces the reservation in place (model kept
 			// it while replanning).
 			r := batch[pl.Task]
-			if name := ms[pl.Machine].Name; r.node != name || r.alts != nil {
-				p.holdQ.makeLoud(r) // its hold names other nodes
-			}
 			r.node, r.alts, r.finish = ms[pl.Machine].Name, nil, pl.Finish
 			placed[lo+pl.Task] = true
 		}
@@ -757,36 +754,21 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 		return nil
 	}
 	now := float64(v.Now()) / 1000
-	// By task id: every reservation (kept between ticks), or only those
-	// that are not quiet or whose lapse is due (quiet.go): the others'
-	// visits would find their holds in force and change nothing.
-	var rs []*reservation
-	if p.partialHolds() {
-		rs = p.dueHolds()
-		p.holdQ.partials++
-	} else {
-		p.resetHolds()
-		rs = p.byID.sorted()
-	}
-	q := &p.holdQ
+	rs := p.byID.sorted() // by task id, kept between ticks
 	send, locs := p.sendBuf[:0], p.locBuf[:0]
 	nodesN := 0
 	for _, r := range rs {
 		if r.finish <= now || r.task.State != cluster.TaskPending {
-			q.makeLoud(r)
 			continue
 		}
 		loc := p.holdLocality(r, v)
 		if p.lapses.Wired() && p.holdInForce(r, loc) {
-			p.quietHold(r)
 			continue
 		}
 		send, locs = append(send, r), append(locs, loc)
 		nodesN += 1 + len(r.alts)
 		p.holdReturned(r, loc)
-		p.quietHold(r)
 	}
-	p.endHolds()
 	// The hints go in the array of the last Bind's (see Bind), zeroed
 	// first so no hint of that call keeps its strings past this one.
 	clear(p.hintBuf)

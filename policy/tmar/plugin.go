@@ -148,8 +148,6 @@ type mapStage struct {
 	sendBuf []*reservation
 	locBuf  []events.Locality
 	keyBuf  []byte
-	// holdQ is which reservations holds visits (quiet.go).
-	holdQ holdQuiet
 }
 
 // prb is the reduce stage's state: PRB's plan per app.

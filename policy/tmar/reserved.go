@@ -34,10 +34,6 @@ type reservation struct {
 	mt mapTaskMemo
 	// hold is the engine's hint for the task, when known (holdInForce).
 	hold holdKey
-	// quiet, quietAt, inLoud: holds' flags (holdQuiet).
-	quiet   bool
-	inLoud  bool
-	quietAt int64
 }
 
 // holdKey is the engine's hint for a reservation's task when known
@@ -136,15 +132,11 @@ func bySubmission(a, b *reservation) int {
 // recorded for the task is replaced in place.
 func (p *Plugin) reserve(id string, r reservation) {
 	if old, ok := p.reserved[id]; ok {
-		inLoud := old.inLoud
 		*old = r
-		old.inLoud = inLoud
-		p.holdQ.makeLoud(old)
 		return
 	}
 	nr := new(reservation)
 	*nr = r
-	p.holdQ.makeLoud(nr)
 	p.reserved[id] = nr
 	p.byID.add(nr)
 	p.bySubmit.add(nr)
