@@ -16,7 +16,9 @@ const maxPlaceNodes = 3
 
 // applyHint turns one engine decision into a change of the simulated
 // cluster; how each kind is applied is documented in docs/simulator.md.
-func (s *sim) applyHint(h policy.Hint) {
+// h points into s.hints (queueHints): a hint is about 300 bytes, and a
+// copy per hint was a tenth of applying a place hint.
+func (s *sim) applyHint(h *policy.Hint) {
 	s.m.hints[h.Kind]++
 	switch h.Kind {
 	case policy.KindSpeculate:
@@ -39,7 +41,7 @@ func (s *sim) applyHint(h policy.Hint) {
 			t.strictUntil = h.ExpiresTS - epochMS
 		}
 		for _, ns := range h.Nodes {
-			if n := s.nodeBy[ns.Node]; n != nil && !slices.Contains(t.pref, n.idx) {
+			if n := s.nodeByID(ns.Node); n != nil && !slices.Contains(t.pref, n.idx) {
 				t.pref = append(t.pref, n.idx)
 				if len(t.pref) == maxPlaceNodes {
 					break
@@ -66,7 +68,7 @@ func (s *sim) applyHint(h policy.Hint) {
 		}
 		switch {
 		case h.Node != "":
-			n := s.nodeBy[h.Node]
+			n := s.nodeByID(h.Node)
 			if n == nil {
 				return
 			}
@@ -87,7 +89,7 @@ func (s *sim) applyHint(h policy.Hint) {
 		}
 		s.wakeAll()
 	case policy.KindNodeCapacity:
-		n := s.nodeBy[h.Node]
+		n := s.nodeByID(h.Node)
 		if n == nil {
 			return
 		}
@@ -105,7 +107,7 @@ func (s *sim) applyHint(h policy.Hint) {
 		s.scheduleHB(n)
 	case policy.KindReduceBinding:
 		j := s.jobByApp(h.App)
-		n := s.nodeBy[h.Node]
+		n := s.nodeByID(h.Node)
 		if j == nil || n == nil || h.Partition < 0 || h.Partition >= j.nparts {
 			return
 		}
@@ -145,7 +147,7 @@ func loosens(from, to int) bool {
 // holdUntil keeps the run ticking, while nothing runs, until h expires:
 // h withholds capacity its policy may give back at a later tick (see
 // policyTick).
-func (s *sim) holdUntil(h policy.Hint) {
+func (s *sim) holdUntil(h *policy.Hint) {
 	exp := h.ExpiresTS - epochMS
 	if h.ExpiresTS == 0 {
 		exp = s.now + 60_000
@@ -241,6 +243,14 @@ func (s *sim) taskOf(f []string) *task {
 }
 
 func (s *sim) taskByID(id string) *task {
+	if t, ok := s.taskByPlainID(id); ok {
+		return t
+	}
+	return s.taskByFields(id)
+}
+
+// taskByFields is taskByID for any id: split at '_', the numbers parsed.
+func (s *sim) taskByFields(id string) *task {
 	var f [6]string
 	if idFields(id, f[:]) != 5 || f[0] != "task" {
 		return nil
@@ -249,6 +259,83 @@ func (s *sim) taskByID(id string) *task {
 		return t
 	}
 	return nil
+}
+
+// taskByPlainID is taskByID for the ids the simulator makes,
+// task_TS_JOB_K_IDX with JOB and IDX plain decimal numbers and K one byte:
+// it finds the same task without splitting the id into strings and
+// parsing them with strconv (a place hint per pending map made that a
+// quarter of applying it). ok is false for any other id, which taskByID's
+// general path then reads (TestTaskByPlainIDSameAsFields).
+func (s *sim) taskByPlainID(id string) (t *task, ok bool) {
+	const prefix = "task_"
+	if !strings.HasPrefix(id, prefix) {
+		return nil, false
+	}
+	rest := id[len(prefix):]
+	i := strings.IndexByte(rest, '_') // after the cluster's start time
+	if i < 0 {
+		return nil, false
+	}
+	rest = rest[i+1:]
+	i = strings.IndexByte(rest, '_') // after the job number
+	if i < 0 || i+2 >= len(rest) || rest[i+2] != '_' {
+		return nil, false
+	}
+	num, kind, idx := rest[:i], rest[i+1], rest[i+3:]
+	k, okJ := plainDecimal(num)
+	x, okX := plainDecimal(idx)
+	if !okJ || !okX {
+		return nil, false
+	}
+	// jobAt and taskOf with the numbers read.
+	if k < 1 || k > len(s.jobByIdx) {
+		return nil, true
+	}
+	j := s.jobByIdx[k-1]
+	if j == nil {
+		return nil, true
+	}
+	switch {
+	case kind == 'm' && x < len(j.maps):
+		t = s.mapTask(j, int32(x))
+	case kind == 'r' && x < len(j.reduces):
+		t = j.reduces[x]
+	}
+	if t != nil && t.id == id {
+		return t, true
+	}
+	return nil, true
+}
+
+// nodeByID is s.nodeBy[id]: the node whose id, node-%04d of its index + 1,
+// is id, found from the number without hashing the id (the nodes of a
+// place hint were looked up in the map one by one).
+func (s *sim) nodeByID(id string) *node {
+	const prefix = "node-"
+	if strings.HasPrefix(id, prefix) {
+		if k, ok := plainDecimal(id[len(prefix):]); ok && k >= 1 && k <= len(s.nodes) && s.nodes[k-1].id == id {
+			return s.nodes[k-1]
+		}
+	}
+	return s.nodeBy[id]
+}
+
+// plainDecimal reads s when it is 1 to 9 decimal digits and nothing else
+// (strconv.Atoi's value for it; no sign, no overflow).
+func plainDecimal(s string) (int, bool) {
+	if len(s) == 0 || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int(c)
+	}
+	return n, true
 }
 
 func (s *sim) attemptByID(id string) *attempt {
@@ -272,9 +359,9 @@ func (s *sim) attemptByID(id string) *attempt {
 // hintSpeculate launches a backup attempt of the task on the target node
 // now if it fits, else queues it there until a container frees or the hint
 // expires. A task gets at most one backup at a time.
-func (s *sim) hintSpeculate(h policy.Hint) {
+func (s *sim) hintSpeculate(h *policy.Hint) {
 	t := s.taskByID(h.Task)
-	n := s.nodeBy[h.Node]
+	n := s.nodeByID(h.Node)
 	if t == nil || n == nil || t.state != taskRunning || t.running >= 2 {
 		s.m.specIgnored++
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
@@ -145,6 +146,113 @@ workload:
 		tk := s.taskByID(id)
 		if tk == nil || tk.id != id || tk.job.spec.Name != name {
 			t.Errorf("%s: task %s not found in job %q", name, id, name)
+		}
+	}
+}
+
+// TestTaskByPlainIDSameAsFields holds taskByPlainID to the general path
+// (taskByFields) on the ids the simulator makes and on random mutations of
+// them (signs, extra or missing fields, other kinds, numbers out of range,
+// another cluster time): whenever it answers (ok), the answer is the
+// general path's task, the same record.
+func TestTaskByPlainIDSameAsFields(t *testing.T) {
+	sc := mustParse(t, `
+cluster: {nodes: [{count: 2, vcores: 4, memory_mb: 8192}]}
+workload:
+  jobs:
+    - {name: a, type: sort, submit_s: 0, maps: 12, reduces: 3, map_s_per_block: 10}
+    - {name: b, type: sort, submit_s: 5, maps: 4, reduces: 1, map_s_per_block: 10}
+    - {name: c, type: sort, submit_s: 9, maps: 120, reduces: 11, map_s_per_block: 10}
+`)
+	s, err := newSim(context.Background(), sc, "none", Options{Registry: testRegistry(), keepHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.submit(0)
+	s.submit(2) // job b (index 1) never submitted: its number finds no job
+	rng := rand.New(rand.NewPCG(14, 20))
+	pieces := []string{"task", "_", fmt.Sprint(clusterTS), "0", "1", "0001", "0002", "0003", "0004", "m", "r", "x", "mm",
+		"000000", "000001", "000011", "000119", "000120", "+1", "-1", "", "99999999999", "1_", "__", "attempt", "7"}
+	var ids []string
+	for _, j := range s.jobs {
+		for i := range j.maps {
+			ids = append(ids, padID(j.taskPrefix, "m_", i, 6))
+		}
+		for _, r := range j.reduces {
+			ids = append(ids, r.id)
+		}
+	}
+	for range 20000 {
+		var id string
+		switch rng.IntN(3) {
+		case 0: // a real id
+			id = ids[rng.IntN(len(ids))]
+		case 1: // a real id with a byte changed, dropped or added
+			b := []byte(ids[rng.IntN(len(ids))])
+			k := rng.IntN(len(b))
+			switch rng.IntN(3) {
+			case 0:
+				b[k] = "0123456789_mr+-ax"[rng.IntN(17)]
+			case 1:
+				b = append(b[:k], b[k+1:]...)
+			default:
+				b = append(b[:k], append([]byte{"0123456789_mr+"[rng.IntN(14)]}, b[k:]...)...)
+			}
+			id = string(b)
+		default: // pieces put together
+			for range 1 + rng.IntN(10) {
+				id += pieces[rng.IntN(len(pieces))]
+			}
+		}
+		want := s.taskByFields(id)
+		got, ok := s.taskByPlainID(id)
+		if ok && got != want {
+			t.Fatalf("%q: taskByPlainID %v, taskByFields %v", id, got, want)
+		}
+		if s.taskByID(id) != want {
+			t.Fatalf("%q: taskByID differs from taskByFields", id)
+		}
+	}
+	for _, id := range ids {
+		if got, ok := s.taskByPlainID(id); !ok || got == nil || got.id != id {
+			t.Fatalf("%q: taskByPlainID %v %v, want its task", id, got, ok)
+		}
+	}
+}
+
+// TestNodeByIDSameAsMap holds nodeByID to the map it stands for on the
+// nodes' ids and on random mutations of them.
+func TestNodeByIDSameAsMap(t *testing.T) {
+	for _, nodes := range []int{1, 7, 600, 10_001} {
+		sc := mustParse(t, fmt.Sprintf(`
+cluster: {nodes: [{count: %d, vcores: 4, memory_mb: 8192}]}
+workload:
+  jobs:
+    - {name: a, type: sort, submit_s: 0, maps: 2, reduces: 1, map_s_per_block: 10}
+`, nodes))
+		s, err := newSim(context.Background(), sc, "none", Options{Registry: testRegistry()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(nodes), 14))
+		for range 5000 {
+			id := s.nodes[rng.IntN(len(s.nodes))].id
+			if rng.IntN(2) == 0 {
+				b := []byte(id)
+				k := rng.IntN(len(b))
+				switch rng.IntN(3) {
+				case 0:
+					b[k] = "0123456789-+node"[rng.IntN(16)]
+				case 1:
+					b = append(b[:k], b[k+1:]...)
+				default:
+					b = append(b[:k], append([]byte{"0123456789-+"[rng.IntN(12)]}, b[k:]...)...)
+				}
+				id = string(b)
+			}
+			if got, want := s.nodeByID(id), s.nodeBy[id]; got != want {
+				t.Fatalf("%d nodes, %q: nodeByID %v, map %v", nodes, id, got, want)
+			}
 		}
 	}
 }

@@ -625,7 +625,7 @@ func (s *sim) queueHints(hs []policy.Hint) {
 	}
 	s.inHints = true
 	for i := 0; i < len(s.hints); i++ {
-		s.applyHint(s.hints[i])
+		s.applyHint(&s.hints[i])
 	}
 	s.hints = s.hints[:0]
 	s.inHints = false
