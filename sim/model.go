@@ -266,7 +266,7 @@ func (s *sim) pendingMapIDs(j *job, i int32) (id, path string) {
 	b = appendPad(b, int64(i), 6)
 	n := len(b)
 	b = append(b, "/sim/"...)
-	b = append(b, j.spec.Name...)
+	b = append(b, j.inputName()...)
 	b = append(b, "/part-"...)
 	b = appendPad(b, int64(i), 5)
 	s.idBuf = b
@@ -602,7 +602,8 @@ func (s *sim) jobShape(spec *trace.Job) (nm, nr int, input, shuffle int64, recMa
 	return nm, nr, input, shuffle, recMaps, recReds
 }
 
-// buildJob creates the job's tasks and places its input blocks.
+// buildJob creates the job's tasks and places its input blocks (or, for a
+// job with an InputPath, takes them from the path's dataset).
 func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 	j := &job{
 		idx:       int32(idx),
@@ -632,9 +633,15 @@ func (s *sim) buildJob(idx int, spec *trace.Job) *job {
 	j.inPer, j.outPer = input/int64(nm), shuffle/int64(nm)
 	j.inLast, j.outLast = input-j.inPer*int64(nm-1), shuffle-j.outPer*int64(nm-1)
 	j.repl = int32(min(s.sc.Cluster.HDFS.Replication, len(s.nodes)))
-	j.replicas = make([]int32, 0, nm*int(j.repl))
-	for range nm {
-		j.replicas = s.placeBlock(j.replicas, int(j.repl))
+	if p := spec.InputPath; p != "" {
+		// Jobs of one path read one dataset: the same blocks on the same nodes.
+		j.replicas, _ = s.readDataset(p, nm, j.repl)
+	}
+	if j.replicas == nil {
+		j.replicas = make([]int32, 0, nm*int(j.repl))
+		for range nm {
+			j.replicas = s.placeBlock(j.replicas, int(j.repl))
+		}
 	}
 	j.produced = shuffle // the maps' outputs sum to it exactly
 	tasks := make([]task, nr)

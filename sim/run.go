@@ -231,6 +231,9 @@ type sim struct {
 	rackRep []int32
 
 	jobs []*job
+	// datasets are the input datasets jobs share (trace.Job.InputPath) whose
+	// last reader is not built yet (see readDataset).
+	datasets map[string]*dataset
 	// jobByIdx is jobs by scenario index (the application id's sequence
 	// number - 1); nil until submitted. jobs is in submission order, which
 	// differs when the scenario does not list jobs by submit time.
@@ -349,6 +352,7 @@ func newSim(ctx context.Context, sc *Scenario, stack string, opts Options) (*sim
 		s.m.writeErr = s.tasks.Write(TasksCSVHeader())
 	}
 	s.buildCluster()
+	s.datasets = countReaders(sc.Jobs)
 	s.initDetail()
 	if opts.Progress != nil {
 		for i := range sc.Jobs {
@@ -728,7 +732,7 @@ func (s *sim) submit(i int) {
 	ev := s.event(events.AppSubmitted)
 	ev.App, ev.Name, ev.Queue, ev.User, ev.JobType = j.id, j.spec.Name, j.spec.Queue, j.spec.User, j.spec.Type
 	ev.Maps, ev.Reduces = len(j.maps), len(j.reduces)
-	ev.InputPaths = []string{"/sim/" + j.spec.Name}
+	ev.InputPaths = []string{"/sim/" + j.inputName()}
 	if j.priority != 0 {
 		p := j.priority
 		ev.Priority = &p
@@ -785,7 +789,7 @@ func (s *sim) pendingMap(j *job, i int32, t *task) {
 	var id, path string
 	if t != nil {
 		pref, id = t.pref, t.id
-		path = padID("/sim/"+j.spec.Name, "/part-", int(i), 5)
+		path = padID("/sim/"+j.inputName(), "/part-", int(i), 5)
 	} else {
 		id, path = s.pendingMapIDs(j, i)
 	}

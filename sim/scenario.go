@@ -603,6 +603,13 @@ func readWorkload(d *ydec, n *yaml.Node, sc *Scenario) *traceRef {
 		jm.float("shuffle_ratio", &j.ShuffleRatio, nonNegative)
 		jm.float("skew", &j.Skew, nonNegative)
 		jm.float("task_load", &j.TaskLoad, positive)
+		if v, ok := jm.scalar("input_path"); ok {
+			// Jobs naming the same path read one dataset (docs/simulator.md).
+			if err := trace.CheckInputPath(v.Value); err != nil {
+				d.fail(v, path+".input_path", "%v", err)
+			}
+			j.InputPath = v.Value
+		}
 		if fn := jm.get("features"); fn != nil {
 			// The learning scheduler's demand features, 1..10 each.
 			fm := d.mapping(fn, path+".features")

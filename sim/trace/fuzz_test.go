@@ -12,6 +12,8 @@ func FuzzParseSWIM(f *testing.F) {
 	f.Add(swimHead)
 	f.Add("job0\t1\t1\t1\t1\n")
 	f.Add("# c\r\n\r\nj\t1e3\t0\t9223372036854775807\t0\t0\n")
+	f.Add(swimPathsHead)
+	f.Add("j\t1\t1\t1\t1\t1\t\tx\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		jobs, err := ParseSWIM(strings.NewReader(in), SWIMOptions{Nodes: 3000})
 		if err != nil {
@@ -24,6 +26,9 @@ func FuzzParseSWIM(f *testing.F) {
 		for _, j := range jobs {
 			if j.Maps < 1 || j.Reduces < 1 || j.InputBytes < 57_303_500 || j.ShuffleBytes < 1024 || j.SubmitS < 0 {
 				t.Fatalf("job %+v breaks the floors", j)
+			}
+			if j.InputPath != "" && CheckInputPath(j.InputPath) != nil {
+				t.Fatalf("job %+v has an input path the simulator cannot use", j)
 			}
 		}
 	})

@@ -1,5 +1,13 @@
 package trace
 
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
 // Job is one MapReduce job to simulate. Zero fields are derived by the
 // simulator from the cluster model (see docs/simulator.md).
 type Job struct {
@@ -36,6 +44,35 @@ type Job struct {
 	// RecordedS is the job's recorded run time (finish - submit) in seconds,
 	// for validating a simulation against the trace.
 	RecordedS float64
+
+	// InputPath names the dataset the job reads: jobs with the same
+	// InputPath read the same dataset (SWIM's withInputPaths label, the
+	// scenario's input_path). Empty: the job reads data of its own.
+	InputPath string
+}
+
+// CheckInputPath reports why p cannot be a job's InputPath, which the
+// simulator turns into the HDFS path /sim/<p>: it must be a relative path
+// of non-empty segments other than "." and "..", without whitespace,
+// control characters or ':' (HDFS rejects ':' in names).
+func CheckInputPath(p string) error {
+	if p == "" {
+		return errors.New("input path is empty")
+	}
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "":
+			return fmt.Errorf("input path %q has an empty segment (a leading, trailing or double '/')", p)
+		case ".", "..":
+			return fmt.Errorf("input path %q has a %q segment", p, seg)
+		}
+	}
+	for _, r := range p {
+		if r == ':' || unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError {
+			return fmt.Errorf("input path %q has %q, not allowed in an HDFS path name", p, r)
+		}
+	}
+	return nil
 }
 
 // Features are a job's demand features on a 1..10 scale.

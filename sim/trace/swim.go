@@ -108,18 +108,24 @@ func (o SWIMOptions) withDefaults() (SWIMOptions, error) {
 	return o, nil
 }
 
-// swimColumns names the TSV's columns, for errors.
-var swimColumns = [...]string{"job id", "submit s", "gap s", "map input bytes", "shuffle bytes", "reduce output bytes"}
+// swimColumns names the TSV's columns, for errors: the six every row has,
+// then the optional input path label of SWIM's "withInputPaths" samples.
+var swimColumns = [...]string{"job id", "submit s", "gap s", "map input bytes", "shuffle bytes", "reduce output bytes", "input path"}
+
+// swimRequired is how many of swimColumns every row has.
+const swimRequired = 6
 
 // swimRow is one parsed TSV line.
 type swimRow struct {
 	id                     string
 	submitS                float64
 	input, shuffle, output int64
+	inputPath              string
 }
 
 // ParseSWIM reads a SWIM workload TSV (job id, submit s, gap s, map input
-// bytes, shuffle bytes, reduce output bytes; one job a line) and derives
+// bytes, shuffle bytes, reduce output bytes, optionally an input path
+// label and empty columns after it; one job a line) and derives
 // jobs as SWIM's replay would run them on opts.Nodes machines: bytes scaled
 // by Nodes/TraceNodes with SWIM's floors, one map per SWIM input partition,
 // reducers by SWIM's bytes-per-reduce rule, task times from the model in
@@ -189,7 +195,19 @@ func parseSWIMLine(raw []byte) (swimRow, *ParseError) {
 		}
 		field := string(raw[:end])
 		if i >= len(swimColumns) {
-			return row, &ParseError{Column: col, Err: fmt.Errorf("unexpected extra column %q (SWIM rows have %d)", field, len(swimColumns))}
+			// SWIM's withInputPaths samples end every row with two empty
+			// columns; a value there is not something we know how to read.
+			if field != "" {
+				return row, &ParseError{Column: col, Field: fmt.Sprintf("column %d", i+1),
+					Err: fmt.Errorf("unexpected extra column %q (SWIM rows have %d columns, or %d with an input path; later ones must be empty)",
+						field, swimRequired, len(swimColumns))}
+			}
+			if last {
+				return row, nil
+			}
+			col += end + 1
+			raw = raw[end+1:]
+			continue
 		}
 		fail := func(err error) (swimRow, *ParseError) {
 			return row, &ParseError{Column: col, Field: swimColumns[i], Err: err}
@@ -208,6 +226,14 @@ func parseSWIMLine(raw []byte) (swimRow, *ParseError) {
 			if i == 1 {
 				row.submitS = v
 			}
+		case 6:
+			// Empty: no label, the job reads data of its own.
+			if field != "" {
+				if err := CheckInputPath(field); err != nil {
+					return fail(err)
+				}
+			}
+			row.inputPath = field
 		default:
 			v, err := strconv.ParseInt(field, 10, 64)
 			if err != nil || v < 0 {
@@ -223,9 +249,9 @@ func parseSWIMLine(raw []byte) (swimRow, *ParseError) {
 			}
 		}
 		if last {
-			if i < len(swimColumns)-1 {
+			if i < swimRequired-1 {
 				return row, &ParseError{Column: col + len(field), Field: swimColumns[i+1],
-					Err: fmt.Errorf("missing: row has %d of %d tab-separated columns", i+1, len(swimColumns))}
+					Err: fmt.Errorf("missing: row has %d of %d tab-separated columns", i+1, swimRequired)}
 			}
 			return row, nil
 		}
@@ -254,6 +280,7 @@ func (o SWIMOptions) swimJob(row swimRow, submitS float64, payload, minInput int
 		Maps:         int(ceilDiv(input, payload)),
 		MapSPerBlock: o.MapSPerBlock,
 		ReduceSPerGB: o.ReduceSPerGB,
+		InputPath:    row.inputPath,
 	}
 	if !mapOnly {
 		j.Reduces = SWIMReduces(shuffle, output, o.BytesPerReduce, o.Nodes)

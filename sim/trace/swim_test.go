@@ -3,6 +3,7 @@ package trace
 import (
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -75,6 +76,79 @@ const swimHead = "job0\t49\t49\t740773\t2339561\t627471\n" +
 	"job2\t122\t21\t267631\t594312\t233549\n" +
 	"job3\t197\t75\t233422\t42\t37\n" +
 	"job4\t208\t11\t3623279\t0\t9838062\n"
+
+// The first three lines of SWIM's FB-2010_samples_24_times_1hr_withInputPaths_0.tsv
+// (workloadSuite/): nine columns, the input path label and two empty ones.
+const swimPathsHead = "job0\t1\t1\t2267942\t0\t1937944\tinputPath1\t\t\n" +
+	"job1\t2\t1\t20791551476\t12295202125\t1491950225\tinputPath2\t\t\n" +
+	"job2\t2\t0\t90015105\t110986156\t2783997\tinputPath3\t\t\n"
+
+func TestParseSWIMInputPaths(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string // InputPath of each job
+	}{
+		{"6 columns: no label", swimHead, []string{"", "", "", "", ""}},
+		{"7 columns", "j0\t1\t1\t1\t1\t1\tinputPath7\nj1\t2\t1\t1\t1\t1\twarehouse/t1\n", []string{"inputPath7", "warehouse/t1"}},
+		{"9 columns, SWIM's withInputPaths form", swimPathsHead, []string{"inputPath1", "inputPath2", "inputPath3"}},
+		{"empty label: the job's own data", "j0\t1\t1\t1\t1\t1\t\nj1\t2\t1\t1\t1\t1\t\t\t\n", []string{"", ""}},
+		{"rows of 6 and 9 columns mixed, CRLF", "j0\t1\t1\t1\t1\t1\r\nj1\t2\t1\t1\t1\t1\tp\t\t\r\n", []string{"", "p"}},
+		{"more empty columns than SWIM writes", "j0\t1\t1\t1\t1\t1\tp\t\t\t\t\n", []string{"p"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			jobs, err := ParseSWIM(strings.NewReader(tt.in), SWIMOptions{Nodes: 3000, TraceNodes: 3000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(jobs) != len(tt.want) {
+				t.Fatalf("%d jobs, want %d", len(jobs), len(tt.want))
+			}
+			for i, j := range jobs {
+				if j.InputPath != tt.want[i] {
+					t.Errorf("job %d input path %q, want %q", i, j.InputPath, tt.want[i])
+				}
+			}
+		})
+	}
+	// The label changes nothing else: the same rows without it give the
+	// same jobs.
+	labelled, err := ParseSWIM(strings.NewReader(swimPathsHead), SWIMOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cut strings.Builder
+	for _, l := range strings.SplitAfter(swimPathsHead, "\n") {
+		if f := strings.Split(l, "\t"); len(f) > 6 {
+			cut.WriteString(strings.Join(f[:6], "\t") + "\n")
+		}
+	}
+	plain, err := ParseSWIM(strings.NewReader(cut.String()), SWIMOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range plain {
+		l := labelled[i]
+		l.InputPath = ""
+		if !reflect.DeepEqual(l, plain[i]) {
+			t.Errorf("job %d: %+v with its label, %+v without", i, labelled[i], plain[i])
+		}
+	}
+}
+
+func TestCheckInputPath(t *testing.T) {
+	for _, p := range []string{"inputPath21", "warehouse/t1/ds=2010-10-01", "a.b_c-d"} {
+		if err := CheckInputPath(p); err != nil {
+			t.Errorf("CheckInputPath(%q) = %v, want nil", p, err)
+		}
+	}
+	for _, p := range []string{"", "/abs", "trail/", "a//b", "a/../b", ".", "a b", "x:y", "a\x00b", "bad\xffutf8"} {
+		if err := CheckInputPath(p); err == nil {
+			t.Errorf("CheckInputPath(%q) = nil, want an error", p)
+		}
+	}
+}
 
 func TestParseSWIM(t *testing.T) {
 	const minInput = 57_303_500 // one 64 MiB SWIM SequenceFile
@@ -197,7 +271,11 @@ func TestParseSWIMErrors(t *testing.T) {
 		{"empty job id", "\t1\t1\t1\t1\t1\n", 1, 1, "job id", "empty"},
 		{"missing columns", "job0\t1\t1\t100\n", 1, 13, "shuffle bytes", "4 of 6"},
 		{"space separated", "job0 1 1 100 1 1\n", 1, 17, "submit s", "1 of 6"},
-		{"extra column", "job0\t1\t1\t1\t1\t1\textra\n", 1, 16, "", "extra column"},
+		{"non-empty 8th column", "job0\t1\t1\t1\t1\t1\tp\textra\n", 1, 18, "column 8", `extra column "extra"`},
+		{"non-empty 9th column", "job0\t1\t1\t1\t1\t1\tp\t\t9\n", 1, 19, "column 9", `extra column "9"`},
+		{"8th column after an empty label", "job0\t1\t1\t1\t1\t1\t\tx\n", 1, 17, "column 8", "later ones must be empty"},
+		{"bad input path", "job0\t1\t1\t1\t1\t1\t/abs\n", 1, 16, "input path", "empty segment"},
+		{"input path with a space", "job0\t1\t1\t1\t1\t1\tin put\n", 1, 16, "input path", "not allowed"},
 		{"time going back", "job0\t10\t10\t1\t1\t1\njob1\t5\t0\t1\t1\t1\n", 2, 6, "submit s", "goes back"},
 		{"no jobs", "# nothing\n\n", 0, 0, "", "no jobs"},
 	}
