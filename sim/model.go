@@ -138,6 +138,7 @@ const (
 type plist struct {
 	items []int32
 	head  int
+	held  *heldBlocks // summaries of walked blocks (firstFor), nil until one is made
 }
 
 func (p *plist) push(i int32) { p.items = append(p.items, i) }
@@ -154,9 +155,22 @@ func (p *plist) firstFor(s *sim, j *job, n int32, now int64) *task {
 		return s.mapTask(j, i)
 	}
 	for k := p.head + 1; k < len(p.items); k++ {
+		if k%heldBlockLen == 0 && p.held != nil && p.held.skips(p, k/heldBlockLen, j.holdGen, n, now) {
+			k += heldBlockLen - 1
+			continue
+		}
 		i := p.items[k]
 		if c := j.maps[i]; c == nil || c.state == taskPending && !c.heldFrom(n, now) {
 			return s.mapTask(j, i)
+		}
+		// A block walked to its end without a hit: its entries before the
+		// walk's start were the head (held from n) and entries first
+		// passed over (not pending).
+		if k%heldBlockLen == heldBlockLen-1 {
+			if p.held == nil {
+				p.held = &heldBlocks{words: (len(s.nodes) + 63) / 64}
+			}
+			p.held.record(p, j, k/heldBlockLen)
 		}
 	}
 	return nil
@@ -178,6 +192,9 @@ func (p *plist) first(j *job) (int32, bool) {
 	}
 	if p.head > 0 {
 		p.items, p.head = p.items[:0], 0
+		if p.held != nil {
+			p.held.blocks = p.held.blocks[:0]
+		}
 	}
 	return 0, false
 }
@@ -348,12 +365,15 @@ type job struct {
 	repl     int32
 	// pendIDs are the task ids of maps reported pending without a record
 	// (pendingMapIDs), until mapTask makes the record.
-	pendIDs     []string
-	nMaps       int // len(maps) and len(reduces) when the job finished
-	nReds       int
-	byNode      map[int32]*plist
-	byRack      map[int32]*plist
-	anyMap      plist
+	pendIDs []string
+	nMaps   int // len(maps) and len(reduces) when the job finished
+	nReds   int
+	byNode  map[int32]*plist
+	byRack  map[int32]*plist
+	anyMap  plist
+	// holdGen changes when a map may have become eligible where a plist's
+	// held-block summary said it was not (a re-pend, a hold loosened).
+	holdGen     uint32
 	reduceQ     plist
 	redPlaced   uint8 // whether a reducer has a place (pref or strictUntil): placedUnknown until pickReduce looks
 	pendMaps    int
