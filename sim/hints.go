@@ -32,22 +32,24 @@ func (s *sim) applyHint(h *policy.Hint) {
 		if t == nil || t.state != taskPending {
 			return
 		}
-		t.pref = t.pref[:0]
-		t.strictUntil = 0
-		if t.kind != events.Map {
-			t.job.redPlaced = placedSome // pickReduce looks at pref and strictUntil from now on
-		}
-		if h.Strict && h.ExpiresTS > 0 {
-			t.strictUntil = h.ExpiresTS - epochMS
-		}
+		var pref [maxPlaceNodes]int32
+		np := 0
 		for _, ns := range h.Nodes {
-			if n := s.nodeByID(ns.Node); n != nil && !slices.Contains(t.pref, n.idx) {
-				t.pref = append(t.pref, n.idx)
-				if len(t.pref) == maxPlaceNodes {
+			if n := s.nodeByID(ns.Node); n != nil && !slices.Contains(pref[:np], n.idx) {
+				pref[np] = n.idx
+				if np++; np == maxPlaceNodes {
 					break
 				}
 			}
 		}
+		var until int64
+		if h.Strict && h.ExpiresTS > 0 {
+			until = h.ExpiresTS - epochMS
+		}
+		if t.kind != events.Map {
+			t.job.redPlaced = placedSome // pickReduce looks at pref and strictUntil from now on
+		}
+		t.place(pref[:np], until)
 		if t.kind == "map" {
 			for _, r := range t.pref {
 				t.job.nodeList(r).push(t.idx)

@@ -138,6 +138,12 @@ const (
 type plist struct {
 	items []int32
 	head  int
+	// Entries head+1 to skipTo-1 were found not eligible by the last walk
+	// (firstFor), at the job's holdGen skipGen: not pending, or held
+	// elsewhere until skipUntil at the earliest.
+	skipTo    int32
+	skipGen   uint32
+	skipUntil int64
 }
 
 func (p *plist) push(i int32) { p.items = append(p.items, i) }
@@ -145,6 +151,17 @@ func (p *plist) push(i int32) { p.items = append(p.items, i) }
 // firstFor returns the first pending map of j that may run on node n at
 // now, its record made (mapTask): maps held to other nodes by a strict
 // place hint are passed over (and kept in the list).
+//
+// A walk resumes where the last one stopped while nothing it passed over
+// can have become eligible: no hold it passed ended and the job's holdGen
+// (a re-pend, a hold shortened or given a node) did not change. TMaR holds
+// every pending map to its planned machine, and without this every offer
+// walked a 25,000-map job's list past maps held elsewhere (the FB-2010 day
+// on 3,000 nodes slowed to 8-40 tasks/s). The last walk may have been for
+// another node: a node's own list is asked only for that node, and offer
+// asks the rack and any lists for n only after n's own list had no map,
+// when no pending map is held to n (a map held to n is in n's list, which
+// the hint adds it to), so what another node passed over, n would too.
 func (p *plist) firstFor(s *sim, j *job, n int32, now int64) *task {
 	i, ok := p.first(j)
 	if !ok {
@@ -153,12 +170,22 @@ func (p *plist) firstFor(s *sim, j *job, n int32, now int64) *task {
 	if t := j.maps[i]; t == nil || !t.heldFrom(n, now) {
 		return s.mapTask(j, i)
 	}
-	for k := p.head + 1; k < len(p.items); k++ {
+	k, until := p.head+1, int64(math.MaxInt64)
+	if p.skipGen == j.holdGen && now < p.skipUntil && int(p.skipTo) > k {
+		k, until = int(p.skipTo), p.skipUntil
+	}
+	for ; k < len(p.items); k++ {
 		i := p.items[k]
-		if c := j.maps[i]; c == nil || c.state == taskPending && !c.heldFrom(n, now) {
+		c := j.maps[i]
+		if c == nil || c.state == taskPending && !c.heldFrom(n, now) {
+			p.skipTo, p.skipGen, p.skipUntil = int32(k), j.holdGen, until
 			return s.mapTask(j, i)
 		}
+		if c.state == taskPending {
+			until = min(until, c.strictUntil)
+		}
 	}
+	p.skipTo, p.skipGen, p.skipUntil = int32(k), j.holdGen, until
 	return nil
 }
 
@@ -177,7 +204,7 @@ func (p *plist) first(j *job) (int32, bool) {
 		p.head++
 	}
 	if p.head > 0 {
-		p.items, p.head = p.items[:0], 0
+		p.items, p.head, p.skipTo = p.items[:0], 0, 0
 	}
 	return 0, false
 }
@@ -348,12 +375,15 @@ type job struct {
 	repl     int32
 	// pendIDs are the task ids of maps reported pending without a record
 	// (pendingMapIDs), until mapTask makes the record.
-	pendIDs     []string
-	nMaps       int // len(maps) and len(reduces) when the job finished
-	nReds       int
-	byNode      map[int32]*plist
-	byRack      map[int32]*plist
-	anyMap      plist
+	pendIDs []string
+	nMaps   int // len(maps) and len(reduces) when the job finished
+	nReds   int
+	byNode  map[int32]*plist
+	byRack  map[int32]*plist
+	anyMap  plist
+	// holdGen changes when a map may have become eligible where a plist's
+	// last walk found it was not (a re-pend, a hold loosened; see firstFor).
+	holdGen     uint32
 	reduceQ     plist
 	redPlaced   uint8 // whether a reducer has a place (pref or strictUntil): placedUnknown until pickReduce looks
 	pendMaps    int

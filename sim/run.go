@@ -779,6 +779,7 @@ func (s *sim) setPending(t *task) {
 // the event).
 func (s *sim) pendingMap(j *job, i int32, t *task) {
 	j.pendMaps++
+	j.holdGen++
 	reps := j.replicasOf(i)
 	for _, r := range reps {
 		j.nodeList(r).push(i)
