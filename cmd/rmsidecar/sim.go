@@ -75,9 +75,10 @@ The workload is a scenario YAML (cluster, YARN settings, stragglers, jobs; see
 scenarios/ and docs/contract.md) or a trace: swim:FILE (SWIM TSV; bytes
 scaled by --nodes / --trace-nodes, 600 by default, as SWIM does; an optional
 7th column, the input path label of SWIM's withInputPaths files, makes jobs
-of one label read one shared dataset), rumen:FILE (Rumen job history)
-or sls:FILE (Hadoop SLS job JSON). A trace runs on --nodes identical nodes (default 600 for swim;
-for rumen and sls the recorded hosts, with sls's num.nodes).
+of one label read one shared dataset), rumen:FILE (Rumen job history) or
+sls:FILE (Hadoop SLS job JSON). A trace runs on --nodes identical nodes
+(default: 600 for swim; for rumen and sls the recorded hosts, with sls's
+num.nodes).
 
 Each policy reads its settings from the scenario's policy_args.<name>, else from
 the --config file's policies.<name> (the way to configure a --trace run), else
