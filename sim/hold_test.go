@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/events"
@@ -63,11 +64,14 @@ func (h *holdJob) record(i int) *task {
 }
 
 // hint is applyHint's place on a pending map: the hold, then the map in
-// its nodes' lists.
+// the lists of the nodes it was not placed on yet.
 func (h *holdJob) hint(t *task, pref []int32, until int64) {
+	old := append([]int32(nil), t.pref...)
 	t.place(pref, until)
 	for _, r := range t.pref {
-		h.j.nodeList(r).push(t.idx)
+		if !slices.Contains(old, r) {
+			h.j.nodeList(r).push(t.idx)
+		}
 	}
 }
 
