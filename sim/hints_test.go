@@ -188,17 +188,7 @@ workload:
 		case 0: // a real id
 			id = ids[rng.IntN(len(ids))]
 		case 1: // a real id with a byte changed, dropped or added
-			b := []byte(ids[rng.IntN(len(ids))])
-			k := rng.IntN(len(b))
-			switch rng.IntN(3) {
-			case 0:
-				b[k] = "0123456789_mr+-ax"[rng.IntN(17)]
-			case 1:
-				b = append(b[:k], b[k+1:]...)
-			default:
-				b = append(b[:k], append([]byte{"0123456789_mr+"[rng.IntN(14)]}, b[k:]...)...)
-			}
-			id = string(b)
+			id = mutateID(rng, ids[rng.IntN(len(ids))], "0123456789_mr+-ax")
 		default: // pieces put together
 			for range 1 + rng.IntN(10) {
 				id += pieces[rng.IntN(len(pieces))]
@@ -238,21 +228,28 @@ workload:
 		for range 5000 {
 			id := s.nodes[rng.IntN(len(s.nodes))].id
 			if rng.IntN(2) == 0 {
-				b := []byte(id)
-				k := rng.IntN(len(b))
-				switch rng.IntN(3) {
-				case 0:
-					b[k] = "0123456789-+node"[rng.IntN(16)]
-				case 1:
-					b = append(b[:k], b[k+1:]...)
-				default:
-					b = append(b[:k], append([]byte{"0123456789-+"[rng.IntN(12)]}, b[k:]...)...)
-				}
-				id = string(b)
+				id = mutateID(rng, id, "0123456789-+node")
 			}
 			if got, want := s.nodeByID(id), s.nodeBy[id]; got != want {
 				t.Fatalf("%d nodes, %q: nodeByID %v, map %v", nodes, id, got, want)
 			}
 		}
 	}
+}
+
+// mutateID returns id with one byte changed to, or added from, alphabet,
+// or dropped.
+func mutateID(rng *rand.Rand, id, alphabet string) string {
+	b := []byte(id)
+	k := rng.IntN(len(b))
+	c := alphabet[rng.IntN(len(alphabet))]
+	switch rng.IntN(3) {
+	case 0:
+		b[k] = c
+	case 1:
+		b = append(b[:k], b[k+1:]...)
+	default:
+		b = append(b[:k], append([]byte{c}, b[k:]...)...)
+	}
+	return string(b)
 }
