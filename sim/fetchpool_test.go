@@ -8,63 +8,94 @@ import (
 	"github.com/rmsidecar/rmsidecar/policy/plugins"
 )
 
-// A fetch index handed back when its reducer's list empties (fetchMore)
-// and taken by another reducer keeps the other's entries, never cleared:
-// over random listings, fetches and ends of reducers sharing one pool, each
-// reducer's lookups and list are those of a fresh map per reducer, for the
-// table by node and for the hash table (which is never handed back early).
+// On a cluster of at most denseFetchNodes nodes every reducer's poll uses
+// one table by node (getPend, putIndex) that other reducers' polls wrote,
+// and lists come back to a pool as they empty; on a larger cluster each
+// reducer keeps a hash table. Over random polls (by node and by rack, of
+// reducers whose lists are empty or not), fetches and ends of reducers,
+// each reducer's lookups and list are those of a fresh map per reducer.
 func TestPooledFetchIndexSameAsMap(t *testing.T) {
 	for _, nodes := range []int{7, 300, denseFetchNodes + 1} {
 		t.Run(fmt.Sprint(nodes, "nodes"), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(nodes), 9))
-			s := &sim{nodes: make([]*node, nodes)}
+			const nRacks = 5
+			s := &sim{nodes: make([]*node, nodes), racks: make([]rack, nRacks), nodeNet: make([]nodeNet, nodes)}
+			var rep [nRacks]int32 // a rack's first node stands for it (rackRep)
+			for n := range s.nodeNet {
+				r := int32(n * nRacks / nodes)
+				s.nodeNet[n].rack = r
+				if n == 0 || s.nodeNet[n-1].rack != r {
+					rep[r] = int32(n)
+				}
+			}
 			type ref struct {
 				q      []pendFetch
-				latest map[int32]int // source -> its latest entry in q
+				latest map[int32]int // key (source, or rack) -> its latest entry in q
 			}
 			const reds = 9
 			atts := make([]*attempt, reds)
 			refs := make([]ref, reds)
 			start := func(r int) {
-				atts[r] = &attempt{}
+				atts[r] = &attempt{rackFetch: r%3 == 0}
 				refs[r] = ref{latest: map[int32]int{}}
 			}
 			for r := range reds {
 				start(r)
 			}
-			released := 0
+			released, rebuilt := 0, 0
 			for step := range 200_000 {
 				r := rng.IntN(reds)
 				a, rf := atts[r], &refs[r]
 				switch op := rng.IntN(100); {
-				case op < 70: // poll lists an output of src (poll's loop)
+				case op < 60: // a poll lists outputs (poll's loops)
+					if int(a.fetchHead) < len(a.fetchQ) {
+						rebuilt++
+					}
 					if a.pend == nil {
 						s.getPend(a)
 					}
-					src := int32(rng.IntN(min(nodes, 40)))
-					if rng.IntN(8) == 0 {
-						src = int32(rng.IntN(nodes))
-					}
-					b := rng.Int64N(1 << 40)
-					head := int(a.fetchHead)
-					i, listed := a.pend.lookup(src, a.fetchQ, head)
-					wi, ok := rf.latest[src]
-					wantListed := ok && wi >= head
-					if listed != wantListed || listed && int(i) != wi {
-						t.Fatalf("step %d, reducer %d, source %d: lookup %d %v, want %d %v", step, r, src, i, listed, wi, wantListed)
-					}
-					if listed {
-						a.fetchQ[i].bytes += b
-						rf.q[i].bytes += b
-					} else {
-						a.pend.set(src, int32(len(a.fetchQ)))
-						rf.latest[src] = len(rf.q)
+					for range 1 + rng.IntN(6) {
+						src := int32(rng.IntN(min(nodes, 40)))
+						if rng.IntN(8) == 0 {
+							src = int32(rng.IntN(nodes))
+						}
+						key := src
+						if a.rackFetch {
+							key = s.nodeNet[src].rack
+							src = rep[key]
+						}
+						b := rng.Int64N(1 << 40)
+						head := int(a.fetchHead)
+						var i int32
+						var listed bool
+						if a.rackFetch {
+							i = a.pend.racks[key]
+							listed = int(i) >= head && int(i) < len(a.fetchQ) && a.fetchQ[i].src == src
+						} else {
+							i, listed = a.pend.lookup(src, a.fetchQ, head)
+						}
+						wi, ok := rf.latest[key]
+						if wantListed := ok && wi >= head; listed != wantListed || listed && int(i) != wi {
+							t.Fatalf("step %d, reducer %d, key %d: lookup %d %v, want %d %v", step, r, key, i, listed, wi, wantListed)
+						}
+						if listed {
+							a.fetchQ[i].bytes += b
+							rf.q[i].bytes += b
+							continue
+						}
+						if a.rackFetch {
+							a.pend.racks[key] = int32(len(a.fetchQ))
+						} else {
+							a.pend.set(src, int32(len(a.fetchQ)))
+						}
+						rf.latest[key] = len(rf.q)
 						a.fetchQ = append(a.fetchQ, pendFetch{src: src, bytes: b})
 						rf.q = append(rf.q, pendFetch{src: src, bytes: b})
 					}
+					s.putIndex(a)
 				case op < 97: // fetches take entries off the list (fetchMore)
 					a.fetchHead = min(int32(len(a.fetchQ)), a.fetchHead+int32(1+rng.IntN(4)))
-					if int(a.fetchHead) == len(a.fetchQ) && a.fetchHead > 0 && a.pend.dense != nil {
+					if int(a.fetchHead) == len(a.fetchQ) && a.fetchHead > 0 && (a.rackFetch || s.denseFetch()) {
 						a.fetchQ, a.fetchHead = a.fetchQ[:0], 0
 						s.putPend(a)
 						*rf = ref{latest: map[int32]int{}}
@@ -82,9 +113,12 @@ func TestPooledFetchIndexSameAsMap(t *testing.T) {
 						t.Fatalf("step %d, reducer %d: entry %d %+v, want %+v", step, r, k, e, refs[r].q[k])
 					}
 				}
+				if s.denseFetch() && len(s.pendPool) > 1 {
+					t.Fatalf("step %d: %d tables by node in the pool, want the one", step, len(s.pendPool))
+				}
 			}
-			if dense := nodes <= denseFetchNodes; dense != (released > 0) {
-				t.Fatalf("%d indexes handed back with a list emptied, dense %v", released, dense)
+			if released == 0 || rebuilt == 0 {
+				t.Fatalf("%d lists handed back as they emptied, %d polls of a list not empty: the test exercises neither", released, rebuilt)
 			}
 		})
 	}
