@@ -243,8 +243,7 @@ func (s *sim) startReduce(a *attempt) {
 	// end searches it, and a separate array was a cache miss there.
 	a.flowN = 0
 	a.dst, a.rackFetch = a.node.idx, a.task.job.rackFetch
-	s.getPend(a)
-	a.copyEndMS = -1
+	a.copyEndMS = -1 // its fetch list and index come at its first poll (getPend)
 	// The first poll comes after the container launch overhead.
 	a.polling = true
 	s.q.push(s.now+int64(s.sc.YARN.TaskOverheadS*1000), evFetchPoll, a.idx, a.ver)
@@ -262,13 +261,18 @@ func (s *sim) poll(a *attempt) {
 		s.fetchMore(a)
 		return
 	}
+	if a.pend == nil {
+		s.getPend(a) // first poll, or the list emptied since (fetchMore), or a table by node
+	}
 	if j.rackFetch {
 		s.pollRacks(a)
+		s.putIndex(a)
 		s.fetchMore(a)
 		return
 	}
 	if a.pend.dense != nil && !s.opts.pollRef {
 		s.pollDense(a, j)
+		s.putIndex(a)
 		s.fetchMore(a)
 		return
 	}
@@ -312,6 +316,7 @@ func (s *sim) poll(a *attempt) {
 		}
 	}
 	a.cursor, a.shareOut, a.shareB, a.fetched, a.fetchQ = cursor, shareOut, shareB, fetched, q
+	s.putIndex(a)
 	s.fetchMore(a)
 }
 
@@ -394,7 +399,7 @@ func (s *sim) fetchMore(a *attempt) {
 		a.addFlow(id)
 		s.rescheduleLinks(links, int8(nl), -1)
 	}
-	if int(a.fetchHead) == len(a.fetchQ) && a.fetchHead > 0 && !s.opts.noCompact && (a.rackFetch || a.pend.dense != nil) {
+	if int(a.fetchHead) == len(a.fetchQ) && a.fetchHead > 0 && !s.opts.noCompact && (a.rackFetch || s.denseFetch()) {
 		// Every entry taken: the list starts over. It only grew before
 		// (a reducer of a long job relisted a source after each fetch), so
 		// its storage went from line to line of cold memory and past the
@@ -405,6 +410,11 @@ func (s *sim) fetchMore(a *attempt) {
 		// entry above fetchHead and keeps the growing list.
 		a.fetchQ, a.fetchHead = a.fetchQ[:0], 0
 		s.fetchResets++
+		// The empty list goes back to the pool until the reducer's next
+		// poll (with its index, which only a hash table's reducer holds
+		// between polls): many of the reducers copying at once wait with an
+		// empty list (21,000 copy at once under tmar on the FB-2010 day).
+		s.putPend(a)
 	}
 	if a.nFlight() > 0 || int(a.fetchHead) < len(a.fetchQ) {
 		return
@@ -599,9 +609,7 @@ func (s *sim) stop(a *attempt) {
 		s.rescheduleLinks(fl, nl, -1)
 	}
 	a.flowN, a.flowMore = 0, nil
-	if a.pend != nil {
-		s.putPend(a)
-	}
+	s.putPend(a)
 	if a.inWait {
 		for i, x := range j.waiting {
 			if x == a {
@@ -839,47 +847,109 @@ func (s *sim) finishJob(j *job) {
 	}
 }
 
-// getPend gives the reducer an empty fetch list and its index (source ->
-// its entry in fetchQ). The index is sparse, a small hash table, not a
-// table over every node: tens of thousands of reducers wait at once on a
-// large cluster, and a table each was most of the memory of a 10,000-node
-// run. Indexes and lists are recycled.
+// getPend gives the reducer its fetch index (source -> its latest entry in
+// fetchQ), and a fetch list if it has none. On a cluster of at most
+// denseFetchNodes nodes the index is a table by node (4 bytes a node,
+// never cleared, see fetchIndex) and one table serves every reducer: a
+// reducer needs its index only while it polls (poll hands it back, see
+// putIndex), as it polls only once its list is empty and nothing is in
+// flight (fetchMore). A table each was 12 KB for each reducer copying at
+// once, 256 MB of the peak under tmar on the FB-2010 day on 3,000 nodes.
+// On a larger cluster the index is sparse, a small hash table, held by
+// the reducer from its first poll to the end of its copy (tens of
+// thousands of reducers copy at once on a large cluster, and a table each
+// was most of the memory of a 10,000-node run). Indexes and lists are
+// recycled.
 func (s *sim) getPend(a *attempt) {
 	if n := len(s.pendPool); n > 0 {
 		p := s.pendPool[n-1]
 		s.pendPool = s.pendPool[:n-1]
-		a.pend, a.fetchQ = p.idx, p.q
+		a.pend = p.idx
+		if a.fetchQ == nil {
+			a.fetchQ = p.q
+		}
+	} else {
+		a.pend = &fetchIndex{}
+		if s.denseFetch() {
+			a.pend.dense = make([]int32, len(s.nodes))
+		}
+	}
+	x := a.pend
+	if a.rackFetch && len(x.racks) < len(s.racks) {
+		x.racks = make([]int32, len(s.racks))
+	}
+	if x.dense == nil {
 		return
 	}
-	a.pend = &fetchIndex{}
-	if len(s.nodes) <= denseFetchNodes {
-		a.pend.dense = make([]int32, len(s.nodes))
+	if a.fetchQ == nil {
+		if n := len(x.lists); n > 0 {
+			a.fetchQ, x.lists = x.lists[n-1], x.lists[:n-1]
+		}
+	}
+	// The table was last written by other reducers: point it at the
+	// entries still listed (none, as a reducer polls with an empty list;
+	// this keeps the index right if that ever changes). Another reducer's
+	// entry in the table cannot pass lookup's check for this list.
+	for i := int(a.fetchHead); i < len(a.fetchQ); i++ {
+		src := a.fetchQ[i].src
+		if a.rackFetch {
+			x.racks[s.nodeNet[src].rack] = int32(i)
+			continue
+		}
+		x.dense[src] = int32(i)
 	}
 }
 
+// putIndex hands a shared table by node back at the end of a poll (see
+// getPend); a hash table stays with its reducer.
+func (s *sim) putIndex(a *attempt) {
+	if a.pend.dense == nil {
+		return
+	}
+	s.pendPool = append(s.pendPool, pendList{idx: a.pend})
+	a.pend = nil
+}
+
+// denseFetch says whether fetch indexes are tables by node (getPend).
+func (s *sim) denseFetch() bool { return len(s.nodes) <= denseFetchNodes }
+
 // denseFetchNodes is the largest cluster on which a fetch index is a table
-// over every node (4 bytes a node, never cleared: see fetchIndex) rather
-// than a hash table. On the FB-2010 day on 3,000 nodes the tables (12 KB
-// each, one per reducer copying at once, pooled) cost 140 MB of live heap
-// at the peak and save 11 % of the CPU (the hash tables' probing, growth
-// and clearing); max RSS stayed at 1.1 GB under the run's memory limit.
+// over every node rather than a hash table. The tables (one, shared)
+// save 11 % of the CPU of the FB-2010 day under yarn on 3,000 nodes (the
+// hash tables' probing, growth and clearing).
 const denseFetchNodes = 4096
 
-// putPend empties the reducer's fetch list and recycles it with its index.
-// A long list or a large hash table is dropped rather than kept: the pool
-// keeps as many lists as reducers ever copied at once, and a few reducers
-// of a huge job must not size them all.
+// putPend recycles the reducer's fetch list, emptied, and its index if it
+// holds one. A long list or a large hash table is dropped rather than
+// kept: the pool keeps as many lists as reducers ever listed at once, and
+// a few reducers of a huge job must not size them all. With a table by
+// node the lists wait in the table's pool (fetchIndex.lists), the table in
+// s.pendPool (its only entry while no poll runs).
 func (s *sim) putPend(a *attempt) {
-	a.pend.reset()
 	q := a.fetchQ[:0]
 	if cap(q) > maxPooledFetches {
 		q = nil
 	}
+	a.fetchQ, a.fetchHead = nil, 0
+	if s.denseFetch() {
+		if a.pend != nil {
+			s.putIndex(a) // not reached: poll hands it back
+		}
+		if q != nil && len(s.pendPool) > 0 {
+			x := s.pendPool[len(s.pendPool)-1].idx
+			x.lists = append(x.lists, q)
+		}
+		return
+	}
+	if a.pend == nil {
+		return // never polled, or released when its list emptied
+	}
+	a.pend.reset()
 	if len(a.pend.slots) > 2*maxPooledFetches {
 		a.pend.slots, a.pend.shift = nil, 0
 	}
 	s.pendPool = append(s.pendPool, pendList{idx: a.pend, q: q})
-	a.pend, a.fetchQ, a.fetchHead = nil, nil, 0
+	a.pend = nil
 }
 
 // maxPooledFetches bounds the fetch lists (entries) and, twice that, the
@@ -907,6 +977,9 @@ type fetchIndex struct {
 	shift uint8 // 32 - log2(len(slots)): the hash's top bits pick the slot
 	dense []int32
 	racks []int32 // by source rack, for a job whose reducers fetch per rack (pollRacks)
+	// lists are the emptied fetch lists waiting for a reducer, when the
+	// index is the table by node every reducer shares (putPend).
+	lists [][]pendFetch
 }
 
 // lookup returns the latest entry of list q for src if q has one still
