@@ -113,6 +113,10 @@ type task struct {
 	workMS   float64 // map: compute ms at speed 1 (without overhead)
 	replicas []int32 // map: its block's replica nodes (a view of job.replicas)
 	pref     []int32 // place hints
+	// listed (map): the nodes whose list holds an entry of this map made
+	// by a place hint, or by its re-pend for its pref, since it last became
+	// pending (see applyHint). It has every node of pref.
+	listed []int32
 	// strictUntil (sim ms): until then the task runs only on pref nodes (a
 	// strict place hint); 0 when not strict.
 	strictUntil int64
@@ -199,6 +203,9 @@ func (p *plist) first(j *job) (int32, bool) {
 	for p.head < len(p.items) {
 		i := p.items[p.head]
 		if t := j.maps[i]; t == nil || t.state == taskPending {
+			if p.head >= minCompactHead && p.head >= len(p.items)/2 {
+				p.compact()
+			}
 			return i, true
 		}
 		p.head++
@@ -207,6 +214,25 @@ func (p *plist) first(j *job) (int32, bool) {
 		p.items, p.head, p.skipTo = p.items[:0], 0, 0
 	}
 	return 0, false
+}
+
+// minCompactHead is the fewest dropped entries (before head) compact
+// moves the rest down for.
+const minCompactHead = 256
+
+// compact drops the entries before head, which no walk reads again: a
+// list whose head stays behind a pending map kept every entry it ever had
+// (the FB-2010 day under TMaR). The array is made anew when it is mostly
+// empty room. Positions are kept relative to head.
+func (p *plist) compact() {
+	rest := p.items[p.head:]
+	if cap(p.items) > 4*len(rest) {
+		p.items = append(make([]int32, 0, 2*len(rest)), rest...)
+	} else {
+		p.items = p.items[:copy(p.items, rest)]
+	}
+	p.skipTo = max(0, p.skipTo-int32(p.head))
+	p.head = 0
 }
 
 // doneMap stands in job.maps for a finished map whose record was dropped

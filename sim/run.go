@@ -791,11 +791,9 @@ func (s *sim) pendingMap(j *job, i int32, t *task) {
 	if t != nil {
 		pref, id = t.pref, t.id
 		path = padID("/sim/"+j.inputName(), "/part-", int(i), 5)
+		t.relist()
 	} else {
 		id, path = s.pendingMapIDs(j, i)
-	}
-	for _, r := range pref {
-		j.nodeList(r).push(i)
 	}
 	j.anyMap.push(i)
 	for _, r := range pref {
