@@ -117,6 +117,9 @@ type task struct {
 	// by a place hint, or by its re-pend for its pref, since it last became
 	// pending (see applyHint). It has every node of pref.
 	listed []int32
+	// qAt (reduce): the position of its latest entry in job.reduceQ; an
+	// entry elsewhere is an earlier pend's.
+	qAt int32
 	// strictUntil (sim ms): until then the task runs only on pref nodes (a
 	// strict place hint); 0 when not strict.
 	strictUntil int64
@@ -234,6 +237,29 @@ func (p *plist) compact() {
 	p.skipTo = max(0, p.skipTo-int32(p.head))
 	p.head = 0
 }
+
+// dropNotPending drops the entries of a reducer list (job.reduceQ) but
+// those of pending reducers at their latest pend, which is all
+// pickReduce reads: a job whose reducers are bound (TMaR) scans its whole
+// list at every offer, and on the FB-2010 day reading the states of
+// reducers that ran was a tenth of the CPU.
+func (p *plist) dropNotPending(reduces []*task) {
+	w := 0
+	for k, i := range p.items {
+		if k >= p.head && reduces[i].queued(k) {
+			p.items[w] = i
+			reduces[i].qAt = int32(w)
+			w++
+		}
+	}
+	p.items, p.head = p.items[:w], 0
+}
+
+// queued reports whether reducer t is pending with its latest entry in
+// job.reduceQ at position k: a reducer that ran and came back pending
+// stands at its re-pend's place, the end (setPending), as the MapReduce AM
+// asks for it again, not at its earlier entry's.
+func (t *task) queued(k int) bool { return t.state == taskPending && int(t.qAt) == k }
 
 // doneMap stands in job.maps for a finished map whose record was dropped
 // (never written: it only answers state).

@@ -760,6 +760,7 @@ func (s *sim) setPending(t *task) {
 		return
 	}
 	j.pendReds++
+	t.qAt = int32(len(j.reduceQ.items))
 	j.reduceQ.push(t.idx)
 	if b, ok := j.bind[int(t.part)]; ok && b.expires > s.now {
 		s.wakeNode(s.nodes[b.node]) // only its node may take it
