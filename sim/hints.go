@@ -49,23 +49,9 @@ func (s *sim) applyHint(h *policy.Hint) {
 		if t.kind != events.Map {
 			t.job.redPlaced = placedSome // pickReduce looks at pref and strictUntil from now on
 		}
-		var was [maxPlaceNodes]int32
-		old := was[:copy(was[:], t.pref)]
 		t.place(pref[:np], until)
 		if t.kind == "map" {
-			// A node the map was already placed on has it in its list
-			// since then (it stayed pending). Another entry would matter
-			// only after the map ran and came back pending: it then stood
-			// at the renewal's place in the list rather than at the end,
-			// where its re-pend lists it (as in its other lists). TMaR
-			// renews every hold at every tick: on the FB-2010 day those
-			// entries were 296 MB of the peak heap and plist.first's 114
-			// CPU s.
-			for _, r := range t.pref {
-				if !slices.Contains(old, r) {
-					t.job.nodeList(r).push(t.idx)
-				}
-			}
+			t.listPlaced()
 			if n := s.hbNode; n != nil && len(t.pref) > 0 && t.pref[0] == n.idx {
 				n.pre = append(n.pre, t) // YARN.Preassign: served before the queues
 			}

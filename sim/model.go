@@ -113,6 +113,13 @@ type task struct {
 	workMS   float64 // map: compute ms at speed 1 (without overhead)
 	replicas []int32 // map: its block's replica nodes (a view of job.replicas)
 	pref     []int32 // place hints
+	// listed (map): the nodes whose list holds an entry of this map made
+	// by a place hint, or by its re-pend for its pref, since it last became
+	// pending (see applyHint). It has every node of pref.
+	listed []int32
+	// qAt (reduce): the position of its latest entry in job.reduceQ; an
+	// entry elsewhere is an earlier pend's.
+	qAt int32
 	// strictUntil (sim ms): until then the task runs only on pref nodes (a
 	// strict place hint); 0 when not strict.
 	strictUntil int64
@@ -199,6 +206,9 @@ func (p *plist) first(j *job) (int32, bool) {
 	for p.head < len(p.items) {
 		i := p.items[p.head]
 		if t := j.maps[i]; t == nil || t.state == taskPending {
+			if p.head >= minCompactHead && p.head >= len(p.items)/2 {
+				p.compact()
+			}
 			return i, true
 		}
 		p.head++
@@ -208,6 +218,48 @@ func (p *plist) first(j *job) (int32, bool) {
 	}
 	return 0, false
 }
+
+// minCompactHead is the fewest dropped entries (before head) compact
+// moves the rest down for.
+const minCompactHead = 256
+
+// compact drops the entries before head, which no walk reads again: a
+// list whose head stays behind a pending map kept every entry it ever had
+// (the FB-2010 day under TMaR). The array is made anew when it is mostly
+// empty room. Positions are kept relative to head.
+func (p *plist) compact() {
+	rest := p.items[p.head:]
+	if cap(p.items) > 4*len(rest) {
+		p.items = append(make([]int32, 0, 2*len(rest)), rest...)
+	} else {
+		p.items = p.items[:copy(p.items, rest)]
+	}
+	p.skipTo = max(0, p.skipTo-int32(p.head))
+	p.head = 0
+}
+
+// dropNotPending drops the entries of a reducer list (job.reduceQ) but
+// those of pending reducers at their latest pend, which is all
+// pickReduce reads: a job whose reducers are bound (TMaR) scans its whole
+// list at every offer, and on the FB-2010 day reading the states of
+// reducers that ran was a tenth of the CPU.
+func (p *plist) dropNotPending(reduces []*task) {
+	w := 0
+	for k, i := range p.items {
+		if k >= p.head && reduces[i].queued(k) {
+			p.items[w] = i
+			reduces[i].qAt = int32(w)
+			w++
+		}
+	}
+	p.items, p.head = p.items[:w], 0
+}
+
+// queued reports whether reducer t is pending with its latest entry in
+// job.reduceQ at position k: a reducer that ran and came back pending
+// stands at its re-pend's place, the end (setPending), as the MapReduce AM
+// asks for it again, not at its earlier entry's.
+func (t *task) queued(k int) bool { return t.state == taskPending && int(t.qAt) == k }
 
 // doneMap stands in job.maps for a finished map whose record was dropped
 // (never written: it only answers state).

@@ -760,6 +760,7 @@ func (s *sim) setPending(t *task) {
 		return
 	}
 	j.pendReds++
+	t.qAt = int32(len(j.reduceQ.items))
 	j.reduceQ.push(t.idx)
 	if b, ok := j.bind[int(t.part)]; ok && b.expires > s.now {
 		s.wakeNode(s.nodes[b.node]) // only its node may take it
@@ -791,11 +792,9 @@ func (s *sim) pendingMap(j *job, i int32, t *task) {
 	if t != nil {
 		pref, id = t.pref, t.id
 		path = padID("/sim/"+j.inputName(), "/part-", int(i), 5)
+		t.relist()
 	} else {
 		id, path = s.pendingMapIDs(j, i)
-	}
-	for _, r := range pref {
-		j.nodeList(r).push(i)
 	}
 	j.anyMap.push(i)
 	for _, r := range pref {

@@ -331,18 +331,27 @@ func (s *sim) pickReduce(j *job, n *node) *task {
 		// what the scan below returns, after reading every pending
 		// reducer of the job at every offer.
 		for ; j.reduceQ.head < len(j.reduceQ.items); j.reduceQ.head++ {
-			if t := j.reduces[j.reduceQ.items[j.reduceQ.head]]; t.state == taskPending {
+			if t := j.reduces[j.reduceQ.items[j.reduceQ.head]]; t.queued(j.reduceQ.head) {
 				return t
 			}
 		}
 		return nil
 	}
 	var fallback *task
-	for i := j.reduceQ.head; i < len(j.reduceQ.items); i++ {
-		t := j.reduces[j.reduceQ.items[i]]
-		if t.state != taskPending {
-			if i == j.reduceQ.head {
-				j.reduceQ.head++
+	q := &j.reduceQ
+	passed := 0
+	defer func() {
+		if passed >= minCompactHead && passed > (len(q.items)-q.head)/2 {
+			q.dropNotPending(j.reduces)
+		}
+	}()
+	for i := q.head; i < len(q.items); i++ {
+		t := j.reduces[q.items[i]]
+		if !t.queued(i) {
+			if i == q.head {
+				q.head++
+			} else {
+				passed++
 			}
 			continue
 		}
