@@ -31,7 +31,7 @@ func TestStrictPlaceHoldsTask(t *testing.T) {
 // expires, as for maps; an unheld reducer is the fallback meanwhile.
 func TestStrictPlaceHoldsReducer(t *testing.T) {
 	held := &task{idx: 0, state: taskPending, pref: []int32{2}, strictUntil: 1000}
-	free := &task{idx: 1, state: taskPending}
+	free := &task{idx: 1, state: taskPending, qAt: 1} // its entry in reduceQ
 	j := &job{reduces: []*task{held, free}, bind: map[int]binding{}}
 	j.reduceQ.push(0)
 	j.reduceQ.push(1)
