@@ -82,7 +82,10 @@ type Engine struct {
 	// activeRoom is the size active was made with (by growActive): it
 	// takes that many hints without growing.
 	activeRoom int
-	stats      Stats
+	// outRoom is the room for a round's hints reserve made last; shrink
+	// keeps a buffer that size.
+	outRoom int
+	stats   Stats
 	// hints counts emitted hints by policy and kind (Stats.Hints keys them
 	// "policy/kind"; building that string per hint costs an allocation).
 	// A round's hints come in runs of one policy and kind: lastCounter and
@@ -100,10 +103,14 @@ type Engine struct {
 	// types searched in order of first sight, where a map keyed by the
 	// type string hashed it for every event.
 	byType []typeCount
-	out    []policy.Hint
+	// out holds the hints of the call under way. Tick swaps in tickOut
+	// for its call (and back after): a tick's hints stay where they are
+	// while Apply runs (see Tick).
+	out     []policy.Hint
+	tickOut []policy.Hint
 	// round holds the hints Apply or Tick returns when they are a
-	// speculation round stamped in the speculator's slice (emitInPlace);
-	// nil when they are in out.
+	// speculation round or a binder's hints stamped in the plugin's own
+	// slice (emitInPlace); nil when they are in out.
 	round []policy.Hint
 	// target holds a block's hints' policy, target, content and time, as
 	// their ids hash them, from inputs[k] for the k-th kept (emitBlock).
@@ -204,7 +211,7 @@ func clone[K comparable](m map[K]uint64) map[K]uint64 {
 // (including those of any tick the event's time crossed). The returned slice
 // is only valid until the next call.
 func (e *Engine) Apply(ctx context.Context, ev *events.Event) []policy.Hint {
-	e.out, e.round = e.out[:0], nil
+	e.out, e.round = e.shrink(e.out), nil
 	e.roundTS = ev.TS
 	if !e.state.Apply(ev) {
 		e.stats.Unchanged++
@@ -360,11 +367,38 @@ const mergeScan = 32
 
 // Tick runs the periodic extension points now, regardless of the tick
 // schedule (the simulator and the live loop's wall-clock ticker use it).
+// The returned slice is valid until the next tick (the next Tick, or an
+// Apply that ticks: never one with ManualTick): an Apply in between leaves
+// it as it is. The simulator applies a tick's hints where they lie while
+// the events they cause go through Apply; it copied all of them first
+// (400,000 hold hints, 116 MB, at the FB-2010 day's peak under tmar).
 func (e *Engine) Tick(ctx context.Context, now int64) []policy.Hint {
-	e.out, e.round = e.out[:0], nil
+	// The tick's hints go in tickOut (or a plugin's scratch, e.round),
+	// which Apply does not touch; Apply's are in out.
+	e.out, e.tickOut = e.shrink(e.tickOut), e.out
+	e.round = nil
 	e.tick(ctx, now)
-	return e.result()
+	hs := e.result()
+	e.out, e.tickOut = e.tickOut, e.out
+	return hs
 }
+
+// shrink empties a call's hint buffer for the next call, and drops its
+// array when a huge round (hundreds of thousands of hints) left it far
+// larger than the last call needed and than the room reserve makes, so the
+// array of the day's largest round is not kept for the rest of a run. The
+// cost is a new array if a round that large comes again.
+func (e *Engine) shrink(hs []policy.Hint) []policy.Hint {
+	if c := cap(hs); c > shrinkAbove && c > 2*e.outRoom && len(hs) < c/8 {
+		return nil
+	}
+	return hs[:0]
+}
+
+// shrinkAbove is the capacity (hints, about 290 bytes each) over which
+// shrink drops a buffer: a few MB, above the rounds a speculator's scan
+// makes on a cluster of 10,000 nodes.
+const shrinkAbove = 16 << 10
 
 func (e *Engine) maybeTick(ctx context.Context, now int64) []policy.Hint {
 	if !e.manual && now >= e.nextTick {
@@ -383,9 +417,10 @@ func (e *Engine) result() []policy.Hint {
 	return e.out
 }
 
-// scratchHints is a Speculator whose returned hints are its own scratch,
-// made anew by every call and read by nothing but the engine until the
-// next: the engine may stamp and keep them where they are.
+// scratchHints is a Speculator or Binder whose returned hints are its own
+// scratch, made anew by every call and read by nothing but the engine (and
+// its caller, which gets them back stamped) until the next call: the
+// engine may stamp and keep them where they are.
 type scratchHints interface{ HintsAreScratch() bool }
 
 func (e *Engine) tick(ctx context.Context, now int64) {
@@ -430,7 +465,7 @@ func (e *Engine) tick(ctx context.Context, now int64) {
 		}
 		if s, ok := e.stack.Speculators[0].(scratchHints); ok && len(e.stack.Speculators) == 1 &&
 			len(e.stack.Gates) == 0 && len(e.out) == 0 && s.HintsAreScratch() {
-			e.emitInPlace(proposed, now)
+			e.emitInPlace("", proposed, now)
 		} else {
 			e.emit("", proposed, nil, now)
 		}
@@ -445,7 +480,17 @@ func (e *Engine) tick(ctx context.Context, now int64) {
 		var hs []policy.Hint
 		var st *policy.Status
 		e.guard(b.Name(), func() { hs, st = b.Bind(ctx, v) })
-		e.emit(b.Name(), hs, st, now)
+		if e.failed(b.Name(), st) {
+			continue
+		}
+		// A binder's scratch hints, when nothing was emitted before them,
+		// are kept in its slice as a speculator's are (TMaR's hold
+		// renewals: 400,000 hints a tick at the FB-2010 day's peak).
+		if s, ok := b.(scratchHints); ok && len(e.out) == 0 && len(e.round) == 0 && s.HintsAreScratch() {
+			e.emitInPlace(b.Name(), hs, now)
+		} else {
+			e.emit(b.Name(), hs, nil, now)
+		}
 	}
 	// Forget hints that have expired so a later identical decision is news again.
 	if e.stats.Ticks%64 == 0 {
@@ -478,17 +523,18 @@ func (e *Engine) emit(name string, hs []policy.Hint, st *policy.Status, now int6
 	e.emitInto(&e.out, name, hs, now)
 }
 
-// emitInPlace is emit of a speculator's scratch hints (scratchHints) into
-// e.out when they are the first of the call: they are stamped where they
-// are, those that are not news dropped by moving the later ones down, and
-// the call returns them (e.round). Copying each into e.out read and wrote
-// its 300 bytes again, a twentieth of a 2,000-copy round.
-func (e *Engine) emitInPlace(hs []policy.Hint, now int64) {
+// emitInPlace is emit of a speculator's or binder's scratch hints
+// (scratchHints) into e.out when they are the first of the call: they are
+// stamped where they are, those that are not news dropped by moving the
+// later ones down, and the call returns them (e.round). Copying each into
+// e.out read and wrote its 300 bytes again, a twentieth of a 2,000-copy
+// round, and kept a second copy of a binder's largest round.
+func (e *Engine) emitInPlace(name string, hs []policy.Hint, now int64) {
 	if len(hs) == 0 {
 		return
 	}
 	e.round = hs[:0:len(hs)]
-	e.emitInto(&e.round, "", hs, now)
+	e.emitInto(&e.round, name, hs, now)
 }
 
 // emitInto is emit's work: it stamps the news among hs at the end of *dst,
@@ -627,11 +673,18 @@ func (e *Engine) growActive(n int) {
 // the yarn scan's buffers, the room is kept once made.
 func (e *Engine) reserve(apps int) {
 	n := apps + apps/4 + 16
-	if cap(e.out) < apps {
-		e.out = slices.Grow(e.out, n-len(e.out))
+	// The room goes where rounds are emitted: a manual engine's ticks are
+	// Tick's, in tickOut; otherwise they are Apply's, in out.
+	out := &e.out
+	if e.manual {
+		out = &e.tickOut
+	}
+	if cap(*out) < apps {
+		e.outRoom = n
+		*out = slices.Grow(*out, n-len(*out))
 		// Fresh pages are mapped on the first write, which the allocator
 		// skips when it knows them zero: write them now.
-		clear(e.out[len(e.out):cap(e.out)])
+		clear((*out)[len(*out):cap(*out)])
 	}
 	if len(e.active)+apps > e.activeRoom {
 		e.growActive(len(e.active) + n)

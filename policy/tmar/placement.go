@@ -744,6 +744,10 @@ func (p *Plugin) shrinkReserved() {
 	p.reserved, p.reservedPeak = m, len(m)
 }
 
+// hintBufKeep is the capacity (hints, about 290 bytes each) holds keeps
+// however few hints a call makes.
+const hintBufKeep = 16 << 10
+
 // holds renews the strict place hints of planned maps that have not started:
 // a hold lasts as long as the plan, not just one hint lifetime. A hold
 // whose hint the engine reports in force (p.lapses) is left out: the
@@ -770,8 +774,13 @@ func (p *Plugin) holds(v cluster.View) []policy.Hint {
 		p.holdReturned(r, loc)
 	}
 	// The hints go in the array of the last Bind's (see Bind), zeroed
-	// first so no hint of that call keeps its strings past this one.
+	// first so no hint of that call keeps its strings past this one. An
+	// array far larger than this call needs (a backlog's 400,000 renewals,
+	// 116 MB, long placed) is let go instead.
 	clear(p.hintBuf)
+	if c := cap(p.hintBuf); c > hintBufKeep && len(send) < c/8 {
+		p.hintBuf = nil
+	}
 	out := slices.Grow(p.hintBuf[:0], len(send))
 	// The hints' nodes share one array and their reasons one string, made
 	// for this call (one allocation each instead of one per hint); each

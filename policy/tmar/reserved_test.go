@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rmsidecar/rmsidecar/cluster"
+	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
 )
@@ -150,38 +151,81 @@ func holdsRef(p *Plugin, v cluster.View) []policy.Hint {
 	return out
 }
 
-// Bind's slice is reused by the next call (Bind): the hints the engine
-// returns from a tick are copies, unchanged when Bind runs again before
-// the engine's next tick.
-func TestEngineCopiesBindHints(t *testing.T) {
-	e, p := build(t, Name, nil)
+// copiedBind is TMaR with its Bind hints not declared scratch: the engine
+// copies them, as before HintsAreScratch.
+type copiedBind struct{ *Plugin }
+
+func (copiedBind) HintsAreScratch() bool { return false }
+
+// Bind's slice is reused by the next call: the engine stamps the hints where
+// they are and a Tick returns them from TMaR's buffer, and they must stay as
+// they were while Apply runs until the next Tick (the simulator applies them
+// and the events they cause without a copy). They must be the hints an
+// engine that copies them returns, tick after tick (holds, reduce
+// bindings, repeats the engine drops).
+func TestEngineKeepsBindHintsInPlace(t *testing.T) {
 	ctx := context.Background()
+	var plugins [2]*Plugin
+	var engines [2]*engine.Engine
+	for k := range engines {
+		p, err := New(ctx, policy.Handle{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plugins[k] = p.(*Plugin)
+		var in policy.Plugin = plugins[k]
+		if k == 1 {
+			in = copiedBind{plugins[k]}
+		}
+		engines[k] = engine.New(policy.NewStack(in), engine.Options{ManualTick: true})
+	}
 	var list evs
 	cluster3(&list)
-	for k := range 6 {
+	for k := range 9 {
 		list.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(k), Kind: events.Map,
 			Splits: []events.Split{{Path: "/in", Length: 64e6, Hosts: []string{fmt.Sprint("n", 1+k%3)}}}})
 	}
-	for i := range list.list {
-		e.Apply(ctx, &list.list[i])
+	apply := func(ev *events.Event) {
+		a, b := *ev, *ev
+		if x, y := engines[0].Apply(ctx, &a), engines[1].Apply(ctx, &b); (len(x) > 0 || len(y) > 0) && !reflect.DeepEqual(x, y) {
+			t.Fatalf("%s: in place %+v, copied %+v", ev.ID, x, y)
+		}
 	}
-	n := 0
+	for i := range list.list {
+		apply(&list.list[i])
+	}
+	n, inPlace := 0, 0
 	for ts := int64(3000); ts < 200_000; ts += 1000 {
-		hs := e.Tick(ctx, ts)
-		want := slices.Clone(hs)
-		for i := range want {
-			want[i].Nodes = slices.Clone(want[i].Nodes)
+		hs, want := engines[0].Tick(ctx, ts), engines[1].Tick(ctx, ts)
+		if (len(hs) > 0 || len(want) > 0) && !reflect.DeepEqual(hs, want) {
+			t.Fatalf("at %d ms: in place %+v, copied %+v", ts, hs, want)
 		}
-		if _, st := p.Bind(ctx, e.State()); st != nil {
-			t.Fatal(st)
+		if len(hs) > 0 && &hs[0] == &plugins[0].hintBuf[0] {
+			inPlace++
 		}
-		if !reflect.DeepEqual(hs, want) {
-			t.Fatalf("at %d ms: the engine's hints changed when Bind ran again:\n got %+v\nwant %+v", ts, hs, want)
+		kept := slices.Clone(hs)
+		// Events between ticks, as the hints' own would be: a map starts
+		// (and one more is pending) every few seconds.
+		if k := int(ts / 1000); k%4 == 0 && k/4 < 9 {
+			var more evs
+			more.n = len(list.list) + int(ts)
+			more.add(events.Event{Type: events.ContainerAllocated, TS: ts, App: "a1", Task: mapTask(k / 4),
+				Attempt: mapTask(k/4) + "_0", Container: fmt.Sprint("c", k), Node: fmt.Sprint("n", 1+k%3, ":8041"),
+				VCores: 1, MemoryMB: 1024})
+			more.add(events.Event{Type: events.TaskPending, TS: ts, App: "a1", Task: mapTask(9 + k/4), Kind: events.Map,
+				Splits: []events.Split{{Path: "/in", Length: 64e6, Hosts: []string{fmt.Sprint("n", 1+k%3)}}}})
+			for i := range more.list {
+				apply(&more.list[i])
+			}
+		}
+		if !reflect.DeepEqual(hs, kept) {
+			t.Fatalf("at %d ms: a tick's hints changed under Apply:\n got %+v\nwant %+v", ts, hs, kept)
 		}
 		n += len(hs)
 	}
-	if n == 0 {
-		t.Fatal("no hints: nothing checked")
+	t.Logf("%d hints, %d ticks in place", n, inPlace)
+	if n == 0 || inPlace == 0 {
+		t.Fatalf("%d hints, %d ticks in place: nothing checked", n, inPlace)
 	}
 }
 
