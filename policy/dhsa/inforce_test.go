@@ -13,6 +13,7 @@ import (
 	"github.com/rmsidecar/rmsidecar/engine"
 	"github.com/rmsidecar/rmsidecar/events"
 	"github.com/rmsidecar/rmsidecar/policy"
+	"github.com/rmsidecar/rmsidecar/policy/clustertest"
 )
 
 // otherShaper emits, at some calls, ratio hints for DHSA's targets under
@@ -51,24 +52,17 @@ func newInForceRun(t *testing.T, name string, cfg Config, wired bool, other, oth
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugins := []policy.Plugin{p}
 	r := inForceRun{}
+	var o policy.Plugin
 	if other {
 		r.other = &otherShaper{rng: rand.New(rand.NewPCG(seed, 9))}
-		if otherFirst {
-			plugins = []policy.Plugin{r.other, p}
-		} else {
-			plugins = append(plugins, r.other)
-		}
+		o = r.other
 	}
 	opts := engine.Options{State: cluster.New(cluster.WithRetention(cluster.Retention{AfterMS: 1}))}
 	if ttl > 0 {
 		opts.TTL = map[policy.HintKind]int64{policy.KindRatio: ttl}
 	}
-	r.e = engine.New(policy.NewStack(plugins...), opts)
-	if !wired {
-		p.UseInForce(nil)
-	}
+	r.e = clustertest.InForceEngine(p, o, otherFirst, wired, opts)
 	return r
 }
 
@@ -94,7 +88,7 @@ func (r inForceRun) out(hs []policy.Hint) []policy.Hint {
 // (policy.InForce) or returns every one, and drops fewer repeats.
 func TestInForceSameEmitted(t *testing.T) {
 	ctx := context.Background()
-	var fewer, total uint64
+	var repeats clustertest.Repeats
 	for iter := range 30 {
 		name := NamePI
 		if iter%2 == 1 {
@@ -142,18 +136,10 @@ func TestInForceSameEmitted(t *testing.T) {
 					iter, name, other, otherFirst, ttl, i, got[0], got[1])
 			}
 		}
-		s0, s1 := runs[0].e.Stats(), runs[1].e.Stats()
-		if !reflect.DeepEqual(s0.Hints, s1.Hints) {
-			t.Fatalf("instance %d: emitted %v with InForce, %v without", iter, s0.Hints, s1.Hints)
+		repeats.Add(t, iter, runs[0].e, runs[1].e)
+		if h := runs[0].e.Stats().Hints; h[fmt.Sprintf("%s/%s", name, policy.KindRatio)] == 0 {
+			t.Fatalf("instance %d: no ratio hints emitted: %v", iter, h)
 		}
-		if s0.Hints[fmt.Sprintf("%s/%s", name, policy.KindRatio)] == 0 {
-			t.Fatalf("instance %d: no ratio hints emitted: %v", iter, s0.Hints)
-		}
-		fewer += s1.Suppressed - s0.Suppressed
-		total += s1.Suppressed
 	}
-	if fewer == 0 || total == 0 {
-		t.Fatalf("repeats dropped by the engine: %d without InForce, %d fewer with it: nothing left out", total, fewer)
-	}
-	t.Logf("repeats dropped by the engine: %d without InForce, %d fewer with it", total, fewer)
+	repeats.Check(t)
 }
