@@ -861,18 +861,21 @@ func (s *sim) finishJob(j *job) {
 // was most of the memory of a 10,000-node run). Indexes and lists are
 // recycled.
 func (s *sim) getPend(a *attempt) {
-	if n := len(s.pendPool); n > 0 {
+	switch n := len(s.pendPool); {
+	case s.denseFetch():
+		if s.fetchTable == nil {
+			s.fetchTable = &fetchIndex{dense: make([]int32, len(s.nodes))}
+		}
+		a.pend = s.fetchTable
+	case n > 0:
 		p := s.pendPool[n-1]
 		s.pendPool = s.pendPool[:n-1]
 		a.pend = p.idx
 		if a.fetchQ == nil {
 			a.fetchQ = p.q
 		}
-	} else {
+	default:
 		a.pend = &fetchIndex{}
-		if s.denseFetch() {
-			a.pend.dense = make([]int32, len(s.nodes))
-		}
 	}
 	x := a.pend
 	if a.rackFetch && len(x.racks) < len(s.racks) {
@@ -900,14 +903,12 @@ func (s *sim) getPend(a *attempt) {
 	}
 }
 
-// putIndex hands a shared table by node back at the end of a poll (see
+// putIndex hands the shared table by node back at the end of a poll (see
 // getPend); a hash table stays with its reducer.
 func (s *sim) putIndex(a *attempt) {
-	if a.pend.dense == nil {
-		return
+	if a.pend.dense != nil {
+		a.pend = nil
 	}
-	s.pendPool = append(s.pendPool, pendList{idx: a.pend})
-	a.pend = nil
 }
 
 // denseFetch says whether fetch indexes are tables by node (getPend).
@@ -923,8 +924,7 @@ const denseFetchNodes = 4096
 // holds one. A long list or a large hash table is dropped rather than
 // kept: the pool keeps as many lists as reducers ever listed at once, and
 // a few reducers of a huge job must not size them all. With a table by
-// node the lists wait in the table's pool (fetchIndex.lists), the table in
-// s.pendPool (its only entry while no poll runs).
+// node the lists wait in the table's pool (fetchIndex.lists).
 func (s *sim) putPend(a *attempt) {
 	q := a.fetchQ[:0]
 	if cap(q) > maxPooledFetches {
@@ -935,9 +935,8 @@ func (s *sim) putPend(a *attempt) {
 		if a.pend != nil {
 			s.putIndex(a) // not reached: poll hands it back
 		}
-		if q != nil && len(s.pendPool) > 0 {
-			x := s.pendPool[len(s.pendPool)-1].idx
-			x.lists = append(x.lists, q)
+		if q != nil && s.fetchTable != nil {
+			s.fetchTable.lists = append(s.fetchTable.lists, q)
 		}
 		return
 	}

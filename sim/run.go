@@ -267,6 +267,10 @@ type sim struct {
 	doneJobs    int
 	lastFinish  int64
 	pendPool    []pendList
+	// fetchTable is the fetch index by node every reducer's poll shares,
+	// with the emptied lists, on a cluster of at most denseFetchNodes nodes
+	// (getPend); nil until the first poll.
+	fetchTable  *fetchIndex
 	fetchResets int   // fetch lists started over (fetchMore), for tests
 	noByteReds  int   // reducers started with attempt.noBytes, for tests
 	chunkLen    int   // outputs per rackChunks summary
