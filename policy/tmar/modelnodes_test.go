@@ -51,12 +51,7 @@ func (p *Plugin) modelNodesRef(ctx context.Context, v cluster.View, now float64)
 				gb := p.reducerGBOf(at.Task)
 				est = p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(at.Task.App), n)*gb
 			}
-			end := float64(at.StartTS)/1000 + est
-			if end <= now && at.Progress >= minProgress && at.ProgressTS > at.StartTS {
-				el := float64(at.ProgressTS-at.StartTS) / 1000
-				end = float64(at.ProgressTS)/1000 + el*(1-at.Progress)/at.Progress
-			}
-			m.CoreFree[busy] = fmax(now, end)
+			m.CoreFree[busy] = attemptEnd(at, est, now)
 			busy++
 		}
 		p.machines = append(p.machines, m)

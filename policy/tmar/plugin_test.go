@@ -450,6 +450,80 @@ func TestOverdueAttemptsEndByProgress(t *testing.T) {
 	}
 }
 
+// A running attempt past its expected end that reports no progress still
+// holds its core: the model counts it busy for its expected time again
+// from now, not free at now. Both of n1's cores run maps started at 3 s
+// (10 s each there by the matrix) that never report progress, and a
+// reducer runs on n2 from 3 s the same way; at 153 s n1's cores are free
+// at 163 s, n2's first core at 153 s plus the reducer's time and its
+// second at 153 s. When such cores counted free, the FB-2010 day's maps
+// were held to nodes whose every core ran a reducer waiting for them.
+func TestModelOverdueBusy(t *testing.T) {
+	var e evs
+	cluster3(&e)
+	for i := range 2 {
+		e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: mapTask(i), Kind: events.Map})
+		e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: mapTask(i), Attempt: fmt.Sprintf("m%d_0", i),
+			Container: fmt.Sprintf("c%d", i), Node: "n1:8041"})
+	}
+	part := 0
+	e.add(events.Event{Type: events.TaskPending, TS: 2000, App: "a1", Task: "task_1_0001_r_000000", Kind: events.Reduce, Partition: &part})
+	e.add(events.Event{Type: events.ContainerAllocated, TS: 3000, App: "a1", Task: "task_1_0001_r_000000", Attempt: "r0_0",
+		Container: "cr", Node: "n2:8041"})
+	e.add(events.Event{Type: events.AppSubmitted, TS: 153000, App: "a2", Name: "wc", Queue: "q", User: "u", JobType: "wordcount", Maps: 1, Reduces: 1})
+	eng, p := build(t, Name, nil)
+	applyAll(eng, e.list)
+	ms := p.model(context.Background(), eng.State())
+	byName := map[string]Machine{}
+	for _, m := range ms {
+		byName[m.Name] = m
+	}
+	redEst := p.cfg.TaskOverheadS + p.reduceSPerGB(context.Background(), "wordcount", eng.State().Node("n2:8041"))*p.reducerGBOf(eng.State().App("a1").Task("task_1_0001_r_000000"))
+	for _, c := range []struct {
+		node string
+		want []float64
+	}{
+		{"n1:8041", []float64{163, 163}},
+		{"n2:8041", []float64{153 + redEst, 153}},
+		{"n3:8041", []float64{153, 153}},
+	} {
+		got := byName[c.node].CoreFree
+		if len(got) != len(c.want) {
+			t.Fatalf("%s: cores %v, want %v", c.node, got, c.want)
+		}
+		for k := range got {
+			if math.Abs(got[k]-c.want[k]) > 1e-6 {
+				t.Fatalf("%s: cores free at %v, want %v", c.node, got, c.want)
+			}
+		}
+	}
+}
+
+// attemptEnd: on time, by its start and estimate; overdue, by its progress
+// rate when it tells something, else its estimate again from now.
+func TestAttemptEnd(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		start, progTS      int64
+		progress, est, now float64
+		want               float64
+	}{
+		{"on time", 10000, 0, 0, 30, 20, 40},
+		{"due now", 10000, 0, 0, 10, 20, 30},
+		{"overdue, rate known", 10000, 50000, 0.5, 10, 60, 90},
+		{"overdue, rate behind now", 10000, 20000, 0.9, 5, 60, 60},
+		{"overdue, no progress", 10000, 0, 0, 10, 60, 70},
+		{"overdue, progress too small", 10000, 50000, minProgress / 2, 10, 60, 70},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			at := &cluster.Attempt{StartTS: c.start, Progress: c.progress, ProgressTS: c.progTS}
+			if got := attemptEnd(at, c.est, c.now); math.Abs(got-c.want) > 1e-9 {
+				t.Fatalf("attemptEnd = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
 // A node's factor is learned against each job's own rate: a slow job of the
 // same type on n1 does not make n1 look slower than n2, which ran the fast
 // job at half n1's speed.
