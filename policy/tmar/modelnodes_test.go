@@ -48,8 +48,7 @@ func (p *Plugin) modelNodesRef(ctx context.Context, v cluster.View, now float64)
 			if at.Task.Kind == events.Map {
 				est = p.mapExecOf(ctx, &app, at.Task, n)
 			} else {
-				gb := p.reducerGBOf(at.Task)
-				est = p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(at.Task.App), n)*gb
+				est = p.reducerEst(ctx, at.Task, n)
 			}
 			m.CoreFree[busy] = attemptEnd(at, est, now)
 			busy++

@@ -153,12 +153,18 @@ func (p *Plugin) busyCores(ctx context.Context, n *cluster.Node, cf []float64, n
 		if at.Task.Kind == events.Map {
 			est = p.mapExecOf(ctx, app, at.Task, n)
 		} else {
-			gb := p.reducerGBOf(at.Task)
-			est = p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(at.Task.App), n)*gb
+			est = p.reducerEst(ctx, at.Task, n)
 		}
 		cf[busy] = attemptEnd(at, est, now)
 		busy++
 	}
+}
+
+// reducerEst is the time the model expects reducer t to run on n: the
+// fixed overhead and its partition's GB at the job type's Reduce_Matrix
+// rate there.
+func (p *Plugin) reducerEst(ctx context.Context, t *cluster.Task, n *cluster.Node) float64 {
+	return p.cfg.TaskOverheadS + p.reduceSPerGB(ctx, jobType(t.App), n)*p.reducerGBOf(t)
 }
 
 // attemptEnd is when running attempt at, expected to take est seconds, is

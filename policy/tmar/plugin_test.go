@@ -478,7 +478,7 @@ func TestModelOverdueBusy(t *testing.T) {
 	for _, m := range ms {
 		byName[m.Name] = m
 	}
-	redEst := p.cfg.TaskOverheadS + p.reduceSPerGB(context.Background(), "wordcount", eng.State().Node("n2:8041"))*p.reducerGBOf(eng.State().App("a1").Task("task_1_0001_r_000000"))
+	redEst := p.reducerEst(context.Background(), eng.State().App("a1").Task("task_1_0001_r_000000"), eng.State().Node("n2:8041"))
 	for _, c := range []struct {
 		node string
 		want []float64
