@@ -503,6 +503,9 @@ func (s *State) setTaskState(t *Task, state TaskState, kind events.TaskKind) {
 	if t.State == state && t.Kind == kind {
 		return
 	}
+	if state == TaskPending {
+		t.App.Repended++
+	}
 	counts := t.App.Count
 	counts[t.Kind].add(t.State, -1)
 	counts[kind].add(state, 1)

@@ -107,6 +107,10 @@ type App struct {
 	Tasks []*Task `json:"-"`
 	// Counts of tasks by kind and state, kept in step with Tasks.
 	Count map[events.TaskKind]*TaskCounts `json:"-"`
+	// Repended counts the times one of Tasks became pending again or
+	// changed kind while pending: a policy that remembers which tasks are
+	// not pending (or of another kind) need look again only when it moves.
+	Repended uint64 `json:"-"`
 
 	subStamp, finStamp stamp
 	submitted          bool

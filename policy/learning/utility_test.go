@@ -56,8 +56,8 @@ func TestUtilityFunctions(t *testing.T) {
 	}
 	p.cfg.Budgets = map[string]float64{"alice": 60, "bob": 10}
 	env := p.env(s)
-	if env.ClusterVCores != 8 {
-		t.Fatalf("cluster vcores %d, want 8", env.ClusterVCores)
+	if got := env.ClusterVCores(); got != 8 {
+		t.Fatalf("cluster vcores %d, want 8", got)
 	}
 	// alice: a1 maps 0-2 ran 10 s each (30), map 3 runs since 10 s (30 so far), a3 ran 20 s: 80 vcore-s.
 	if got := env.Spent("alice"); got != 80 {
