@@ -103,7 +103,7 @@ func pickTaskRandomWalk(t *testing.T, hold time.Duration, steps int) (checked, f
 			kind := []events.TaskKind{events.Map, events.Reduce}[rng.IntN(2)]
 			apply(events.Event{Type: events.TaskPending, App: "a", Task: tk.ID, Kind: kind})
 		}
-		s.Apply(&events.Event{V: 1, ID: fmt.Sprintf("e%08d", seq), TS: now, Type: events.NodeHeartbeat, Node: "n1"})
+		apply(events.Event{Type: events.NodeHeartbeat, Node: "n1"})
 		// A heartbeat's picks, as Assign makes them.
 		var taken []*cluster.Task
 		for range 1 + rng.IntN(3) {
