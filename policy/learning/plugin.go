@@ -487,8 +487,8 @@ func (p *Plugin) pickTask(v cluster.View, a *cluster.App, kind events.TaskKind, 
 		if t.Kind != kind || t.State != cluster.TaskPending || slices.Contains(taken, t) {
 			return false
 		}
-		at, ok := p.placed[t.ID]
-		return !ok || now-at >= p.cfg.PlaceHold.Milliseconds()
+		_, held := p.placeHeld(t, now)
+		return !held
 	}
 	ix := p.indexOf(v, a)
 	if kind == events.Map {
@@ -515,33 +515,44 @@ func (p *Plugin) pickTask(v cluster.View, a *cluster.App, kind events.TaskKind, 
 		*mk = scanMark{repended: a.Repended, until: math.MaxInt64}
 	}
 	mk.at = max(mk.at, ix.from)
-	hold := p.cfg.PlaceHold.Milliseconds()
 	marking := true
 	for i := mk.at; i < len(a.Tasks); i++ {
 		t := a.Tasks[i]
-		if free(t) {
+		// free, with the placement read once: a task not free is so for
+		// good while no task re-pends, or until its placement's hold ends;
+		// else (taken within this call, with no hold) the mark stops here.
+		if t.Kind != kind || t.State != cluster.TaskPending {
+			if marking {
+				mk.at = i + 1
+			}
+			continue
+		}
+		end, held := p.placeHeld(t, now)
+		if !held && !slices.Contains(taken, t) {
 			if kind == events.Map {
 				return t, localityOf(v, t, n)
 			}
 			return t, ""
 		}
-		if !marking {
-			continue
+		if marking && held {
+			mk.until = min(mk.until, end)
+			mk.at = i + 1
+		} else {
+			marking = false
 		}
-		// Not free: for good while no task re-pends, or until its
-		// placement expires; else (taken within this call, with no hold)
-		// the mark stops here.
-		if t.State == cluster.TaskPending && t.Kind == kind {
-			at, ok := p.placed[t.ID]
-			if !ok || now-at >= hold {
-				marking = false
-				continue
-			}
-			mk.until = min(mk.until, at+hold)
-		}
-		mk.at = i + 1
 	}
 	return nil, ""
+}
+
+// placeHeld returns when t's latest placement stops holding it
+// (PlaceHold after it), and whether that is still ahead of now.
+func (p *Plugin) placeHeld(t *cluster.Task, now int64) (end int64, held bool) {
+	at, ok := p.placed[t.ID]
+	if !ok {
+		return 0, false
+	}
+	end = at + p.cfg.PlaceHold.Milliseconds()
+	return end, now < end
 }
 
 // scanMark is how far pickTask's walk over a job's tasks for one kind may

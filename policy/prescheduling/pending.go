@@ -117,8 +117,14 @@ func (x *pendingMaps) look(a *cluster.App) *appPending {
 	}
 	for _, t := range ap.dirty {
 		if i, ok := ap.pos[t]; ok {
-			ap.set(int(i), isPendingMap(t))
-			ap.list(t, i) // a task.pending may bring other splits
+			// Listed again with the splits it has as a pending map: a
+			// task.pending may bring other splits, and a map becomes
+			// pending only at an event naming it.
+			pm := isPendingMap(t)
+			ap.set(int(i), pm)
+			if pm {
+				ap.list(t, i)
+			}
 		}
 	}
 	ap.dirty = ap.dirty[:0]
@@ -184,9 +190,8 @@ func (p *Plugin) localMaps(a *cluster.App, n *cluster.Node, limit int) []*cluste
 		return localMaps(a, n, limit)
 	}
 	ap := p.pend.look(a)
-	byID := ap.dropSucceeded(a, ap.byID, n.ID)
-	host := n.Host()
-	byHost := ap.dropSucceeded(a, ap.byHost, host)
+	byID := dropSucceeded(a, ap.byID, n.ID)
+	byHost := dropSucceeded(a, ap.byHost, n.Host())
 	var out []*cluster.Task
 	on := onHost(n)
 	for len(byID)+len(byHost) > 0 {
@@ -221,7 +226,7 @@ func (p *Plugin) localMaps(a *cluster.App, n *cluster.Node, limit int) []*cluste
 
 // dropSucceeded drops the tasks that succeeded (they never run again) from
 // the front of m[key] and returns what is left.
-func (ap *appPending) dropSucceeded(a *cluster.App, m map[string][]int32, key string) []int32 {
+func dropSucceeded(a *cluster.App, m map[string][]int32, key string) []int32 {
 	l, ok := m[key]
 	if !ok {
 		return nil
