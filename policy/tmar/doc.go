@@ -8,7 +8,8 @@
 //     tick; the reduce stage (Algorithms 3 and 4, PRB) binds each reduce
 //     partition, once every map output exists, to the node where its
 //     reducers finish first (N_R = ceil(size / R_split) is reported), and
-//     places each reducer there as soon as it is requested.
+//     places each reducer there as soon as it is requested (an app whose
+//     reducers all started while its maps ran gets no binding).
 //   - tmar-power: TMaR* (Algorithm 2): among nodes tied on finish time, the
 //     one that adds the least cluster power under the linear model
 //     PAS = P_idle + (P_max − P_idle)·U (eq. 2).

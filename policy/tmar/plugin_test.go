@@ -272,6 +272,50 @@ func TestBindAfterAllMapOutputs(t *testing.T) {
 	}
 }
 
+// An app whose reducer started while its maps ran (MapReduce's slow
+// start) has no reducer left to place once every map output exists: PRB
+// makes no binding for it, and it is not counted as planned. The same app
+// with its reducer still waiting for a container gets its binding.
+func TestNoBindingWhenEveryReducerStarted(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		started bool
+	}{{"reducer running", true}, {"reducer pending", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			var e evs
+			cluster3(&e)
+			part := 0
+			red := "task_1_0001_r_000000"
+			e.add(events.Event{Type: events.TaskPending, TS: 4000, App: "a1", Task: red, Kind: events.Reduce, Partition: &part})
+			if c.started {
+				e.add(events.Event{Type: events.ContainerAllocated, TS: 5000, App: "a1", Task: red, Attempt: "r0_0", Container: "cr0_0", Node: "n3:8041"})
+			}
+			mapsDone(&e, func(int) []events.PartitionSize { return []events.PartitionSize{{ID: 0, Bytes: 2e9}} })
+			e.add(events.Event{Type: events.NodeHeartbeat, TS: 12000, Node: "n1:8041"})
+			eng, p := build(t, Name, nil)
+			hs := applyAll(eng, e.list)
+			hs = append(hs, eng.Tick(context.Background(), 20000)...)
+			binds := 0
+			for _, h := range hs {
+				if h.Kind == policy.KindReduceBinding {
+					binds++
+				}
+			}
+			plan, planned := p.plans["a1"]
+			if !planned {
+				t.Fatal("no plan made for a1 once its map outputs exist")
+			}
+			apps := p.Extra()["tmar_planned_apps"]
+			if c.started && (binds != 0 || len(plan) != 0 || apps != 0) {
+				t.Fatalf("every reducer started: %d bindings, plan %v, %v planned apps; want none", binds, plan, apps)
+			}
+			if !c.started && (binds != 1 || len(plan) != 1 || apps != 1) {
+				t.Fatalf("reducer pending: %d bindings, plan %v, %v planned apps; want one", binds, plan, apps)
+			}
+		})
+	}
+}
+
 // A reducer requested once every map output exists gets its partition's
 // PRB node at once, as a strict place hint (before the next tick), and that
 // node agrees with the reduce-binding hint of the tick.
