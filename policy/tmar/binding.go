@@ -75,8 +75,9 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 		// MapReduce's slow start launched every reducer while maps ran:
 		// no reducer is left to place, and binding their partitions would
 		// book cores for reducers the model already counts where they run
-		// (a quarter of the plans of the FB-2010 trace, whose bindings were
-		// never sent). The empty plan is made once, like any other.
+		// (a quarter of the plans in the FB-2010 trace's first 7 hours,
+		// whose bindings were never sent). The empty plan is made once,
+		// like any other.
 		p.plans[a.ID], p.planNode[a.ID] = map[int]Binding{}, map[int]string{}
 		return true
 	}
