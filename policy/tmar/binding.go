@@ -77,8 +77,8 @@ func (p *Plugin) plan(ctx context.Context, v cluster.View, a *cluster.App) bool 
 		// book cores for reducers the model already counts where they run
 		// (a quarter of the plans in the FB-2010 trace's first 7 hours,
 		// whose bindings were never sent). The empty plan is made once,
-		// like any other.
-		p.plans[a.ID], p.planNode[a.ID] = map[int]Binding{}, map[int]string{}
+		// like any other: nil maps, which every reader takes as empty.
+		p.plans[a.ID], p.planNode[a.ID] = nil, nil
 		return true
 	}
 	ms := p.model(ctx, v) // also indexes nodes for partitions
